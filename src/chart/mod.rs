@@ -1,0 +1,1 @@
+//! SVG chart rendering (pure Rust, shared by the page and `wildtool report`).

@@ -1,0 +1,1 @@
+//! The official argument checker (PROTOCOL §5).

@@ -1,0 +1,1 @@
+//! Dataset model, loader and validation (PROTOCOL §1).

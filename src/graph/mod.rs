@@ -1,0 +1,1 @@
+//! Tool-call graph engine: lazy path semantics of the official enumeration (PROTOCOL §3).

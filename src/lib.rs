@@ -1,0 +1,20 @@
+//! wildtool: evaluate how well a language model uses tools in multi-turn conversations,
+//! on WildToolBench-format data, with exact parity to the official scorer.
+//!
+//! The crate is a sans-IO core (everything below except `runner::native`, `web` and the
+//! binary) that builds and tests natively and for `wasm32-unknown-unknown`. See
+//! `ARCHITECTURE.md` for the module map.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod chart;
+pub mod checker;
+pub mod dataset;
+pub mod graph;
+pub mod json;
+pub mod outcome;
+pub mod protocol;
+pub mod report;
+pub mod score;
+pub mod share;

@@ -1,0 +1,1 @@
+//! Metrics the paper reports but the released code does not compute (PROTOCOL §7, §8).

@@ -1,0 +1,1 @@
+//! Official scoring: `params_checker`, `calc_accuracy`, parity files (PROTOCOL §4).

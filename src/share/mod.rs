@@ -1,0 +1,1 @@
+//! Share-link codec: a whole dashboard in a URL fragment.
