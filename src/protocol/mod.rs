@@ -1,1 +1,16 @@
 //! The official inference protocol as a sans-IO task state machine (PROTOCOL §2).
+
+mod history;
+mod ids;
+mod machine;
+mod paths;
+mod quirks;
+
+pub use history::{render_task_history, system_message, text_message, tool_message};
+pub use ids::{IdSource, SeededIds};
+pub use machine::{
+    MachineError, Reply, StepDecision, StepKind, TaskMachine, TaskVerdict, DEFAULT_CANDIDATE_CAP,
+    REASON_EMPTY, REASON_NO_MATCH,
+};
+pub use paths::{Paths, PathsError, TextMatch};
+pub use quirks::Quirk;
