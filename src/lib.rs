@@ -14,7 +14,6 @@ pub mod dataset;
 pub mod graph;
 pub mod json;
 pub mod outcome;
-#[cfg(feature = "wip")]
 pub mod protocol;
 #[cfg(feature = "wip")]
 pub mod report;
