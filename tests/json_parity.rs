@@ -296,3 +296,31 @@ fn python_equality_through_parse() {
     assert!(!py_eq(&p("NaN"), &p("NaN")));
     assert!(!py_eq(&p("\"a\""), &p("\"A\"")));
 }
+
+/// Differential check against CPython: set `WILDTOOL_JSON_DIFF` to a JSONL file whose lines
+/// are `{"input": s, "ok": json.dumps(json.loads(s))}` or `{"input": s, "err": str(error)}`
+/// (or `"other": exception name`), produced by CPython, and run with `--ignored`.
+#[test]
+#[ignore = "needs a CPython-generated case file in WILDTOOL_JSON_DIFF"]
+fn differential_against_cpython_cases() {
+    let path = std::env::var("WILDTOOL_JSON_DIFF").expect("WILDTOOL_JSON_DIFF");
+    let text = std::fs::read_to_string(path).expect("read case file");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in text.lines() {
+        let case = loads(line).expect("case line");
+        let input = case.get("input").and_then(Value::as_str).expect("input");
+        let got = loads(input);
+        count += 1;
+        let ok = match (got, case.get("ok"), case.get("err")) {
+            (Ok(v), Some(Value::Str(want)), _) => dumps(&v, Escape::Ascii) == *want,
+            (Err(e), _, Some(Value::Str(want))) => e.kind == JsonErrorKind::Decode && e.to_string() == *want,
+            (Err(e), None, None) => e.kind != JsonErrorKind::Decode,
+            _ => false,
+        };
+        if !ok {
+            failures.push(line.to_owned());
+        }
+    }
+    assert!(failures.is_empty(), "{} of {count} differ, e.g. {:?}", failures.len(), &failures[..failures.len().min(5)]);
+}
