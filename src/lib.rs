@@ -15,6 +15,7 @@ pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
+pub mod runner;
 #[cfg(feature = "wip")]
 pub mod report;
 #[cfg(feature = "wip")]
