@@ -9,6 +9,8 @@
 //! - `native`: the threaded scheduler with a `ureq` transport and a file checkpoint store
 //!   (native builds with the `cli` feature only).
 
+pub mod checkpoint;
 pub mod policy;
 pub mod progress;
 pub mod provider;
+pub mod retry;
