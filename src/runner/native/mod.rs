@@ -1,0 +1,14 @@
+//! Native IO for the runner: a blocking HTTP transport (`ureq`), a file checkpoint store,
+//! and a thread pool that runs independent tasks with bounded concurrency.
+
+#[cfg(feature = "wip")]
+pub mod live;
+pub mod pool;
+#[cfg(feature = "wip")]
+pub mod run;
+pub mod store;
+pub mod transport;
+
+pub use pool::run_pool;
+pub use store::FileStore;
+pub use transport::{HttpResponse, Transport, TransportError, UreqTransport};
