@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::protocol::{Reply, SeededIds};
+#[cfg(feature = "wip")]
 use crate::runner::driver::{task_seed, Responder, StepContext, TaskStats};
+use crate::json::Value;
 use crate::runner::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
 use crate::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 use crate::runner::retry::{with_retries, Attempt, GaveUp};
@@ -45,11 +47,21 @@ pub fn interruptible_sleep(d: Duration, cancel: &AtomicBool) -> bool {
     }
 }
 
-impl Responder for LiveResponder {
-    fn respond(&self, ctx: &StepContext<'_>, stats: &mut TaskStats) -> Result<Reply, GaveUp> {
-        let req = ChatRequest { model: &self.model, temperature: self.temperature, messages: ctx.messages, tools: ctx.tools };
+/// Requests and retries of one step.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepCounts {
+    /// Requests sent.
+    pub requests: u64,
+    /// Retries.
+    pub retries: u64,
+}
+
+impl LiveResponder {
+    /// One step: builds the request, sends it with retries, maps the response. `seed`
+    /// makes jitter and generated call ids reproducible.
+    pub fn complete(&self, messages: &[Value], tools: &Value, seed: u64) -> (Result<Reply, GaveUp>, StepCounts) {
+        let req = ChatRequest { model: &self.model, temperature: self.temperature, messages, tools };
         let http = self.provider.build(&req, &self.endpoint);
-        let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);
         let mut jitter = Jitter::new(seed);
         let mut ids = SeededIds::new(seed.wrapping_add(0x5EED));
         let mut retries = 0u64;
@@ -82,8 +94,17 @@ impl Responder for LiveResponder {
             |d| interruptible_sleep(d, &self.cancel),
             |_| retries += 1,
         );
-        stats.requests += requests;
-        stats.retries += retries;
+        (result, StepCounts { requests, retries })
+    }
+}
+
+#[cfg(feature = "wip")]
+impl Responder for LiveResponder {
+    fn respond(&self, ctx: &StepContext<'_>, stats: &mut TaskStats) -> Result<Reply, GaveUp> {
+        let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);
+        let (result, counts) = self.complete(ctx.messages, ctx.tools, seed);
+        stats.requests += counts.requests;
+        stats.retries += counts.retries;
         result
     }
 }
