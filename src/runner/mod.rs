@@ -20,3 +20,4 @@ pub mod policy;
 pub mod progress;
 pub mod provider;
 pub mod retry;
+pub mod select;
