@@ -324,3 +324,40 @@ fn differential_against_cpython_cases() {
     }
     assert!(failures.is_empty(), "{} of {count} differ, e.g. {:?}", failures.len(), &failures[..failures.len().min(5)]);
 }
+
+/// Throughput of `loads` + `dumps` on the official result lines (run with `--ignored`,
+/// ideally under `--profile bench`).
+#[test]
+#[ignore = "timing measurement"]
+fn throughput_on_result_lines() {
+    let mut lines = Vec::new();
+    for dir in official_runs() {
+        let text = std::fs::read_to_string(dir.join("mini_result.jsonl")).expect("read result");
+        lines.extend(text.lines().map(str::to_owned));
+    }
+    let bytes_per_round: usize = lines.iter().map(String::len).sum();
+    let rounds = 200;
+    let parsed: Vec<Value> = lines.iter().map(|l| loads(l).expect("parse")).collect();
+    let mb = (bytes_per_round * rounds) as f64 / 1e6;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        for line in &lines {
+            std::hint::black_box(loads(line).expect("parse"));
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("loads: {mb:.1} MB in {secs:.2} s = {:.1} MB/s", mb / secs);
+    for mode in [Escape::Ascii, Escape::Utf8] {
+        let mut out = String::new();
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            for v in &parsed {
+                out.clear();
+                wildtool::json::dumps_into(&mut out, v, mode);
+                std::hint::black_box(&out);
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!("dumps({mode:?}): {mb:.1} MB in {secs:.2} s = {:.1} MB/s", mb / secs);
+    }
+}

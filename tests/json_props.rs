@@ -27,7 +27,7 @@ fn text_char() -> impl Strategy<Value = char> {
 }
 
 fn text() -> impl Strategy<Value = String> {
-    prop::collection::vec(text_char(), 0..12).prop_map(|cs| cs.into_iter().collect())
+    prop::collection::vec(text_char(), 0..40).prop_map(|cs| cs.into_iter().collect())
 }
 
 fn big_int() -> impl Strategy<Value = PyInt> {
@@ -40,7 +40,7 @@ fn float() -> impl Strategy<Value = f64> {
         4 => any::<f64>(),
         1 => (1u64..(1u64 << 52)).prop_map(f64::from_bits), // subnormal
         1 => prop::sample::select(vec![0.0, -0.0, f64::MAX, f64::MIN_POSITIVE, 1e16, 1e-4, 1e-5, 9999999999999998.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY]),
-        2 => (-1e6f64..1e6),
+        2 => -1e6f64..1e6,
     ]
 }
 

@@ -323,21 +323,21 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let chunk_start = pos;
-            while let Some(&b) = self.bytes.get(pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                pos += 1;
-            }
+            pos = skip_plain_string_bytes(self.bytes, pos);
             // Chunk boundaries sit on ASCII bytes or the end, so they are char boundaries.
-            out.push_str(self.text.get(chunk_start..pos).unwrap_or(""));
+            let chunk = self.text.get(chunk_start..pos).unwrap_or("");
             match self.bytes.get(pos) {
                 None => return Err(self.error("Unterminated string starting at", begin)),
                 Some(b'"') => {
                     self.pos = pos + 1;
+                    if out.is_empty() {
+                        return Ok(chunk.to_owned());
+                    }
+                    out.push_str(chunk);
                     return Ok(out);
                 }
                 Some(b'\\') => {
+                    out.push_str(chunk);
                     pos = self.parse_escape(pos, begin, &mut out)?;
                 }
                 Some(_) => return Err(self.error("Invalid control character at", pos)),
@@ -391,4 +391,29 @@ impl<'a> Parser<'a> {
         out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
         Ok(end)
     }
+}
+
+/// The first position at or after `pos` holding `"`, `\\` or a byte below 0x20 (or the
+/// end), scanning eight bytes at a time while none of them can match.
+fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
+    while let Some(word) = bytes.get(pos..pos + 8) {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(word);
+        let w = u64::from_le_bytes(buf);
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+        if below_space || has_zero_byte(w ^ (ONES * u64::from(b'"'))) || has_zero_byte(w ^ (ONES * u64::from(b'\\'))) {
+            break;
+        }
+        pos += 8;
+    }
+    while let Some(&b) = bytes.get(pos) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
 }
