@@ -52,7 +52,11 @@ pub fn repr_str_list<S: AsRef<str>>(items: &[S]) -> String {
 }
 
 fn push_repr_str(out: &mut String, s: &str) {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in s.chars() {
         match c {
