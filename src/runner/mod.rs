@@ -21,3 +21,5 @@ pub mod progress;
 pub mod provider;
 pub mod retry;
 pub mod select;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

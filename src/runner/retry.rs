@@ -64,6 +64,43 @@ pub fn with_retries<T>(
     }
 }
 
+/// [`with_retries`] for async transports (the browser's `fetch`): `attempt` and `wait`
+/// return futures. Same policy, same outcomes.
+pub async fn with_retries_async<T, A, AF, W, WF>(
+    policy: &RetryPolicy,
+    jitter: &mut Jitter,
+    mut attempt: A,
+    mut wait: W,
+    mut on_retry: impl FnMut(&str),
+) -> Result<T, GaveUp>
+where
+    A: FnMut() -> AF,
+    AF: std::future::Future<Output = Attempt<T>>,
+    W: FnMut(Duration) -> WF,
+    WF: std::future::Future<Output = bool>,
+{
+    let mut attempts = 0u32;
+    loop {
+        attempts += 1;
+        match attempt().await {
+            Attempt::Done(t) => return Ok(t),
+            Attempt::Failed { class, retry_after, message } => {
+                let delay = match class {
+                    FailureClass::Permanent => None,
+                    FailureClass::Transient => policy.delay(attempts, retry_after, jitter.next_unit()),
+                };
+                let Some(delay) = delay else {
+                    return Err(GaveUp { attempts, last_error: message, cancelled: false });
+                };
+                on_retry(&message);
+                if !wait(delay).await {
+                    return Err(GaveUp { attempts, last_error: "cancelled".to_owned(), cancelled: true });
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +145,37 @@ mod tests {
         assert_eq!(n, 4, "1 attempt + 3 retries");
         let r = with_retries(&policy(), &mut Jitter::new(1), || fail(FailureClass::Permanent, None), |_| true, |_| {});
         assert_eq!(r.map_err(|e| e.attempts), Err(1));
+    }
+
+    /// Polls a future that never pends (the fakes below are ready at once).
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        let mut f = std::pin::pin!(f);
+        let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+        loop {
+            if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+                return v;
+            }
+        }
+    }
+
+    #[test]
+    fn the_async_loop_behaves_like_the_sync_one() {
+        let mut script = vec![fail(FailureClass::Transient, Some(1)), Attempt::Done(5)].into_iter();
+        let mut waits = Vec::new();
+        let r = block_on(with_retries_async(
+            &policy(),
+            &mut Jitter::new(1),
+            || std::future::ready(script.next().unwrap_or(Attempt::Done(0))),
+            |d| {
+                waits.push(d.as_millis());
+                std::future::ready(true)
+            },
+            |_| {},
+        ));
+        assert_eq!(r, Ok(5));
+        assert_eq!(waits, vec![1000]);
+        let r = block_on(with_retries_async(&policy(), &mut Jitter::new(1), || std::future::ready(fail(FailureClass::Transient, None)), |_| std::future::ready(true), |_| {}));
+        assert_eq!(r.map_err(|e| e.attempts), Err(4));
     }
 
     #[test]
