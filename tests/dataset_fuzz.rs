@@ -5,13 +5,17 @@
 use proptest::prelude::*;
 use serde_json::Value as Json;
 use wildtool::dataset::{
-    load_dataset, mixed_step_problems, Field, parse_session, semantic_problems, Lang, ParsedLine, Stats,
-    Task,
+    load_dataset, mixed_step_problems, parse_session, semantic_problems, Field, Lang, ParsedLine,
+    Stats, Task,
 };
 
 fn mini_lines() -> Vec<String> {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mini.jsonl");
-    std::fs::read_to_string(path).unwrap().lines().map(str::to_owned).collect()
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Every JSON pointer in `v` (the root included).
@@ -84,7 +88,13 @@ fn exercise(index: usize, parsed: &ParsedLine) {
         assert_eq!(s.problems, parsed.problems);
         assert_eq!(s.is_valid(), !parsed.problems.iter().any(|p| p.is_error()));
         let answers = s.lang.field(Field::AnswerList);
-        assert!(s.tasks.len() <= s.raw.get(answers).and_then(|v| v.as_array()).map_or(0, Vec::len));
+        assert!(
+            s.tasks.len()
+                <= s.raw
+                    .get(answers)
+                    .and_then(|v| v.as_array())
+                    .map_or(0, Vec::len)
+        );
         let _ = semantic_problems(s);
         let path = |t: &Task| Some(vec![(0..t.nodes.len() + 1).collect::<Vec<usize>>()]);
         let _ = mixed_step_problems(s, &path);

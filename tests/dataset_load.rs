@@ -26,18 +26,27 @@ fn corrupt(index: usize, edit: impl FnOnce(&mut Json)) -> String {
 }
 
 fn at<'a>(v: &'a mut Json, pointer: &str) -> &'a mut Json {
-    v.pointer_mut(pointer).unwrap_or_else(|| panic!("no {pointer}"))
+    v.pointer_mut(pointer)
+        .unwrap_or_else(|| panic!("no {pointer}"))
 }
 
 fn errors(problems: &[Problem]) -> Vec<&Problem> {
-    problems.iter().filter(|p| p.severity == Severity::Error).collect()
+    problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect()
 }
 
 /// Parses corrupted line 4 and returns its single error, checking line and id.
 fn single_error(line: &str) -> Problem {
     let parsed = parse_session(4, line, Lang::En);
     let errs = errors(&parsed.problems);
-    assert_eq!(errs.len(), 1, "expected exactly one error, got {:#?}", parsed.problems);
+    assert_eq!(
+        errs.len(),
+        1,
+        "expected exactly one error, got {:#?}",
+        parsed.problems
+    );
     let p = errs[0].clone();
     assert_eq!(p.line, 5, "1-based line");
     p
@@ -45,7 +54,11 @@ fn single_error(line: &str) -> Problem {
 
 fn assert_problem(p: &Problem, path: &str, needle: &str) {
     assert_eq!(p.path, path, "{p}");
-    assert!(p.message.contains(needle), "message `{}` lacks `{needle}`", p.message);
+    assert!(
+        p.message.contains(needle),
+        "message `{}` lacks `{needle}`",
+        p.message
+    );
 }
 
 #[test]
@@ -82,11 +95,19 @@ fn mini_session_4_is_modelled_as_in_protocol_example() {
     let ds = load_dataset(&mini(), Lang::En);
     let s = ds.session_at(4).unwrap();
     assert_eq!(s.env_info, "2024-06-13 08:45:00 Thursday");
-    assert_eq!(s.tool_names(), vec!["find_free_slots", "create_event", "cancel_event"]);
+    assert_eq!(
+        s.tool_names(),
+        vec!["find_free_slots", "create_event", "cancel_event"]
+    );
     let types: Vec<TaskType> = s.task_types();
     assert_eq!(
         types,
-        vec![TaskType::SequentialMultiTool, TaskType::Chat, TaskType::Clarify, TaskType::SingleTool]
+        vec![
+            TaskType::SequentialMultiTool,
+            TaskType::Chat,
+            TaskType::Clarify,
+            TaskType::SingleTool
+        ]
     );
     assert_eq!(s.transitions(), 3);
     let subtypes: Vec<Option<TurnSubtype>> = s.tasks.iter().map(|t| t.subtype).collect();
@@ -101,17 +122,32 @@ fn mini_session_4_is_modelled_as_in_protocol_example() {
     );
     let clarify = &s.tasks[2];
     assert_eq!(clarify.position, 2);
-    assert_eq!(clarify.user_message, "Cancel that meeting I had with Carol.");
+    assert_eq!(
+        clarify.user_message,
+        "Cancel that meeting I had with Carol."
+    );
     assert_eq!(clarify.progress_nodes, 3);
     let kinds: Vec<NodeKind> = clarify.nodes.iter().map(|n| n.kind).collect();
-    assert_eq!(kinds, vec![NodeKind::Ask, NodeKind::Tool, NodeKind::Prepare]);
-    assert_eq!(clarify.nodes[0].user_input.as_deref(), Some("EVT-556, and yes notify her."));
+    assert_eq!(
+        kinds,
+        vec![NodeKind::Ask, NodeKind::Tool, NodeKind::Prepare]
+    );
+    assert_eq!(
+        clarify.nodes[0].user_input.as_deref(),
+        Some("EVT-556, and yes notify her.")
+    );
     assert_eq!(clarify.nodes[1].dependencies, vec![0]);
     assert_eq!(clarify.nodes[2].answer_type(), Some("tool"));
-    assert_eq!(clarify.nodes[1].arguments.get("notify"), Some(&Value::Bool(true)));
+    assert_eq!(
+        clarify.nodes[1].arguments.get("notify"),
+        Some(&Value::Bool(true))
+    );
     assert_eq!(s.tasks[1].nodes[0].answer_type(), Some("chat"));
     // The raw line is kept.
-    assert_eq!(s.raw.get("id").and_then(Value::as_str), Some("wild_tool_bench_4"));
+    assert_eq!(
+        s.raw.get("id").and_then(Value::as_str),
+        Some("wild_tool_bench_4")
+    );
 }
 
 #[test]
@@ -123,8 +159,19 @@ fn float_type_becomes_number_in_converted_tools_only() {
             .as_array()
             .unwrap()
             .iter()
-            .find(|t| t.get("function").and_then(|f| f.get("name")).and_then(Value::as_str) == Some("convert_currency"))
-            .and_then(|t| t.get("function")?.get("parameters")?.get("properties")?.get("amount")?.get("type"))
+            .find(|t| {
+                t.get("function")
+                    .and_then(|f| f.get("name"))
+                    .and_then(Value::as_str)
+                    == Some("convert_currency")
+            })
+            .and_then(|t| {
+                t.get("function")?
+                    .get("parameters")?
+                    .get("properties")?
+                    .get("amount")?
+                    .get("type")
+            })
             .cloned()
     };
     assert_eq!(amount_type(&s.tools_raw), Some(Value::str("float")));
@@ -180,7 +227,10 @@ fn missing_field_is_reported() {
 #[test]
 fn missing_node_field_is_reported() {
     let line = corrupt(4, |v| {
-        at(v, "/english_answer_list/0/1").as_object_mut().unwrap().remove("observation");
+        at(v, "/english_answer_list/0/1")
+            .as_object_mut()
+            .unwrap()
+            .remove("observation");
     });
     let p = single_error(&line);
     assert_problem(&p, "english_answer_list[0][1].observation", "missing field");
@@ -188,29 +238,52 @@ fn missing_node_field_is_reported() {
 
 #[test]
 fn dependency_out_of_range_is_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/0/1/dependency_list/0") = json!(7));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/0/1/dependency_list/0") = json!(7)
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[0][1].dependency_list[0]", "out of range");
-    assert!(p.message.contains("7") && p.message.contains("3 nodes"), "{p}");
+    assert_problem(
+        &p,
+        "english_answer_list[0][1].dependency_list[0]",
+        "out of range",
+    );
+    assert!(
+        p.message.contains("7") && p.message.contains("3 nodes"),
+        "{p}"
+    );
 }
 
 #[test]
 fn non_integer_dependency_is_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/0/1/dependency_list/0") = json!("0"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/0/1/dependency_list/0") = json!("0")
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[0][1].dependency_list[0]", "expected an integer");
+    assert_problem(
+        &p,
+        "english_answer_list[0][1].dependency_list[0]",
+        "expected an integer",
+    );
 }
 
 #[test]
 fn self_dependency_is_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/0/1/dependency_list") = json!([0, 1]));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/0/1/dependency_list") = json!([0, 1])
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[0][1].dependency_list[1]", "depends on itself");
+    assert_problem(
+        &p,
+        "english_answer_list[0][1].dependency_list[1]",
+        "depends on itself",
+    );
 }
 
 #[test]
 fn cycle_is_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/0/0/dependency_list") = json!([1]));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/0/0/dependency_list") = json!([1])
+    });
     let p = single_error(&line);
     assert_problem(&p, "english_answer_list[0]", "cycle");
     assert!(p.message.contains("[0, 1, 2]"), "{p}");
@@ -229,11 +302,18 @@ fn empty_node_list_is_reported() {
 #[test]
 fn list_not_ending_in_prepare_is_reported() {
     let line = corrupt(4, |v| {
-        at(v, "/english_answer_list/3").as_array_mut().unwrap().pop();
+        at(v, "/english_answer_list/3")
+            .as_array_mut()
+            .unwrap()
+            .pop();
         at(v, "/answer_list/3").as_array_mut().unwrap().pop();
     });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[3][0].action.name", "must end with prepare_to_answer");
+    assert_problem(
+        &p,
+        "english_answer_list[3][0].action.name",
+        "must end with prepare_to_answer",
+    );
     assert!(p.message.contains("create_event"));
 }
 
@@ -245,8 +325,14 @@ fn more_than_four_tasks_is_reported() {
             let first = list[1].clone();
             list.push(first);
         }
-        at(v, "/english_task_types").as_array_mut().unwrap().push(json!("Chat"));
-        at(v, "/english_turn_subtypes").as_array_mut().unwrap().push(json!("Partial Information"));
+        at(v, "/english_task_types")
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Chat"));
+        at(v, "/english_turn_subtypes")
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Partial Information"));
     });
     let p = single_error(&line);
     assert_problem(&p, "english_answer_list", "5 tasks; at most 4");
@@ -258,14 +344,24 @@ fn unknown_task_type_is_reported_and_session_not_built() {
     let parsed = parse_session(4, &line, Lang::En);
     assert!(parsed.session.is_none());
     let p = single_error(&line);
-    assert_problem(&p, "english_task_types[1]", "unknown task type `Small Talk`");
+    assert_problem(
+        &p,
+        "english_task_types[1]",
+        "unknown task type `Small Talk`",
+    );
 }
 
 #[test]
 fn unknown_subtype_is_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_turn_subtypes/2") = json!("Ellipsis"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_turn_subtypes/2") = json!("Ellipsis")
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_turn_subtypes[2]", "unknown turn subtype `Ellipsis`");
+    assert_problem(
+        &p,
+        "english_turn_subtypes[2]",
+        "unknown turn subtype `Ellipsis`",
+    );
     let s = parse_session(4, &line, Lang::En).session.unwrap();
     assert!(!s.is_valid());
     assert_eq!(s.tasks[3].subtype, None);
@@ -274,18 +370,32 @@ fn unknown_subtype_is_reported() {
 #[test]
 fn wrong_subtype_count_is_reported() {
     let line = corrupt(4, |v| {
-        at(v, "/english_turn_subtypes").as_array_mut().unwrap().pop();
+        at(v, "/english_turn_subtypes")
+            .as_array_mut()
+            .unwrap()
+            .pop();
     });
     let p = single_error(&line);
-    assert_problem(&p, "english_turn_subtypes", "has 2 entries but 3 are needed");
+    assert_problem(
+        &p,
+        "english_turn_subtypes",
+        "has 2 entries but 3 are needed",
+    );
     // One too many is only a warning: the official code never reads it.
     let line = corrupt(4, |v| {
-        at(v, "/english_turn_subtypes").as_array_mut().unwrap().push(json!("Partial Information"));
+        at(v, "/english_turn_subtypes")
+            .as_array_mut()
+            .unwrap()
+            .push(json!("Partial Information"));
     });
     let parsed = parse_session(4, &line, Lang::En);
     assert!(errors(&parsed.problems).is_empty());
     assert_eq!(parsed.problems.len(), 1);
-    assert_problem(&parsed.problems[0], "english_turn_subtypes", "only 3 are used");
+    assert_problem(
+        &parsed.problems[0],
+        "english_turn_subtypes",
+        "only 3 are used",
+    );
 }
 
 #[test]
@@ -294,7 +404,11 @@ fn id_suffix_must_match_line_index() {
     let errs = errors(&parsed.problems);
     assert_eq!(errs.len(), 1);
     assert_eq!(errs[0].line, 4);
-    assert_problem(errs[0], "id", "id suffix 4 does not match the session's line index 3");
+    assert_problem(
+        errs[0],
+        "id",
+        "id suffix 4 does not match the session's line index 3",
+    );
     let line = corrupt(4, |v| *at(v, "/id") = json!("wild_tool_bench_four"));
     let p = single_error(&line);
     assert_problem(&p, "id", "`four`");
@@ -311,7 +425,11 @@ fn chinese_answer_list_missing_or_different_is_reported() {
         at(v, "/answer_list/0").as_array_mut().unwrap().pop();
     });
     let p = single_error(&line);
-    assert_problem(&p, "answer_list[0]", "has 2 nodes but english_answer_list[0] has 3");
+    assert_problem(
+        &p,
+        "answer_list[0]",
+        "has 2 nodes but english_answer_list[0] has 3",
+    );
     // The official denominator is the Chinese count (P16), even when it differs.
     let s = parse_session(4, &line, Lang::En).session.unwrap();
     assert_eq!(s.tasks[0].progress_nodes, 2);
@@ -321,7 +439,10 @@ fn chinese_answer_list_missing_or_different_is_reported() {
 #[test]
 fn ask_without_user_input_is_reported() {
     let line = corrupt(4, |v| {
-        at(v, "/english_answer_list/2/0").as_object_mut().unwrap().remove("user_input");
+        at(v, "/english_answer_list/2/0")
+            .as_object_mut()
+            .unwrap()
+            .remove("user_input");
     });
     let p = single_error(&line);
     assert_problem(&p, "english_answer_list[2][0].user_input", "no user_input");
@@ -329,9 +450,15 @@ fn ask_without_user_input_is_reported() {
 
 #[test]
 fn undefined_gold_tool_is_reported_c4() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/3/0/action/name") = json!("create_evnt"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/3/0/action/name") = json!("create_evnt")
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[3][0].action.name", "`create_evnt` is not defined");
+    assert_problem(
+        &p,
+        "english_answer_list[3][0].action.name",
+        "`create_evnt` is not defined",
+    );
     assert!(p.message.contains("C4"));
     // The session still loads, so scoring can apply the C4 behaviour.
     let s = parse_session(4, &line, Lang::En).session.unwrap();
@@ -342,21 +469,34 @@ fn undefined_gold_tool_is_reported_c4() {
 #[test]
 fn list_valued_schema_type_is_a_warning_c3() {
     let line = corrupt(4, |v| {
-        *at(v, "/english_tools/0/function/parameters/properties/date/type") = json!(["string", "null"])
+        *at(
+            v,
+            "/english_tools/0/function/parameters/properties/date/type",
+        ) = json!(["string", "null"])
     });
     let parsed = parse_session(4, &line, Lang::En);
     assert_eq!(parsed.problems.len(), 1);
     let p = &parsed.problems[0];
     assert_eq!(p.severity, Severity::Warning);
-    assert_problem(p, "english_tools[0].function.parameters.properties.date.type", "C3");
+    assert_problem(
+        p,
+        "english_tools[0].function.parameters.properties.date.type",
+        "C3",
+    );
     assert!(parsed.session.unwrap().is_valid());
 }
 
 #[test]
 fn non_object_gold_arguments_are_reported() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/3/0/action/arguments") = json!("{\"title\": \"Gym\"}"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/3/0/action/arguments") = json!("{\"title\": \"Gym\"}")
+    });
     let p = single_error(&line);
-    assert_problem(&p, "english_answer_list[3][0].action.arguments", "must be an object, found str");
+    assert_problem(
+        &p,
+        "english_answer_list[3][0].action.arguments",
+        "must be an object, found str",
+    );
 }
 
 #[test]
@@ -367,7 +507,10 @@ fn all_problems_are_collected_not_just_the_first() {
         *at(v, "/english_answer_list/3/0/action/name") = json!("nope");
     });
     let parsed = parse_session(4, &line, Lang::En);
-    let paths: Vec<&str> = errors(&parsed.problems).iter().map(|p| p.path.as_str()).collect();
+    let paths: Vec<&str> = errors(&parsed.problems)
+        .iter()
+        .map(|p| p.path.as_str())
+        .collect();
     assert_eq!(
         paths,
         vec![
@@ -381,7 +524,10 @@ fn all_problems_are_collected_not_just_the_first() {
 #[test]
 fn chinese_fields_are_used_with_zh() {
     let line = corrupt(4, |v| *at(v, "/task_types/0") = json!("单工具"));
-    assert!(parse_session(4, &line, Lang::En).problems.is_empty(), "English load ignores Chinese types");
+    assert!(
+        parse_session(4, &line, Lang::En).problems.is_empty(),
+        "English load ignores Chinese types"
+    );
     let p = parse_session(4, &line, Lang::Zh).problems;
     assert_eq!(p.len(), 1);
     assert_problem(&p[0], "task_types[0]", "unknown task type");
@@ -391,7 +537,12 @@ fn chinese_fields_are_used_with_zh() {
 fn blank_lines_are_skipped_with_a_warning() {
     let text = mini();
     let lines: Vec<&str> = text.lines().collect();
-    let with_blank = format!("{}\n{}\n   \n{}\n\n", lines[0], lines[1], lines[2..].join("\n"));
+    let with_blank = format!(
+        "{}\n{}\n   \n{}\n\n",
+        lines[0],
+        lines[1],
+        lines[2..].join("\n")
+    );
     let ds = load_dataset(&with_blank, Lang::En);
     assert_eq!(ds.sessions.len(), 8);
     assert_eq!(ds.errors().count(), 0);
@@ -409,7 +560,9 @@ fn blank_lines_are_skipped_with_a_warning() {
 
 #[test]
 fn problem_display_names_line_id_path_and_severity() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/0/1/dependency_list/0") = json!(7));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/0/1/dependency_list/0") = json!(7)
+    });
     let p = single_error(&line);
     assert_eq!(
         p.to_string(),
@@ -435,12 +588,24 @@ fn stats_of_mini() {
     assert_eq!(cpt, vec![(0, 6), (1, 11), (2, 10), (3, 3), (4, 2)]);
     assert_eq!(st.sessions_without_domain, 8);
     let summary = st.render_summary();
-    assert!(summary.contains(&format!("{:<28}{:>8}\n", "sessions", 8)), "{summary}");
-    assert!(summary.contains(&format!("{:<28}{:>8}{:>8}\n", "Parallel Multi-Tool", 4, "12.5%")), "{summary}");
+    assert!(
+        summary.contains(&format!("{:<28}{:>8}\n", "sessions", 8)),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!(
+            "{:<28}{:>8}{:>8}\n",
+            "Parallel Multi-Tool", 4, "12.5%"
+        )),
+        "{summary}"
+    );
     let table = st.render_table();
     assert!(table.contains("instruction transitions"));
     assert!(table.contains("tool calls per task"));
-    assert!(!table.contains("domain"), "no domain section without domains");
+    assert!(
+        !table.contains("domain"),
+        "no domain section without domains"
+    );
 }
 
 #[test]
@@ -449,7 +614,9 @@ fn domains_are_counted() {
         .map(|i| {
             corrupt(i, |v| {
                 if i < 3 {
-                    v.as_object_mut().unwrap().insert("domain".into(), json!("finance-ledger"));
+                    v.as_object_mut()
+                        .unwrap()
+                        .insert("domain".into(), json!("finance-ledger"));
                 }
             }) + "\n"
         })
@@ -460,8 +627,14 @@ fn domains_are_counted() {
     assert_eq!(st.domains.get("finance-ledger"), Some(&3));
     assert_eq!(st.sessions_without_domain, 5);
     let table = st.render_table();
-    assert!(table.contains(&format!("{:<28}{:>8}{:>8}\n", "finance-ledger", 3, "37.5%")), "{table}");
-    assert!(table.contains(&format!("{:<28}{:>8}{:>8}\n", "(none)", 5, "62.5%")), "{table}");
+    assert!(
+        table.contains(&format!("{:<28}{:>8}{:>8}\n", "finance-ledger", 3, "37.5%")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("{:<28}{:>8}{:>8}\n", "(none)", 5, "62.5%")),
+        "{table}"
+    );
 }
 
 #[test]
@@ -474,7 +647,11 @@ fn fingerprint_of_mini_is_stable() {
 
 fn semantic_of(index: usize, line: &str) -> Vec<Problem> {
     let parsed = parse_session(index, line, Lang::En);
-    assert!(errors(&parsed.problems).is_empty(), "{:#?}", parsed.problems);
+    assert!(
+        errors(&parsed.problems).is_empty(),
+        "{:#?}",
+        parsed.problems
+    );
     semantic_problems(&parsed.session.unwrap())
 }
 
@@ -491,54 +668,94 @@ fn mini_semantic_report() {
 #[test]
 fn semantic_parallel_with_dependency_is_reported() {
     // Session 0 task 1 is Parallel Multi-Tool: make its second call depend on the first.
-    let line = corrupt(0, |v| *at(v, "/english_answer_list/1/1/dependency_list") = json!([0]));
+    let line = corrupt(0, |v| {
+        *at(v, "/english_answer_list/1/1/dependency_list") = json!([0])
+    });
     let p = semantic_of(0, &line);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[1]", "Parallel Multi-Tool task: some tool call depends on another");
+    assert_problem(
+        &p[0],
+        "english_answer_list[1]",
+        "Parallel Multi-Tool task: some tool call depends on another",
+    );
     assert_eq!(p[0].line, 1);
 }
 
 #[test]
 fn semantic_single_with_two_calls_is_reported() {
     // Session 4 task 0 is Sequential (2 calls); declare it Single-Tool.
-    let line = corrupt(4, |v| *at(v, "/english_task_types/0") = json!("Single-Tool"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_task_types/0") = json!("Single-Tool")
+    });
     let p = semantic_of(4, &line);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[0]", "has 2 tool calls; expected exactly one");
+    assert_problem(
+        &p[0],
+        "english_answer_list[0]",
+        "has 2 tool calls; expected exactly one",
+    );
 }
 
 #[test]
 fn semantic_chat_answer_type_is_checked() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/1/0/action/arguments/answer_type") = json!("tool"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/1/0/action/arguments/answer_type") = json!("tool")
+    });
     let p = semantic_of(4, &line);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[1][0].action.arguments.answer_type", "expected `chat`");
+    assert_problem(
+        &p[0],
+        "english_answer_list[1][0].action.arguments.answer_type",
+        "expected `chat`",
+    );
 }
 
 #[test]
 fn semantic_clarify_ask_must_unblock_a_call() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/2/1/dependency_list") = json!([]));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/2/1/dependency_list") = json!([])
+    });
     let p = semantic_of(4, &line);
     assert_eq!(p.len(), 2, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[2]", "ask node 0 does not come before any tool call");
+    assert_problem(
+        &p[0],
+        "english_answer_list[2]",
+        "ask node 0 does not come before any tool call",
+    );
     // The prepare (depending on node 1 only) no longer waits for the ask either.
-    assert_problem(&p[1], "english_answer_list[2][2].dependency_list", "does not depend on nodes [0]");
+    assert_problem(
+        &p[1],
+        "english_answer_list[2][2].dependency_list",
+        "does not depend on nodes [0]",
+    );
 }
 
 #[test]
 fn semantic_prepare_must_depend_on_everything() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/3/1/dependency_list") = json!([]));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/3/1/dependency_list") = json!([])
+    });
     let p = semantic_of(4, &line);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[3][1].dependency_list", "does not depend on nodes [0]");
+    assert_problem(
+        &p[0],
+        "english_answer_list[3][1].dependency_list",
+        "does not depend on nodes [0]",
+    );
 }
 
 #[test]
 fn semantic_ask_must_name_an_existing_tool() {
-    let line = corrupt(4, |v| *at(v, "/english_answer_list/2/0/action/arguments/tool_name") = json!("delete_event"));
+    let line = corrupt(4, |v| {
+        *at(v, "/english_answer_list/2/0/action/arguments/tool_name") = json!("delete_event")
+    });
     let p = semantic_of(4, &line);
     assert_eq!(p.len(), 1, "{p:#?}");
-    assert_problem(&p[0], "english_answer_list[2][0].action.arguments.tool_name", "`delete_event`");
+    assert_problem(
+        &p[0],
+        "english_answer_list[2][0].action.arguments.tool_name",
+        "`delete_event`",
+    );
 }
 
 #[test]
@@ -549,15 +766,25 @@ fn semantic_argument_checker_hook_is_applied() {
     let check = |tools: &Value, name: &str, args: &Value| {
         assert!(tools.as_array().is_some());
         seen.borrow_mut().push(name.to_owned());
-        (name == "cancel_event" && args.get("notify").is_some()).then(|| "error: test verdict".to_owned())
+        (name == "cancel_event" && args.get("notify").is_some())
+            .then(|| "error: test verdict".to_owned())
     };
     let p = semantic_problems_with(s, Some(&check));
     assert_eq!(
         seen.into_inner(),
-        vec!["find_free_slots", "create_event", "cancel_event", "create_event"]
+        vec![
+            "find_free_slots",
+            "create_event",
+            "cancel_event",
+            "create_event"
+        ]
     );
     assert_eq!(p.len(), 1);
-    assert_problem(&p[0], "english_answer_list[2][1].action.arguments", "error: test verdict");
+    assert_problem(
+        &p[0],
+        "english_answer_list[2][1].action.arguments",
+        "error: test verdict",
+    );
 }
 
 #[test]

@@ -25,9 +25,7 @@ pub(crate) fn check_dependencies(nodes: &[Node], list_path: &str, sink: &mut Sin
     if !cyclic.is_empty() {
         sink.error(
             list_path,
-            format!(
-                "dependency cycle among nodes {cyclic:?}: no complete path exists (C9)"
-            ),
+            format!("dependency cycle among nodes {cyclic:?}: no complete path exists (C9)"),
         );
     }
 }
@@ -68,7 +66,9 @@ pub(crate) fn nodes_on_cycles(nodes: &[Node]) -> Vec<usize> {
             }
         }
     }
-    (0..n).filter(|&i| !done.get(i).copied().unwrap_or(true)).collect()
+    (0..n)
+        .filter(|&i| !done.get(i).copied().unwrap_or(true))
+        .collect()
 }
 
 /// `reach[a][b]`: node `b` (transitively) depends on node `a`. In-range, non-self
@@ -88,12 +88,20 @@ pub(crate) fn reachability(nodes: &[Node]) -> Vec<Vec<bool>> {
     // Floyd–Warshall style closure.
     for k in 0..n {
         for a in 0..n {
-            let a_k = reach.get(a).and_then(|r| r.get(k)).copied().unwrap_or(false);
+            let a_k = reach
+                .get(a)
+                .and_then(|r| r.get(k))
+                .copied()
+                .unwrap_or(false);
             if !a_k {
                 continue;
             }
             for b in 0..n {
-                let k_b = reach.get(k).and_then(|r| r.get(b)).copied().unwrap_or(false);
+                let k_b = reach
+                    .get(k)
+                    .and_then(|r| r.get(b))
+                    .copied()
+                    .unwrap_or(false);
                 if k_b {
                     if let Some(cell) = reach.get_mut(a).and_then(|row| row.get_mut(b)) {
                         *cell = true;

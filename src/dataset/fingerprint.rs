@@ -16,7 +16,9 @@ pub fn fingerprint(text: &str) -> u64 {
 
 /// The FNV-1a 64-bit hash of `bytes`.
 pub fn fingerprint_bytes(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(OFFSET_BASIS, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(PRIME))
+    bytes.iter().fold(OFFSET_BASIS, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(PRIME)
+    })
 }
 
 /// The fingerprint as 16 lower-case hex digits.

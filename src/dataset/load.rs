@@ -34,12 +34,16 @@ impl LoadedDataset {
 
     /// The problems that are errors.
     pub fn errors(&self) -> impl Iterator<Item = &Problem> {
-        self.problems.iter().filter(|p| p.severity == Severity::Error)
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
     }
 
     /// The problems that are warnings.
     pub fn warnings(&self) -> impl Iterator<Item = &Problem> {
-        self.problems.iter().filter(|p| p.severity == Severity::Warning)
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning)
     }
 
     /// The session at 0-based session index `index` (what the scorer looks up from an
@@ -133,8 +137,14 @@ pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) ->
 pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang) -> ParsedLine {
     let Some(obj) = value.as_object() else {
         let mut sink = Sink::new(line_no, None);
-        sink.error("", format!("expected a JSON object, found {}", value.py_type_name()));
-        return ParsedLine { session: None, problems: sink.problems };
+        sink.error(
+            "",
+            format!("expected a JSON object, found {}", value.py_type_name()),
+        );
+        return ParsedLine {
+            session: None,
+            problems: sink.problems,
+        };
     };
     let id = obj.get("id").and_then(Value::as_str).map(str::to_owned);
     let mut sink = Sink::new(line_no, id.clone());
@@ -147,7 +157,9 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .to_owned();
 
     let tools_field = lang.field(Field::Tools);
-    let tools_raw = required(obj, tools_field, &mut sink).cloned().unwrap_or(Value::Array(Vec::new()));
+    let tools_raw = required(obj, tools_field, &mut sink)
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
     check_tools(&tools_raw, tools_field, &mut sink);
     let tools = float_to_number(&tools_raw);
 
@@ -163,7 +175,10 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .unwrap_or(&[]);
 
     let count = messages.len().min(answers.len());
-    if messages.len() != answers.len() && obj.contains_key(tasks_field) && obj.contains_key(answers_field) {
+    if messages.len() != answers.len()
+        && obj.contains_key(tasks_field)
+        && obj.contains_key(answers_field)
+    {
         sink.warning(
             answers_field,
             format!(
@@ -182,13 +197,21 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         sink.warning(answers_field, "session has no tasks");
     }
 
-    let types = read_labels(obj, lang.field(Field::TaskTypes), count, TaskType::parse, "task type", &mut sink);
+    let types = read_labels(
+        obj,
+        lang.field(Field::TaskTypes),
+        (count, "one per processed task"),
+        (TaskType::parse, "task type"),
+        &mut sink,
+    );
     let subtypes = read_labels(
         obj,
         lang.field(Field::TurnSubtypes),
-        count.saturating_sub(1),
-        TurnSubtype::parse,
-        "turn subtype",
+        (
+            count.saturating_sub(1),
+            "one per processed task after the first",
+        ),
+        (TurnSubtype::parse, "turn subtype"),
         &mut sink,
     );
     let progress = progress_counts(obj, lang, answers, count, &mut sink);
@@ -222,7 +245,11 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             Some(task_type) => tasks.push(Task {
                 position,
                 user_message,
-                progress_nodes: progress.get(position).copied().flatten().unwrap_or(nodes.len()),
+                progress_nodes: progress
+                    .get(position)
+                    .copied()
+                    .flatten()
+                    .unwrap_or(nodes.len()),
                 nodes,
                 task_type,
                 subtype,
@@ -235,7 +262,10 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         None => None,
         Some(Value::Str(s)) => Some(s.clone()),
         Some(other) => {
-            sink.warning("domain", format!("expected a string, found {}; ignored", other.py_type_name()));
+            sink.warning(
+                "domain",
+                format!("expected a string, found {}; ignored", other.py_type_name()),
+            );
             None
         }
     };
@@ -245,26 +275,30 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         None
     } else {
         Some(Session {
-        line: index,
-        line_no,
-        lang,
-        id: id.unwrap_or_default(),
-        env_info,
-        tools_raw,
-        tools,
-        tasks,
-        domain,
-        problems: problems.clone(),
-        raw: value,
-    })
+            line: index,
+            line_no,
+            lang,
+            id: id.unwrap_or_default(),
+            env_info,
+            tools_raw,
+            tools,
+            tasks,
+            domain,
+            problems: problems.clone(),
+            raw: value,
+        })
     };
     ParsedLine { session, problems }
 }
 
 /// `id` must be a string whose suffix after the last `_` is the 0-based index (P16).
 fn check_id(obj: &Map, index: usize, sink: &mut Sink) {
-    let Some(value) = required(obj, "id", sink) else { return };
-    let Some(id) = expect_str(value, "id", sink) else { return };
+    let Some(value) = required(obj, "id", sink) else {
+        return;
+    };
+    let Some(id) = expect_str(value, "id", sink) else {
+        return;
+    };
     let suffix = id.rsplit('_').next().unwrap_or(id);
     match parse_py_int(suffix) {
         Some(n) if n == index as i128 => {}
@@ -291,7 +325,11 @@ fn parse_py_int(s: &str) -> Option<i128> {
         Some(b'+') => (false, s.get(1..)?),
         _ => (false, s),
     };
-    if digits.is_empty() || digits.starts_with('_') || digits.ends_with('_') || digits.contains("__") {
+    if digits.is_empty()
+        || digits.starts_with('_')
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
         return None;
     }
     let mut n: i128 = 0;
@@ -303,13 +341,14 @@ fn parse_py_int(s: &str) -> Option<i128> {
 }
 
 /// Reads a list of official labels (`task_types` or `turn_subtypes`) that needs
-/// `expected` entries.
+/// `expected` entries (`why` explains the count), parsing each with `parse` (`what`
+/// names the label kind in messages). Fewer entries than needed is an error (the
+/// official code raises); more is a warning (never read).
 fn read_labels<T: Copy>(
     obj: &Map,
     field: &str,
-    expected: usize,
-    parse: fn(&str) -> Option<T>,
-    what: &str,
+    (expected, why): (usize, &str),
+    (parse, what): (fn(&str) -> Option<T>, &str),
     sink: &mut Sink,
 ) -> Vec<Option<T>> {
     let Some(list) = required(obj, field, sink).and_then(|v| expect_array(v, field, sink)) else {
@@ -318,9 +357,10 @@ fn read_labels<T: Copy>(
     if list.len() < expected {
         sink.error(
             field,
-            format!("has {} entries but {expected} are needed (one per processed task{})",
-                list.len(),
-                if what == "turn subtype" { " after the first" } else { "" }),
+            format!(
+                "has {} entries but {expected} are needed ({why})",
+                list.len()
+            ),
         );
     } else if list.len() > expected {
         sink.warning(
@@ -352,24 +392,35 @@ fn progress_counts(
     sink: &mut Sink,
 ) -> Vec<Option<usize>> {
     let lens = |list: &[Value]| -> Vec<Option<usize>> {
-        list.iter().take(count).map(|v| v.as_array().map(Vec::len)).collect()
+        list.iter()
+            .take(count)
+            .map(|v| v.as_array().map(Vec::len))
+            .collect()
     };
     if lang == Lang::Zh {
         return lens(answers);
     }
     let field = "answer_list";
     let Some(zh) = obj.get(field) else {
-        sink.error(field, "missing field (the scorer reads its node counts as progress denominators, P16)");
+        sink.error(
+            field,
+            "missing field (the scorer reads its node counts as progress denominators, P16)",
+        );
         return Vec::new();
     };
-    let Some(zh) = expect_array(zh, field, sink) else { return Vec::new() };
+    let Some(zh) = expect_array(zh, field, sink) else {
+        return Vec::new();
+    };
     let counts = lens(zh);
     for i in 0..count {
         let own = answers.get(i).and_then(Value::as_array).map(Vec::len);
         match (zh.get(i), counts.get(i).copied().flatten()) {
             (None, _) => sink.error(
                 field,
-                format!("has {} entries; task {i} has no Chinese node list", zh.len()),
+                format!(
+                    "has {} entries; task {i} has no Chinese node list",
+                    zh.len()
+                ),
             ),
             (Some(v), None) => sink.error(
                 format!("{field}[{i}]"),
@@ -395,7 +446,9 @@ fn progress_counts(
 
 /// Reads and checks one task's node list at `list_path`.
 fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sink) -> Vec<Node> {
-    let Some(items) = expect_array(list, list_path, sink) else { return Vec::new() };
+    let Some(items) = expect_array(list, list_path, sink) else {
+        return Vec::new();
+    };
     if items.is_empty() {
         sink.error(list_path, "empty node list: no complete path exists (C9)");
         return Vec::new();
@@ -409,7 +462,10 @@ fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sin
         if last.kind != NodeKind::Prepare {
             sink.error(
                 format!("{list_path}[{}].action.name", nodes.len() - 1),
-                format!("the node list must end with prepare_to_answer, found `{}`", last.name),
+                format!(
+                    "the node list must end with prepare_to_answer, found `{}`",
+                    last.name
+                ),
             );
         }
     }
@@ -427,12 +483,15 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
         user_input: None,
     };
     let Some(obj) = item.as_object() else {
-        sink.error(path, format!("expected a node object, found {}", item.py_type_name()));
+        sink.error(
+            path,
+            format!("expected a node object, found {}", item.py_type_name()),
+        );
         return node;
     };
     let action_path = format!("{path}.action");
-    if let Some(action) = required_at(obj, "action", path, sink)
-        .and_then(|v| expect_object(v, &action_path, sink))
+    if let Some(action) =
+        required_at(obj, "action", path, sink).and_then(|v| expect_object(v, &action_path, sink))
     {
         let name_path = format!("{action_path}.name");
         if let Some(name) = required_at(action, "name", &action_path, sink)
@@ -450,10 +509,16 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
         if let Some(args) = required_at(action, "arguments", &action_path, sink) {
             node.arguments = args.clone();
             if !matches!(args, Value::Object(_)) {
-                let message = format!("gold arguments must be an object, found {}", args.py_type_name());
+                let message = format!(
+                    "gold arguments must be an object, found {}",
+                    args.py_type_name()
+                );
                 let args_path = format!("{action_path}.arguments");
                 if node.kind == NodeKind::Tool {
-                    sink.error(args_path, format!("{message}; every call would fail with `value type inconsistent`"));
+                    sink.error(
+                        args_path,
+                        format!("{message}; every call would fail with `value type inconsistent`"),
+                    );
                 } else {
                     sink.warning(args_path, message);
                 }
@@ -474,10 +539,16 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
                     Ok(i) => node.dependencies.push(i),
                     Err(_) => sink.error(dep_path, format!("dependency index {i} is out of range")),
                 },
-                Value::Int(i) => sink.error(dep_path, format!("dependency index {} is out of range", py_int_text(i))),
+                Value::Int(i) => sink.error(
+                    dep_path,
+                    format!("dependency index {} is out of range", py_int_text(i)),
+                ),
                 other => sink.error(
                     dep_path,
-                    format!("expected an integer node index, found {}", other.py_type_name()),
+                    format!(
+                        "expected an integer node index, found {}",
+                        other.py_type_name()
+                    ),
                 ),
             }
         }
@@ -524,7 +595,10 @@ fn required_at<'a>(obj: &'a Map, key: &str, parent: &str, sink: &mut Sink) -> Op
 fn expect_str<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a str> {
     let s = v.as_str();
     if s.is_none() {
-        sink.error(path, format!("expected a string, found {}", v.py_type_name()));
+        sink.error(
+            path,
+            format!("expected a string, found {}", v.py_type_name()),
+        );
     }
     s
 }
@@ -540,7 +614,10 @@ fn expect_array<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Vec
 fn expect_object<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Map> {
     let o = v.as_object();
     if o.is_none() {
-        sink.error(path, format!("expected an object, found {}", v.py_type_name()));
+        sink.error(
+            path,
+            format!("expected an object, found {}", v.py_type_name()),
+        );
     }
     o
 }

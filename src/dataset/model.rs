@@ -149,7 +149,10 @@ pub struct Task {
 impl Task {
     /// Number of real tool-call nodes.
     pub fn tool_call_count(&self) -> usize {
-        self.nodes.iter().filter(|n| n.kind == NodeKind::Tool).count()
+        self.nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Tool)
+            .count()
     }
 }
 

@@ -69,7 +69,11 @@ pub(crate) struct Sink {
 
 impl Sink {
     pub(crate) fn new(line: usize, session_id: Option<String>) -> Self {
-        Self { line, session_id, problems: Vec::new() }
+        Self {
+            line,
+            session_id,
+            problems: Vec::new(),
+        }
     }
 
     pub(crate) fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {

@@ -42,7 +42,10 @@ pub fn semantic_problems(session: &Session) -> Vec<Problem> {
 /// - (optional) gold arguments pass the argument checker.
 ///
 /// Tool names missing from the tools (C4) are reported by the loader, not again here.
-pub fn semantic_problems_with(session: &Session, check_args: Option<ArgChecker<'_>>) -> Vec<Problem> {
+pub fn semantic_problems_with(
+    session: &Session,
+    check_args: Option<ArgChecker<'_>>,
+) -> Vec<Problem> {
     let mut sink = session.sink();
     let names = tool_names(&session.tools);
     for task in &session.tasks {
@@ -56,7 +59,10 @@ pub fn semantic_problems_with(session: &Session, check_args: Option<ArgChecker<'
                     if let Some(verdict) = check(&session.tools, &node.name, &node.arguments) {
                         sink.error(
                             format!("{path}[{j}].action.arguments"),
-                            format!("gold arguments of `{}` fail the argument checker: {verdict}", node.name),
+                            format!(
+                                "gold arguments of `{}` fail the argument checker: {verdict}",
+                                node.name
+                            ),
                         );
                     }
                 }
@@ -68,7 +74,13 @@ pub fn semantic_problems_with(session: &Session, check_args: Option<ArgChecker<'
 
 fn check_topology(task: &Task, path: &str, sink: &mut Sink) {
     let reach = reachability(&task.nodes);
-    let depends = |a: usize, b: usize| reach.get(a).and_then(|r| r.get(b)).copied().unwrap_or(false);
+    let depends = |a: usize, b: usize| {
+        reach
+            .get(a)
+            .and_then(|r| r.get(b))
+            .copied()
+            .unwrap_or(false)
+    };
     let tools: Vec<usize> = kinds(task, NodeKind::Tool);
     let asks: Vec<usize> = kinds(task, NodeKind::Ask);
     let (mut ordered, mut unordered) = (0usize, 0usize);
@@ -86,22 +98,33 @@ fn check_topology(task: &Task, path: &str, sink: &mut Sink) {
     let calls = tools.len();
     let mut fail = |msg: String| sink.error(path, format!("{name} task: {msg}"));
     if ty != TaskType::Clarify && !asks.is_empty() {
-        fail(format!("has {} ask node(s); only Clarify tasks ask", asks.len()));
+        fail(format!(
+            "has {} ask node(s); only Clarify tasks ask",
+            asks.len()
+        ));
     }
     match ty {
-        TaskType::SingleTool if calls != 1 => fail(format!("has {calls} tool calls; expected exactly one")),
-        TaskType::ParallelMultiTool if calls < 2 => fail(format!("has {calls} tool calls; expected two or more")),
+        TaskType::SingleTool if calls != 1 => {
+            fail(format!("has {calls} tool calls; expected exactly one"))
+        }
+        TaskType::ParallelMultiTool if calls < 2 => {
+            fail(format!("has {calls} tool calls; expected two or more"))
+        }
         TaskType::ParallelMultiTool if ordered > 0 => {
             fail("some tool call depends on another; expected independent calls".into())
         }
-        TaskType::SequentialMultiTool if calls < 2 => fail(format!("has {calls} tool calls; expected two or more")),
+        TaskType::SequentialMultiTool if calls < 2 => {
+            fail(format!("has {calls} tool calls; expected two or more"))
+        }
         TaskType::SequentialMultiTool if unordered > 0 => {
             fail("some tool calls are independent; expected a chain".into())
         }
-        TaskType::MixedMultiTool if calls < 3 => fail(format!("has {calls} tool calls; expected three or more")),
-        TaskType::MixedMultiTool if ordered == 0 || unordered == 0 => fail(
-            "expected both dependent and independent tool calls".into(),
-        ),
+        TaskType::MixedMultiTool if calls < 3 => {
+            fail(format!("has {calls} tool calls; expected three or more"))
+        }
+        TaskType::MixedMultiTool if ordered == 0 || unordered == 0 => {
+            fail("expected both dependent and independent tool calls".into())
+        }
         TaskType::Clarify => {
             if asks.is_empty() {
                 fail("has no ask node".into());
@@ -111,19 +134,31 @@ fn check_topology(task: &Task, path: &str, sink: &mut Sink) {
             }
             for &a in &asks {
                 if !tools.iter().any(|&t| depends(a, t)) {
-                    fail(format!("ask node {a} does not come before any tool call that depends on it"));
+                    fail(format!(
+                        "ask node {a} does not come before any tool call that depends on it"
+                    ));
                 }
             }
         }
-        TaskType::Chat if task.nodes.len() != 1 || task.nodes.first().map(|n| n.kind) != Some(NodeKind::Prepare) => {
-            fail(format!("has {} nodes; expected a single prepare_to_answer", task.nodes.len()))
+        TaskType::Chat
+            if task.nodes.len() != 1
+                || task.nodes.first().map(|n| n.kind) != Some(NodeKind::Prepare) =>
+        {
+            fail(format!(
+                "has {} nodes; expected a single prepare_to_answer",
+                task.nodes.len()
+            ))
         }
         _ => {}
     }
 }
 
 fn check_prepare(task: &Task, path: &str, sink: &mut Sink) {
-    let expected = if task.task_type == TaskType::Chat { "chat" } else { "tool" };
+    let expected = if task.task_type == TaskType::Chat {
+        "chat"
+    } else {
+        "tool"
+    };
     let reach = reachability(&task.nodes);
     for (j, node) in task.nodes.iter().enumerate() {
         if node.kind != NodeKind::Prepare {
@@ -133,7 +168,10 @@ fn check_prepare(task: &Task, path: &str, sink: &mut Sink) {
             Some(t) if t == expected => {}
             Some(t) => sink.error(
                 format!("{path}[{j}].action.arguments.answer_type"),
-                format!("answer_type `{t}` in a {} task; expected `{expected}`", task.task_type.as_str()),
+                format!(
+                    "answer_type `{t}` in a {} task; expected `{expected}`",
+                    task.task_type.as_str()
+                ),
             ),
             None => sink.error(
                 format!("{path}[{j}].action.arguments.answer_type"),
@@ -141,7 +179,14 @@ fn check_prepare(task: &Task, path: &str, sink: &mut Sink) {
             ),
         }
         let missing: Vec<usize> = (0..task.nodes.len())
-            .filter(|&i| i != j && !reach.get(i).and_then(|r| r.get(j)).copied().unwrap_or(false))
+            .filter(|&i| {
+                i != j
+                    && !reach
+                        .get(i)
+                        .and_then(|r| r.get(j))
+                        .copied()
+                        .unwrap_or(false)
+            })
             .collect();
         if !missing.is_empty() {
             sink.error(
@@ -167,20 +212,31 @@ fn check_asks(task: &Task, path: &str, names: &[&str], sink: &mut Sink) {
         if let Some(list) = node.arguments.get("tool_list").and_then(Value::as_array) {
             for (k, entry) in list.iter().enumerate() {
                 if let Some(tool) = entry.get("tool_name").and_then(Value::as_str) {
-                    named.push((format!("{path}[{j}].action.arguments.tool_list[{k}].tool_name"), tool));
+                    named.push((
+                        format!("{path}[{j}].action.arguments.tool_list[{k}].tool_name"),
+                        tool,
+                    ));
                 }
             }
         }
         for (p, tool) in named {
             if !names.contains(&tool) {
-                sink.error(p, format!("ask names tool `{tool}`, which is not in the session's tools"));
+                sink.error(
+                    p,
+                    format!("ask names tool `{tool}`, which is not in the session's tools"),
+                );
             }
         }
     }
 }
 
 fn kinds(task: &Task, kind: NodeKind) -> Vec<usize> {
-    task.nodes.iter().enumerate().filter(|(_, n)| n.kind == kind).map(|(i, _)| i).collect()
+    task.nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.kind == kind)
+        .map(|(i, _)| i)
+        .collect()
 }
 
 /// Problems of the C8 constraint (PROTOCOL §1.4): no step of a task's first optimal path
@@ -195,7 +251,9 @@ pub fn mixed_step_problems(
 ) -> Vec<Problem> {
     let mut sink = session.sink();
     for task in &session.tasks {
-        let Some(steps) = first_optimal_path(task) else { continue };
+        let Some(steps) = first_optimal_path(task) else {
+            continue;
+        };
         for (k, step) in steps.iter().enumerate() {
             let pseudo = step
                 .iter()

@@ -46,7 +46,10 @@ pub struct Stats {
 impl Stats {
     /// Counts `sessions`.
     pub fn from_sessions(sessions: &[Session]) -> Self {
-        let mut s = Stats { sessions: sessions.len(), ..Stats::default() };
+        let mut s = Stats {
+            sessions: sessions.len(),
+            ..Stats::default()
+        };
         let mut defined: BTreeSet<&str> = BTreeSet::new();
         let mut called: BTreeSet<&str> = BTreeSet::new();
         for session in sessions {
@@ -76,10 +79,17 @@ impl Stats {
                 s.nodes += task.nodes.len();
                 let calls = task.tool_call_count();
                 s.tool_calls += calls;
-                s.ask_nodes += task.nodes.iter().filter(|n| n.kind == NodeKind::Ask).count();
+                s.ask_nodes += task
+                    .nodes
+                    .iter()
+                    .filter(|n| n.kind == NodeKind::Ask)
+                    .count();
                 *s.calls_per_task.entry(calls).or_insert(0) += 1;
                 called.extend(
-                    task.nodes.iter().filter(|n| n.kind == NodeKind::Tool).map(|n| n.name.as_str()),
+                    task.nodes
+                        .iter()
+                        .filter(|n| n.kind == NodeKind::Tool)
+                        .map(|n| n.name.as_str()),
                 );
             }
         }
@@ -90,17 +100,27 @@ impl Stats {
 
     /// Tasks of type `t`.
     pub fn type_count(&self, t: TaskType) -> usize {
-        self.task_types.get(usize::from(t.code())).copied().unwrap_or(0)
+        self.task_types
+            .get(usize::from(t.code()))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// Tasks of the three Multi-Tool types together.
     pub fn multi_tool_count(&self) -> usize {
-        TaskType::ALL.iter().filter(|t| t.is_multi()).map(|&t| self.type_count(t)).sum()
+        TaskType::ALL
+            .iter()
+            .filter(|t| t.is_multi())
+            .map(|&t| self.type_count(t))
+            .sum()
     }
 
     /// Tasks with subtype `st`.
     pub fn subtype_count(&self, st: TurnSubtype) -> usize {
-        self.subtypes.get(usize::from(st.code())).copied().unwrap_or(0)
+        self.subtypes
+            .get(usize::from(st.code()))
+            .copied()
+            .unwrap_or(0)
     }
 
     /// The short summary `wildtool validate` prints for a valid file: sessions, tasks,
@@ -117,11 +137,24 @@ impl Stats {
     /// transitions, calls per task and domains.
     pub fn render_table(&self) -> String {
         let mut out = self.render_summary();
-        let rows: Vec<(String, usize)> =
-            self.transitions.iter().enumerate().map(|(k, &n)| (k.to_string(), n)).collect();
-        section(&mut out, "instruction transitions", "sessions", &rows, self.sessions);
-        let rows: Vec<(String, usize)> =
-            self.calls_per_task.iter().map(|(k, &n)| (k.to_string(), n)).collect();
+        let rows: Vec<(String, usize)> = self
+            .transitions
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| (k.to_string(), n))
+            .collect();
+        section(
+            &mut out,
+            "instruction transitions",
+            "sessions",
+            &rows,
+            self.sessions,
+        );
+        let rows: Vec<(String, usize)> = self
+            .calls_per_task
+            .iter()
+            .map(|(k, &n)| (k.to_string(), n))
+            .collect();
         section(&mut out, "tool calls per task", "tasks", &rows, self.tasks);
         if !self.domains.is_empty() {
             let mut rows: Vec<(String, usize)> =
@@ -150,8 +183,10 @@ impl Stats {
     }
 
     fn render_types(&self, out: &mut String) {
-        let mut rows: Vec<(String, usize)> =
-            TaskType::ALL.iter().map(|&t| (t.as_str().to_owned(), self.type_count(t))).collect();
+        let mut rows: Vec<(String, usize)> = TaskType::ALL
+            .iter()
+            .map(|&t| (t.as_str().to_owned(), self.type_count(t)))
+            .collect();
         rows.push(("(all Multi-Tool)".into(), self.multi_tool_count()));
         section(out, "task type", "tasks", &rows, self.tasks);
     }
@@ -174,7 +209,11 @@ fn section(out: &mut String, title: &str, unit: &str, rows: &[(String, usize)], 
     let _ = writeln!(out);
     let _ = writeln!(out, "{title:<28}{unit:>8}{:>8}", "share");
     for (label, n) in rows {
-        let share = if total == 0 { 0.0 } else { 100.0 * *n as f64 / total as f64 };
+        let share = if total == 0 {
+            0.0
+        } else {
+            100.0 * *n as f64 / total as f64
+        };
         let _ = writeln!(out, "{label:<28}{n:>8}{share:>7.1}%");
     }
 }

@@ -45,7 +45,9 @@ pub fn tool_names(tools: &Value) -> Vec<&str> {
 
 /// The `function.name` of one tool entry.
 pub fn tool_name(tool: &Value) -> Option<&str> {
-    tool.get("function").and_then(|f| f.get("name")).and_then(Value::as_str)
+    tool.get("function")
+        .and_then(|f| f.get("name"))
+        .and_then(Value::as_str)
 }
 
 /// The `function.parameters` object of the tool called `name` (the last entry of that
@@ -63,14 +65,20 @@ pub fn tool_parameters<'a>(tools: &'a Value, name: &str) -> Option<&'a Value> {
 /// Checks the shape of the tool list at `field`; records problems in `sink`.
 pub(crate) fn check_tools(tools: &Value, field: &str, sink: &mut Sink) {
     let Some(list) = tools.as_array() else {
-        sink.error(field, format!("expected a list of tools, found {}", tools.py_type_name()));
+        sink.error(
+            field,
+            format!("expected a list of tools, found {}", tools.py_type_name()),
+        );
         return;
     };
     let mut seen: Vec<&str> = Vec::new();
     for (i, tool) in list.iter().enumerate() {
         let path = format!("{field}[{i}]");
         let Some(function) = tool.get("function") else {
-            sink.warning(path, "tool entry has no `function` object; the checker skips it");
+            sink.warning(
+                path,
+                "tool entry has no `function` object; the checker skips it",
+            );
             continue;
         };
         let Some(name) = function.get("name").and_then(Value::as_str) else {
@@ -104,7 +112,9 @@ pub(crate) fn check_tools(tools: &Value, field: &str, sink: &mut Sink) {
 /// reports list-valued `type` members (C3: the official checker raises TypeError;
 /// wildtool allows the union of the listed types).
 fn check_schema(schema: &Value, path: &str, sink: &mut Sink) {
-    let Some(map) = schema.as_object() else { return };
+    let Some(map) = schema.as_object() else {
+        return;
+    };
     if let Some(Value::Array(_)) = map.get("type") {
         sink.warning(
             format!("{path}.type"),
