@@ -804,3 +804,24 @@ fn c8_hook_reports_mixed_pseudo_steps() {
     let none = |_: &Task| None;
     assert!(mixed_step_problems(s, &none).is_empty());
 }
+
+#[test]
+fn lines_are_parsed_as_python_json_loads_does() {
+    // `NaN` is accepted by `json.loads`, so an observation holding it loads.
+    let line = mini_line(4).replace(
+        "\"observation\": {\"event_id\": \"EVT-902\"}",
+        "\"observation\": NaN",
+    );
+    assert!(line.contains("NaN"));
+    let parsed = parse_session(4, &line, Lang::En);
+    assert!(parsed.problems.is_empty(), "{:#?}", parsed.problems);
+    let obs = &parsed.session.unwrap().tasks[3].nodes[0].observation;
+    assert!(matches!(obs, Value::Float(f) if f.is_nan()));
+    // Malformed lines carry Python's JSONDecodeError message.
+    let p = single_error("{\"id\": 1,}");
+    assert_problem(
+        &p,
+        "",
+        "malformed JSON: Expecting property name enclosed in double quotes",
+    );
+}
