@@ -1,0 +1,135 @@
+//! The comparison stage of the official checker (PROTOCOL §5.3, §6 P14, P15, N1).
+
+use crate::json::{repr_str_list, Value};
+
+use super::difflib;
+use super::pystr::{contains_han, format_2f, normalize, py_len};
+use super::rouge::{max_cells_at_depth, rouge_l_f};
+use super::segment::{join_words, SegmentError, Segmenter};
+
+/// Compares the parsed predicted arguments with the parsed gold arguments.
+///
+/// Returns `Ok(None)` for "correct" and `Ok(Some(verdict))` for the first mismatch. The
+/// only error is a segmenter that is needed (a string with U+4E00–U+9FA5) but unavailable.
+pub fn compare(
+    predicted: &Value,
+    gold: &Value,
+    seg: &dyn Segmenter,
+) -> Result<Option<String>, SegmentError> {
+    compare_at(predicted, gold, "", 0, seg)
+}
+
+/// `depth` counts the object/array levels from the top-level argument object (depth 0).
+fn compare_at(
+    p: &Value,
+    g: &Value,
+    path: &str,
+    depth: usize,
+    seg: &dyn Segmenter,
+) -> Result<Option<String>, SegmentError> {
+    let at = if path.is_empty() {
+        String::new()
+    } else {
+        format!(" at '{path}'")
+    };
+    if std::mem::discriminant(p) != std::mem::discriminant(g) {
+        return Ok(Some(format!("error_match: value type inconsistent{at}")));
+    }
+    match (p, g) {
+        (Value::Object(pm), Value::Object(gm)) => {
+            let missing: Vec<&str> = gm
+                .keys()
+                .filter(|k| !pm.contains_key(k))
+                .map(String::as_str)
+                .collect();
+            let extra: Vec<&str> = pm
+                .keys()
+                .filter(|k| !gm.contains_key(k))
+                .map(String::as_str)
+                .collect();
+            if !missing.is_empty() || !extra.is_empty() {
+                let mut parts = Vec::with_capacity(2);
+                if !missing.is_empty() {
+                    parts.push(format!("missing: {}", repr_str_list(&missing)));
+                }
+                if !extra.is_empty() {
+                    parts.push(format!("extra: {}", repr_str_list(&extra)));
+                }
+                return Ok(Some(format!(
+                    "error_match: args keys mismatch{at} ({})",
+                    parts.join(", ")
+                )));
+            }
+            for (key, gv) in gm.iter() {
+                let Some(pv) = pm.get(key) else { continue };
+                let child = if path.is_empty() {
+                    key.clone()
+                } else {
+                    format!("{path}.{key}")
+                };
+                if let Some(err) = compare_at(pv, gv, &child, depth + 1, seg)? {
+                    return Ok(Some(err));
+                }
+            }
+            Ok(None)
+        }
+        (Value::Array(pa), Value::Array(ga)) => {
+            if pa.len() != ga.len() {
+                return Ok(Some(format!("error_match: array length mismatch{at}")));
+            }
+            for (i, (pv, gv)) in pa.iter().zip(ga).enumerate() {
+                let child = format!("{path}[{i}]");
+                if let Some(err) = compare_at(pv, gv, &child, depth + 1, seg)? {
+                    return Ok(Some(err));
+                }
+            }
+            Ok(None)
+        }
+        (Value::Str(ps), Value::Str(gs)) => string_rule(ps, gs, &at, depth.saturating_sub(1), seg),
+        (Value::Int(a), Value::Int(b)) if a == b => Ok(None),
+        (Value::Float(a), Value::Float(b)) if a == b => Ok(None),
+        (Value::Bool(a), Value::Bool(b)) if a == b => Ok(None),
+        (Value::Null, Value::Null) => Ok(None),
+        _ => Ok(Some(format!("error_match: value mismatch{at}"))),
+    }
+}
+
+/// Minimum edit ratio for gold strings shorter than 10 code points.
+const EDIT_THRESHOLD: f64 = 0.8;
+/// Minimum ROUGE-L F.
+const ROUGE_THRESHOLD: f64 = 0.7;
+
+/// The §5.3 string rule. `extra_depth` is `e` of the recursion-limit emulation (§5.4).
+fn string_rule(
+    p: &str,
+    g: &str,
+    at: &str,
+    extra_depth: usize,
+    seg: &dyn Segmenter,
+) -> Result<Option<String>, SegmentError> {
+    if p == g || normalize(p) == normalize(g) {
+        return Ok(None);
+    }
+    if py_len(g) < 10 {
+        let r = difflib::ratio(p, g);
+        if r < EDIT_THRESHOLD {
+            return Ok(Some(format!(
+                "error_match: string similarity too low{at} (edit score: {})",
+                format_2f(r)
+            )));
+        }
+    }
+    let (hyp, reference) = if contains_han(p) || contains_han(g) {
+        (join_words(seg, p)?, join_words(seg, g)?)
+    } else {
+        (p.to_owned(), g.to_owned())
+    };
+    match rouge_l_f(&hyp, &reference, max_cells_at_depth(extra_depth)) {
+        Err(_) => Ok(Some(format!("error_match: rouge calculation failed{at}"))),
+        Ok(f) if f < ROUGE_THRESHOLD => Ok(Some(format!(
+            "error_match: string similarity too low{at} (rouge score: {})",
+            format_2f(f)
+        ))),
+        Ok(_) => Ok(None),
+    }
+}
