@@ -15,6 +15,8 @@ pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
+#[cfg(feature = "wip")]
 pub mod report;
+#[cfg(feature = "wip")]
 pub mod score;
 pub mod share;

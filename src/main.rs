@@ -1,5 +1,8 @@
-//! The `wildtool` command-line front door.
+//! The `wildtool` command-line front door. All logic lives in the library; this binary
+//! parses arguments and does the file and terminal IO.
 
-fn main() {
-    println!("wildtool {}", env!("CARGO_PKG_VERSION"));
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
 }

@@ -1,0 +1,51 @@
+//! `wildtool validate` and `wildtool stats`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use wildtool::checker;
+use wildtool::dataset::{load_dataset, semantic_problems_with, Lang, Stats};
+
+use super::files::{read_text, FileError};
+
+/// `wildtool validate FILE`: exit 0 with a summary when valid, 2 with every problem when not.
+pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, FileError> {
+    let text = read_text(path)?;
+    let mut loaded = load_dataset(&text, lang);
+    if semantic {
+        let segmenter = checker::default_segmenter();
+        let check = |tools: &wildtool::json::Value, name: &str, args: &wildtool::json::Value| {
+            let predicted = wildtool::json::Value::Str(wildtool::json::dumps(args, wildtool::json::Escape::Utf8));
+            let gold = wildtool::json::dumps(args, wildtool::json::Escape::Utf8);
+            let verdict = checker::check(tools, name, &predicted, &gold, segmenter.as_ref());
+            (verdict != "correct").then_some(verdict)
+        };
+        let extra: Vec<_> = loaded.sessions.iter().flat_map(|s| semantic_problems_with(s, Some(&check))).collect();
+        loaded.problems.extend(extra);
+        loaded.problems.sort_by_key(|p| p.line);
+    }
+    let errors = loaded.errors().count();
+    for p in &loaded.problems {
+        println!("{p}");
+    }
+    if errors > 0 || !loaded.is_valid() {
+        println!("{}: INVALID — {errors} error(s), {} warning(s)", path.display(), loaded.warnings().count());
+        return Ok(ExitCode::from(2));
+    }
+    let stats = Stats::from_sessions(&loaded.sessions);
+    println!("{}: valid ({} warning(s))", path.display(), loaded.warnings().count());
+    print!("{}", stats.render_summary());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `wildtool stats FILE`: the distribution table.
+pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
+    let text = read_text(path)?;
+    let loaded = load_dataset(&text, lang);
+    let errors = loaded.errors().count();
+    if errors > 0 {
+        eprintln!("warning: {} has {errors} error(s); run `wildtool validate` for details", path.display());
+    }
+    print!("{}", Stats::from_sessions(&loaded.sessions).render_table());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,71 @@
+//! The readable summary table printed by `wildtool score` and `wildtool run`.
+
+use std::fmt::Write as _;
+
+use super::{Rate, RunReport};
+
+fn pct(x: f64) -> String {
+    format!("{:6.2}%", x * 100.0)
+}
+
+fn rate_row(out: &mut String, label: &str, r: &Rate) {
+    let _ = writeln!(
+        out,
+        "  {label:<28} {}  ({:>4}/{:<4})  95% CI [{}, {}]",
+        pct(r.rate),
+        r.correct,
+        r.total,
+        pct(r.ci95.lo).trim_start(),
+        pct(r.ci95.hi).trim_start()
+    );
+}
+
+/// Renders the summary table of a report.
+pub fn summary_table(model: &str, report: &RunReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "wildtool summary — {model}");
+    let _ = writeln!(out, "  {} sessions, {} tasks", report.sessions, report.tasks);
+    rate_row(&mut out, "Task accuracy", &report.task_accuracy);
+    let _ = writeln!(
+        out,
+        "  {:<28}          session bootstrap 95% CI [{}, {}]",
+        "",
+        pct(report.task_accuracy_bootstrap95.lo).trim_start(),
+        pct(report.task_accuracy_bootstrap95.hi).trim_start()
+    );
+    rate_row(&mut out, "Session accuracy", &report.session_accuracy);
+    let _ = writeln!(out, "By task type");
+    for (k, r) in &report.by_type {
+        rate_row(&mut out, k, r);
+    }
+    let _ = writeln!(out, "By task position");
+    for (k, r) in &report.by_position {
+        rate_row(&mut out, &format!("Task {k}"), r);
+    }
+    let _ = writeln!(out, "By hidden intent");
+    for (k, r) in &report.by_subtype {
+        rate_row(&mut out, k, r);
+    }
+    let _ = writeln!(out, "By instruction transitions (session)");
+    for (k, r) in &report.by_transitions {
+        rate_row(&mut out, &format!("{k} transitions"), r);
+    }
+    let _ = writeln!(out, "Optimal path (OP)");
+    for (k, r) in &report.optimal {
+        rate_row(&mut out, k, r);
+    }
+    let _ = writeln!(out, "Progress: official step-based | node-based AP");
+    for (k, p) in &report.progress {
+        let _ = writeln!(out, "  {k:<28} {} | {}  ({} nodes)", pct(p.step_based), pct(p.ap_nodes), p.nodes);
+    }
+    if report.errors.failed > 0 {
+        let _ = writeln!(out, "Errors ({} failed tasks; {})", report.errors.failed, report.errors.mapping);
+        for (name, n, share) in &report.errors.columns {
+            let _ = writeln!(out, "  {name:<28} {n:>5}  {}", pct(*share));
+        }
+    }
+    if report.incomplete > 0 {
+        let _ = writeln!(out, "Incomplete (not model errors): {}", report.incomplete);
+    }
+    out
+}
