@@ -111,6 +111,17 @@ impl Map {
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.entries.iter().map(|(k, _)| k)
     }
+
+    /// Appends a member whose key the caller knows is not present yet (used by the parser,
+    /// which keeps its own key index for large objects to stay linear).
+    pub(crate) fn push_new(&mut self, key: String, value: Value) {
+        self.entries.push((key, value));
+    }
+
+    /// Mutable access to the value of the member at `index`.
+    pub(crate) fn value_at_mut(&mut self, index: usize) -> Option<&mut Value> {
+        self.entries.get_mut(index).map(|(_, v)| v)
+    }
 }
 
 impl FromIterator<(String, Value)> for Map {

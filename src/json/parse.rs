@@ -1,0 +1,394 @@
+//! `json.loads` as CPython 3.11's C scanner does it (PROTOCOL §5.4).
+//!
+//! The parser is iterative (an explicit stack of open containers), so deep input cannot
+//! overflow the native stack; nesting beyond [`MAX_DEPTH`] is refused the way Python raises
+//! `RecursionError`.
+//!
+//! **Known deviation:** Python accepts lone surrogate escapes (`"\ud800"`) and keeps them in
+//! the `str`; a Rust `String` cannot hold them, so each lone surrogate becomes U+FFFD.
+//! Properly paired escapes (`"\ud83d\ude00"`) become the real character, as in Python.
+
+use std::collections::HashMap;
+
+use super::error::{JsonError, JsonErrorKind};
+use super::value::{Map, PyInt, Value};
+
+/// Deepest container nesting accepted (the outermost container is depth 1).
+///
+/// CPython 3.11 raises `RecursionError` once the interpreter's recursion limit (1000) is
+/// reached; the exact threshold depends on how deep the caller already is (about 997 levels
+/// from a top-level script), so this limit approximates it.
+pub const MAX_DEPTH: usize = 1000;
+
+/// CPython's default `sys.get_int_max_str_digits()`.
+const MAX_INT_DIGITS: usize = 4300;
+
+/// Objects with more members than this get a hash index for duplicate-key detection.
+const INDEX_THRESHOLD: usize = 16;
+
+/// Parses `text` exactly as Python's `json.loads(text)` does.
+///
+/// Numbers with a fraction or exponent become [`Value::Float`] (`1e400` is infinity), other
+/// numbers [`Value::Int`] (`-0` is the integer 0); `NaN`, `Infinity` and `-Infinity` are
+/// accepted; a duplicate key keeps its first position and takes the last value; only
+/// `" \t\n\r"` may surround tokens. Errors carry Python's message and position.
+pub fn loads(text: &str) -> Result<Value, JsonError> {
+    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0 };
+    if text.starts_with('\u{feff}') {
+        return Err(parser.error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0));
+    }
+    parser.skip_ws();
+    let value = parser.parse_document_value()?;
+    parser.skip_ws();
+    if parser.pos != parser.bytes.len() {
+        return Err(parser.error("Extra data", parser.pos));
+    }
+    Ok(value)
+}
+
+/// An open container on the parser's stack.
+enum Frame {
+    Array(Vec<Value>),
+    Object(ObjectFrame),
+}
+
+/// An open object: members so far, the key whose value is being parsed, and (for large
+/// objects) an index from key to position.
+struct ObjectFrame {
+    map: Map,
+    key: String,
+    index: Option<HashMap<String, usize>>,
+}
+
+impl ObjectFrame {
+    /// Python `d[key] = value`: replace in place if present, else append.
+    fn insert(&mut self, key: String, value: Value) {
+        if self.index.is_none() && self.map.len() >= INDEX_THRESHOLD {
+            let index = self.map.keys().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+            self.index = Some(index);
+        }
+        match &mut self.index {
+            Some(index) => match index.get(&key) {
+                Some(&i) => {
+                    if let Some(slot) = self.map.value_at_mut(i) {
+                        *slot = value;
+                    }
+                }
+                None => {
+                    index.insert(key.clone(), self.map.len());
+                    self.map.push_new(key, value);
+                }
+            },
+            None => self.map.insert(key, value),
+        }
+    }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn error(&self, msg: &str, byte_pos: usize) -> JsonError {
+        JsonError::at(JsonErrorKind::Decode, msg, self.text, byte_pos)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn starts_with_at(&self, pos: usize, lit: &str) -> bool {
+        self.bytes.get(pos..).is_some_and(|rest| rest.starts_with(lit.as_bytes()))
+    }
+
+    /// Parses one value at `self.pos` (whitespace already skipped), iteratively.
+    fn parse_document_value(&mut self) -> Result<Value, JsonError> {
+        let mut stack: Vec<Frame> = Vec::new();
+        'value: loop {
+            // Parse a value start; containers that are non-empty are pushed and resumed.
+            let mut value = match self.peek() {
+                Some(open @ (b'[' | b'{')) => {
+                    if stack.len() >= MAX_DEPTH {
+                        let what = if open == b'[' { "array" } else { "object" };
+                        return Err(JsonError::at(
+                            JsonErrorKind::TooDeep,
+                            format!(
+                                "maximum recursion depth exceeded while decoding a JSON {what} from a unicode string"
+                            ),
+                            self.text,
+                            self.pos,
+                        ));
+                    }
+                    self.pos += 1;
+                    self.skip_ws();
+                    if open == b'[' {
+                        if self.peek() == Some(b']') {
+                            self.pos += 1;
+                            Value::Array(Vec::new())
+                        } else {
+                            stack.push(Frame::Array(Vec::new()));
+                            continue 'value;
+                        }
+                    } else if self.peek() == Some(b'}') {
+                        self.pos += 1;
+                        Value::Object(Map::new())
+                    } else {
+                        let key = self.parse_key()?;
+                        stack.push(Frame::Object(ObjectFrame { map: Map::new(), key, index: None }));
+                        continue 'value;
+                    }
+                }
+                _ => self.parse_scalar()?,
+            };
+            // Attach the finished value to its parent, closing containers as they end.
+            loop {
+                match stack.last_mut() {
+                    None => return Ok(value),
+                    Some(Frame::Array(items)) => {
+                        items.push(value);
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b']') => {
+                                self.pos += 1;
+                                value = match stack.pop() {
+                                    Some(Frame::Array(items)) => Value::Array(items),
+                                    _ => Value::Null, // unreachable: last was an array
+                                };
+                            }
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                continue 'value;
+                            }
+                            _ => return Err(self.error("Expecting ',' delimiter", self.pos)),
+                        }
+                    }
+                    Some(Frame::Object(frame)) => {
+                        let key = std::mem::take(&mut frame.key);
+                        frame.insert(key, value);
+                        self.skip_ws();
+                        match self.peek() {
+                            Some(b'}') => {
+                                self.pos += 1;
+                                value = match stack.pop() {
+                                    Some(Frame::Object(frame)) => Value::Object(frame.map),
+                                    _ => Value::Null, // unreachable: last was an object
+                                };
+                            }
+                            Some(b',') => {
+                                self.pos += 1;
+                                self.skip_ws();
+                                frame.key = self.parse_key()?;
+                                continue 'value;
+                            }
+                            _ => return Err(self.error("Expecting ',' delimiter", self.pos)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads `"key"` `:` and the whitespace after it.
+    fn parse_key(&mut self) -> Result<String, JsonError> {
+        if self.peek() != Some(b'"') {
+            return Err(self.error("Expecting property name enclosed in double quotes", self.pos));
+        }
+        let key = self.parse_string()?;
+        self.skip_ws();
+        if self.peek() != Some(b':') {
+            return Err(self.error("Expecting ':' delimiter", self.pos));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        Ok(key)
+    }
+
+    /// Any value other than an array or object.
+    fn parse_scalar(&mut self) -> Result<Value, JsonError> {
+        let start = self.pos;
+        let constant = |lit: &str, value: Value, p: &mut Self| -> Option<Value> {
+            if p.starts_with_at(start, lit) {
+                p.pos = start + lit.len();
+                Some(value)
+            } else {
+                None
+            }
+        };
+        let found = match self.peek() {
+            Some(b'"') => return self.parse_string().map(Value::Str),
+            Some(b'n') => constant("null", Value::Null, self),
+            Some(b't') => constant("true", Value::Bool(true), self),
+            Some(b'f') => constant("false", Value::Bool(false), self),
+            Some(b'N') => constant("NaN", Value::Float(f64::NAN), self),
+            Some(b'I') => constant("Infinity", Value::Float(f64::INFINITY), self),
+            Some(b'-') => constant("-Infinity", Value::Float(f64::NEG_INFINITY), self),
+            _ => None,
+        };
+        match found {
+            Some(v) => Ok(v),
+            None => self.parse_number(),
+        }
+    }
+
+    fn is_digit_at(&self, pos: usize) -> bool {
+        self.bytes.get(pos).is_some_and(u8::is_ascii_digit)
+    }
+
+    /// CPython's `_match_number_unicode`: the longest valid number prefix, backtracking
+    /// over a dangling `.` or exponent.
+    fn parse_number(&mut self) -> Result<Value, JsonError> {
+        let start = self.pos;
+        let mut idx = start;
+        if self.bytes.get(idx) == Some(&b'-') {
+            idx += 1;
+        }
+        match self.bytes.get(idx) {
+            Some(b'1'..=b'9') => {
+                idx += 1;
+                while self.is_digit_at(idx) {
+                    idx += 1;
+                }
+            }
+            Some(b'0') => idx += 1,
+            _ => return Err(self.error("Expecting value", start)),
+        }
+        let mut is_float = false;
+        if self.bytes.get(idx) == Some(&b'.') && self.is_digit_at(idx + 1) {
+            is_float = true;
+            idx += 2;
+            while self.is_digit_at(idx) {
+                idx += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = self.bytes.get(idx) {
+            let mut e = idx + 1;
+            if let Some(b'+' | b'-') = self.bytes.get(e) {
+                e += 1;
+            }
+            if self.is_digit_at(e) {
+                is_float = true;
+                idx = e;
+                while self.is_digit_at(idx) {
+                    idx += 1;
+                }
+            }
+        }
+        self.pos = idx;
+        let lexeme = self.text.get(start..idx).unwrap_or("");
+        if is_float {
+            // Rust's parser is correctly rounded like Python's float(); overflow gives ±inf.
+            return lexeme
+                .parse::<f64>()
+                .map(Value::Float)
+                .map_err(|_| self.error("Expecting value", start));
+        }
+        if let Ok(small) = lexeme.parse::<i64>() {
+            return Ok(Value::Int(PyInt::Small(small)));
+        }
+        let digits = lexeme.trim_start_matches('-').len();
+        if digits > MAX_INT_DIGITS {
+            return Err(JsonError::at(
+                JsonErrorKind::IntTooLong,
+                format!(
+                    "Exceeds the limit ({MAX_INT_DIGITS} digits) for integer string conversion: value has {digits} digits; use sys.set_int_max_str_digits() to increase the limit"
+                ),
+                self.text,
+                start,
+            ));
+        }
+        // The lexeme is already canonical: optional '-', no leading zeros, outside i64.
+        Ok(Value::Int(PyInt::Big(lexeme.to_owned())))
+    }
+
+    /// Four hex digits at `pos`, if all present.
+    fn hex4(&self, pos: usize) -> Option<u32> {
+        let digits = self.bytes.get(pos..pos + 4)?;
+        digits.iter().try_fold(0u32, |acc, &b| Some(acc * 16 + (b as char).to_digit(16)?))
+    }
+
+    /// A string starting at the opening quote at `self.pos`; leaves `pos` after the closing
+    /// quote.
+    fn parse_string(&mut self) -> Result<String, JsonError> {
+        let begin = self.pos;
+        let mut pos = begin + 1;
+        let mut out = String::new();
+        loop {
+            let chunk_start = pos;
+            while let Some(&b) = self.bytes.get(pos) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                pos += 1;
+            }
+            // Chunk boundaries sit on ASCII bytes or the end, so they are char boundaries.
+            out.push_str(self.text.get(chunk_start..pos).unwrap_or(""));
+            match self.bytes.get(pos) {
+                None => return Err(self.error("Unterminated string starting at", begin)),
+                Some(b'"') => {
+                    self.pos = pos + 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    pos = self.parse_escape(pos, begin, &mut out)?;
+                }
+                Some(_) => return Err(self.error("Invalid control character at", pos)),
+            }
+        }
+    }
+
+    /// The escape whose backslash is at `bs`; returns the position after it.
+    fn parse_escape(&self, bs: usize, begin: usize, out: &mut String) -> Result<usize, JsonError> {
+        let simple = match self.bytes.get(bs + 1) {
+            None => return Err(self.error("Unterminated string starting at", begin)),
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => return self.parse_unicode_escape(bs, out),
+            Some(_) => return Err(self.error("Invalid \\escape", bs)),
+        };
+        out.push(simple);
+        Ok(bs + 2)
+    }
+
+    /// `\uXXXX` at `bs`, joining a following low-surrogate escape as CPython does.
+    fn parse_unicode_escape(&self, bs: usize, out: &mut String) -> Result<usize, JsonError> {
+        let u = bs + 1;
+        let end = u + 5;
+        // CPython also requires one more character after the four digits.
+        let code = match self.hex4(u + 1) {
+            Some(c) if end < self.bytes.len() => c,
+            _ => return Err(self.error("Invalid \\uXXXX escape", u)),
+        };
+        if (0xD800..0xDC00).contains(&code)
+            && end + 6 < self.bytes.len()
+            && self.bytes.get(end) == Some(&b'\\')
+            && self.bytes.get(end + 1) == Some(&b'u')
+        {
+            let low = self
+                .hex4(end + 2)
+                .ok_or_else(|| self.error("Invalid \\uXXXX escape", end + 1))?;
+            if (0xDC00..0xE000).contains(&low) {
+                let joined = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                out.push(char::from_u32(joined).unwrap_or('\u{fffd}'));
+                return Ok(end + 6);
+            }
+        }
+        // Lone surrogates cannot live in a Rust String: documented U+FFFD substitution.
+        out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
+        Ok(end)
+    }
+}

@@ -1,0 +1,160 @@
+//! `json.dumps` / `json.dump(indent=4)` output, byte for byte (PROTOCOL conventions, §4.4).
+
+use std::fmt::Write as _;
+
+use super::float::push_float_repr;
+use super::value::{PyInt, Value};
+
+/// How `dumps` treats non-ASCII characters (Python's `ensure_ascii`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Escape {
+    /// `ensure_ascii=True`: everything outside U+0020–U+007E is escaped as lower-case
+    /// `\uXXXX` (surrogate pairs above U+FFFF; U+007F too, as CPython's C encoder does).
+    Ascii,
+    /// `ensure_ascii=False`: non-ASCII (and U+007F) is written raw.
+    Utf8,
+}
+
+/// Python `json.dumps(v, ensure_ascii=…)` with default separators `", "` and `": "`.
+pub fn dumps(v: &Value, escape: Escape) -> String {
+    let mut out = String::new();
+    dumps_into(&mut out, v, escape);
+    out
+}
+
+/// Appends [`dumps`] of `v` to `out` (for streaming many lines into one buffer).
+pub fn dumps_into(out: &mut String, v: &Value, escape: Escape) {
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                dumps_into(out, item, escape);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                push_json_string(out, key, escape);
+                out.push_str(": ");
+                dumps_into(out, item, escape);
+            }
+            out.push('}');
+        }
+        scalar => push_scalar(out, scalar, escape),
+    }
+}
+
+/// Python `json.dump(v, f, indent=4, ensure_ascii=False)`: one member per line, 4 spaces
+/// per level, `,` at line ends, `": "` after keys, `[]`/`{}` for empty containers, and no
+/// trailing newline.
+pub fn dump_indent4(v: &Value) -> String {
+    let mut out = String::new();
+    push_indented(&mut out, v, 0);
+    out
+}
+
+fn push_newline_indent(out: &mut String, level: usize) {
+    out.push('\n');
+    for _ in 0..level {
+        out.push_str("    ");
+    }
+}
+
+fn push_indented(out: &mut String, v: &Value, level: usize) {
+    match v {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_newline_indent(out, level + 1);
+                push_indented(out, item, level + 1);
+            }
+            push_newline_indent(out, level);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_newline_indent(out, level + 1);
+                push_json_string(out, key, Escape::Utf8);
+                out.push_str(": ");
+                push_indented(out, item, level + 1);
+            }
+            push_newline_indent(out, level);
+            out.push('}');
+        }
+        other => dumps_into(out, other, Escape::Utf8),
+    }
+}
+
+fn push_scalar(out: &mut String, v: &Value, escape: Escape) {
+    match v {
+        Value::Null => out.push_str("null"),
+        Value::Bool(true) => out.push_str("true"),
+        Value::Bool(false) => out.push_str("false"),
+        Value::Int(PyInt::Small(i)) => {
+            let _ = write!(out, "{i}");
+        }
+        Value::Int(PyInt::Big(digits)) => out.push_str(digits),
+        Value::Float(x) => push_float_repr(out, *x),
+        Value::Str(s) => push_json_string(out, s, escape),
+        Value::Array(_) | Value::Object(_) => dumps_into(out, v, escape),
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+fn push_u_escape(out: &mut String, unit: u32) {
+    out.push_str("\\u");
+    for shift in [12, 8, 4, 0] {
+        out.push(char::from(HEX[((unit >> shift) & 0xF) as usize]));
+    }
+}
+
+/// Appends `s` as a quoted JSON string in Python's escaping.
+pub(crate) fn push_json_string(out: &mut String, s: &str, escape: Escape) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut plain_start = 0;
+    for (i, c) in s.char_indices() {
+        let needs_escape = match c {
+            '"' | '\\' | '\u{0}'..='\u{1f}' => true,
+            '\u{7f}'.. => escape == Escape::Ascii,
+            _ => false,
+        };
+        if !needs_escape {
+            continue;
+        }
+        out.push_str(s.get(plain_start..i).unwrap_or(""));
+        plain_start = i + c.len_utf8();
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            _ => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    push_u_escape(out, u32::from(*unit));
+                }
+            }
+        }
+    }
+    out.push_str(s.get(plain_start..).unwrap_or(""));
+    out.push('"');
+}
