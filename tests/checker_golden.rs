@@ -19,14 +19,22 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/args_golden.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/args_golden.jsonl"
+    );
     let text = std::fs::read_to_string(path).expect("fixture readable");
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {
             let v = loads(line).expect("fixture line parses");
             let field = |k: &str| v.get(k).cloned().unwrap_or_else(|| panic!("field {k}"));
-            let string = |k: &str| field(k).as_str().unwrap_or_else(|| panic!("{k} str")).to_owned();
+            let string = |k: &str| {
+                field(k)
+                    .as_str()
+                    .unwrap_or_else(|| panic!("{k} str"))
+                    .to_owned()
+            };
             Row {
                 id: field("id").as_i64().expect("id"),
                 note: string("note"),
@@ -45,8 +53,13 @@ fn rows() -> Vec<Row> {
 fn expected(row: &Row) -> (String, Vec<Quirk>) {
     match row.verdict.strip_prefix("EXCEPTION: ") {
         None => (row.verdict.clone(), Vec::new()),
-        Some("TypeError: unhashable type: 'list'") => ("correct".to_owned(), vec![Quirk::ListValuedType]),
-        Some(other) => panic!("row {}: official crash {other:?} has no PROTOCOL mapping", row.id),
+        Some("TypeError: unhashable type: 'list'") => {
+            ("correct".to_owned(), vec![Quirk::ListValuedType])
+        }
+        Some(other) => panic!(
+            "row {}: official crash {other:?} has no PROTOCOL mapping",
+            row.id
+        ),
     }
 }
 
@@ -64,15 +77,28 @@ fn every_golden_row_matches() {
                 "row {} ({}): expected {want:?} {want_quirks:?}, got {:?} {:?}",
                 row.id, row.note, got.text, got.quirks
             )),
-            Err(e) => failures.push(format!("row {} ({}): expected {want:?}, got error {e}", row.id, row.note)),
+            Err(e) => failures.push(format!(
+                "row {} ({}): expected {want:?}, got error {e}",
+                row.id, row.note
+            )),
         }
     }
-    assert!(failures.is_empty(), "{} of {} rows differ:\n{}", failures.len(), rows.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} rows differ:\n{}",
+        failures.len(),
+        rows.len(),
+        failures.join("\n")
+    );
 }
 
 #[test]
 fn exception_rows_are_exactly_the_c3_row() {
-    let ids: Vec<i64> = rows().iter().filter(|r| r.verdict.starts_with("EXCEPTION")).map(|r| r.id).collect();
+    let ids: Vec<i64> = rows()
+        .iter()
+        .filter(|r| r.verdict.starts_with("EXCEPTION"))
+        .map(|r| r.id)
+        .collect();
     assert_eq!(ids, [63]);
 }
 
@@ -88,6 +114,12 @@ fn chinese_rows_need_the_segmenter() {
     }
     // Row 37 is decided by normalisation before jieba.
     let row37 = rows().into_iter().find(|r| r.id == 37).expect("row 37");
-    let got = check_verdict(&row37.tools, &row37.name, &row37.predicted, &row37.gold, &seg);
+    let got = check_verdict(
+        &row37.tools,
+        &row37.name,
+        &row37.predicted,
+        &row37.gold,
+        &seg,
+    );
     assert_eq!(got.map(|v| v.text), Ok("correct".to_owned()));
 }

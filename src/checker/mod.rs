@@ -251,5 +251,11 @@ pub fn check_str(
     gold_args: &str,
     seg: &dyn Segmenter,
 ) -> Result<Verdict, CheckError> {
-    check_verdict(tools, name, &Value::Str(predicted.to_owned()), gold_args, seg)
+    check_verdict(
+        tools,
+        name,
+        &Value::Str(predicted.to_owned()),
+        gold_args,
+        seg,
+    )
 }

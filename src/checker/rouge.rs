@@ -208,7 +208,10 @@ mod tests {
     fn set_semantics_and_sentence_order() {
         assert_eq!(f("very good plan", "very very good plan"), Ok(0.999999995));
         assert_eq!(
-            f("Bring the report. Meet at noon.", "Meet at noon. Bring the report."),
+            f(
+                "Bring the report. Meet at noon.",
+                "Meet at noon. Bring the report."
+            ),
             Ok(0.999999995)
         );
         assert_eq!(f("Paris,", "Paris"), Ok(0.0));
@@ -254,7 +257,10 @@ mod tests {
         let long = words(3000, "x");
         assert!(f(&long, "w0 w1 w2 w3 w4").is_err());
         // Identical short sentences inside long text split by dots are fine.
-        let many = (0..500).map(|i| format!("s{i} t{i}")).collect::<Vec<_>>().join(". ");
+        let many = (0..500)
+            .map(|i| format!("s{i} t{i}"))
+            .collect::<Vec<_>>()
+            .join(". ");
         assert_eq!(f(&many, &many), Ok(0.999999995));
     }
 }

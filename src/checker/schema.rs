@@ -44,7 +44,11 @@ pub fn check_top_level(
 }
 
 /// Checks `value` against a nested schema (a parameter, property or item schema).
-pub fn check_nested(value: &Value, schema: &Value, notes: &mut SchemaNotes) -> Option<&'static str> {
+pub fn check_nested(
+    value: &Value,
+    schema: &Value,
+    notes: &mut SchemaNotes,
+) -> Option<&'static str> {
     check_value(value, schema_map(schema), notes)
 }
 
@@ -57,7 +61,11 @@ fn member<'s>(schema: Option<&'s Map>, key: &str) -> Option<&'s Value> {
     schema.and_then(|m| m.get(key))
 }
 
-fn check_value(value: &Value, schema: Option<&Map>, notes: &mut SchemaNotes) -> Option<&'static str> {
+fn check_value(
+    value: &Value,
+    schema: Option<&Map>,
+    notes: &mut SchemaNotes,
+) -> Option<&'static str> {
     let level = Level::Nested;
     // 1. anyOf: first passing branch wins; otherwise the first branch's error.
     if let Some(Value::Array(branches)) = member(schema, "anyOf") {

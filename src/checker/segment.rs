@@ -1,7 +1,18 @@
 //! Chinese word segmentation for the string rule (PROTOCOL §5.3 step 4, §5.4 "jieba").
 //!
 //! The official checker replaces a string with `" ".join(jieba.cut(s))` (jieba 0.42.1,
-//! accurate mode, HMM on, default dictionary). [`JiebaSegmenter`] does this with `jieba-rs`.
+//! accurate mode, HMM on, default dictionary). [`JiebaSegmenter`] does this with `jieba-rs`
+//! for the dictionary and HMM work, around a driver that follows Python jieba where
+//! `jieba-rs` deliberately differs:
+//! - blocks are cut with Python's classes (`[\u4E00-\u9FD5a-zA-Z0-9+#&._%-]+`; every
+//!   other character is a token of its own, except `"\r\n"`), whereas `jieba-rs` also
+//!   treats U+9FD6–U+9FFF and the CJK extensions as block characters;
+//! - alphanumeric runs left to the HMM are split with Python's
+//!   `[a-zA-Z0-9]+(?:\.\d+)?%?`, whereas `jieba-rs` keeps `2024-06-01`, `N-11`, `a.b` and
+//!   `max_words` whole (Python: `2024 - 06 - 01`, `N - 11`, `a . b`, `max _ words`; `3.5`
+//!   stays one token in both);
+//! - the embedded `jieba-rs` dictionary lacks jieba 0.42.1's `B超 3 n`, which is added back
+//!   so the total frequency (and so every route probability) is the same.
 //! The native build embeds the default dictionary (cargo feature `jieba-dict`); the
 //! WebAssembly build constructs the segmenter from dictionary bytes loaded at run time.
 //! [`NoSegmenter`] reports that segmentation is unavailable so a caller can flag the
@@ -43,9 +54,12 @@ impl JiebaSegmenter {
     /// A segmenter with jieba's default dictionary, embedded in the binary.
     #[cfg(feature = "jieba-dict")]
     pub fn with_default_dict() -> Self {
-        JiebaSegmenter {
-            jieba: jieba_rs::Jieba::new(),
+        let mut jieba = jieba_rs::Jieba::new();
+        // jieba 0.42.1's dict.txt has this entry; jieba-rs's copy does not.
+        if !jieba.has_word("B超") {
+            jieba.add_word("B超", Some(3), Some("n"));
         }
+        JiebaSegmenter { jieba }
     }
 
     /// A segmenter from the bytes of a jieba dictionary file (`word freq [tag]` lines,
@@ -60,12 +74,81 @@ impl JiebaSegmenter {
 
 impl Segmenter for JiebaSegmenter {
     fn cut(&self, s: &str) -> Result<Vec<String>, SegmentError> {
-        Ok(self
-            .jieba
-            .cut(s, true)
-            .into_iter()
-            .map(|token| token.word.to_owned())
-            .collect())
+        let mut out = Vec::new();
+        let mut rest = s;
+        while let Some(first) = rest.chars().next() {
+            if is_py_block_char(first) {
+                let end = rest
+                    .char_indices()
+                    .find(|&(_, c)| !is_py_block_char(c))
+                    .map_or(rest.len(), |(i, _)| i);
+                let (block, tail) = rest.split_at(end);
+                for token in self.jieba.cut(block, true) {
+                    push_python_skip_split(token.word, &self.jieba, &mut out);
+                }
+                rest = tail;
+            } else {
+                // Outside blocks: "\r\n" is one token, every other character its own.
+                let len = if rest.starts_with("\r\n") {
+                    2
+                } else {
+                    first.len_utf8()
+                };
+                let (token, tail) = rest.split_at(len);
+                out.push(token.to_owned());
+                rest = tail;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Python jieba's `re_han_default` class: `[\u4E00-\u9FD5a-zA-Z0-9+#&\._%\-]`.
+fn is_py_block_char(c: char) -> bool {
+    ('\u{4E00}'..='\u{9FD5}').contains(&c)
+        || c.is_ascii_alphanumeric()
+        || matches!(c, '+' | '#' | '&' | '.' | '_' | '%' | '-')
+}
+
+/// Pushes `word`, split as Python's HMM fallback splits non-Han text
+/// (`re_skip = [a-zA-Z0-9]+(?:\.\d+)?%?`, gaps kept) when it is a `jieba-rs` joined
+/// alphanumeric run (`a-b`, `2024-06-01`, `x_y`), which Python never produces whole unless
+/// it is a dictionary word.
+fn push_python_skip_split(word: &str, jieba: &jieba_rs::Jieba, out: &mut Vec<String>) {
+    let joined_run = word.bytes().any(|b| matches!(b, b'.' | b'_' | b'-'))
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'%'));
+    if !joined_run || jieba.has_word(word) {
+        out.push(word.to_owned());
+        return;
+    }
+    let bytes = word.as_bytes();
+    let run_end = |mut i: usize, pred: fn(&u8) -> bool| {
+        while bytes.get(i).is_some_and(pred) {
+            i += 1;
+        }
+        i
+    };
+    let mut pos = 0;
+    while pos < bytes.len() {
+        let end = if bytes.get(pos).is_some_and(u8::is_ascii_alphanumeric) {
+            let mut end = run_end(pos, u8::is_ascii_alphanumeric);
+            if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+                end = run_end(end + 1, u8::is_ascii_digit);
+            }
+            if bytes.get(end) == Some(&b'%') {
+                end += 1;
+            }
+            end
+        } else {
+            run_end(pos, |b| !b.is_ascii_alphanumeric())
+        };
+        // All bytes are ASCII, so every index is a char boundary.
+        if let Some(piece) = word.get(pos..end) {
+            out.push(piece.to_owned());
+        }
+        pos = end;
     }
 }
 
@@ -91,7 +174,10 @@ mod tests {
     #[test]
     fn no_segmenter_reports_unavailable() {
         assert_eq!(NoSegmenter.cut("北京"), Err(SegmentError::Unavailable));
-        assert_eq!(SegmentError::Unavailable.to_string(), "segmenter unavailable");
+        assert_eq!(
+            SegmentError::Unavailable.to_string(),
+            "segmenter unavailable"
+        );
     }
 
     #[test]
@@ -117,7 +203,27 @@ mod tests {
         assert_eq!(join_words(&seg, "北京市"), Ok("北京市".to_owned()));
         assert_eq!(join_words(&seg, "北京"), Ok("北京".to_owned()));
         let words = seg.cut("北京 roast duck 3.5").unwrap_or_default();
-        assert_eq!(words.concat(), "北京 roast duck 3.5");
-        assert!(words.iter().any(|w| w == "3.5"), "{words:?}");
+        assert_eq!(words, ["北京", " ", "roast", " ", "duck", " ", "3.5"]);
+    }
+
+    /// Expected tokens are jieba 0.42.1's (`list(jieba.cut(s))`).
+    #[cfg(feature = "jieba-dict")]
+    #[test]
+    fn follows_python_jieba_where_jieba_rs_differs() {
+        let seg = JiebaSegmenter::with_default_dict();
+        let cut = |s: &str| seg.cut(s).unwrap_or_default();
+        assert_eq!(
+            cut("日期2024-06-01"),
+            ["日期", "2024", "-", "06", "-", "01"]
+        );
+        assert_eq!(cut("id: N-11"), ["id", ":", " ", "N", "-", "11"]);
+        assert_eq!(
+            cut("max_words和a.b"),
+            ["max", "_", "words", "和", "a", ".", "b"]
+        );
+        assert_eq!(cut("涨了5.5%"), ["涨", "了", "5.5%"]);
+        assert_eq!(cut("\u{3400}\u{3401}中"), ["\u{3400}", "\u{3401}", "中"]);
+        assert_eq!(cut("a\r\nb\n\n"), ["a", "\r\n", "b", "\n", "\n"]);
+        assert_eq!(cut("做B超"), ["做", "B超"]);
     }
 }
