@@ -133,3 +133,98 @@ fn string_rule(
         Ok(_) => Ok(None),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checker::segment::NoSegmenter;
+    use crate::json::loads;
+
+    fn cmp(p: &str, g: &str) -> String {
+        let (Ok(p), Ok(g)) = (loads(p), loads(g)) else {
+            return "unparsable test input".to_owned();
+        };
+        match compare(&p, &g, &NoSegmenter) {
+            Ok(None) => "correct".to_owned(),
+            Ok(Some(v)) => v,
+            Err(e) => format!("ERR {e}"),
+        }
+    }
+
+    #[test]
+    fn key_lists_use_gold_then_predicted_order_and_python_repr() {
+        assert_eq!(
+            cmp(
+                r#"{"z": 1, "y": 2, "a": 3}"#,
+                r#"{"a": 3, "b": 1, "c'": 2}"#
+            ),
+            r#"error_match: args keys mismatch (missing: ['b', "c'"], extra: ['z', 'y'])"#
+        );
+        assert_eq!(
+            cmp(r#"{"m": {"x": 1}}"#, r#"{"m": {}}"#),
+            "error_match: args keys mismatch at 'm' (extra: ['x'])"
+        );
+    }
+
+    #[test]
+    fn paths_and_gold_key_order() {
+        // Gold order decides which mismatch is reported first.
+        assert_eq!(
+            cmp(r#"{"a": 1, "b": 2}"#, r#"{"b": 3, "a": 4}"#),
+            "error_match: value mismatch at 'b'"
+        );
+        assert_eq!(
+            cmp(r#"{"i": [{"q": [1, [2]]}]}"#, r#"{"i": [{"q": [1, [3]]}]}"#),
+            "error_match: value mismatch at 'i[0].q[1][0]'"
+        );
+        assert_eq!(
+            cmp(r#"{"i": [1]}"#, r#"{"i": [1, 2]}"#),
+            "error_match: array length mismatch at 'i'"
+        );
+        assert_eq!(cmp("[]", "{}"), "error_match: value type inconsistent");
+    }
+
+    #[test]
+    fn scalars_follow_python() {
+        assert_eq!(
+            cmp(r#"{"n": 5}"#, r#"{"n": 5.0}"#),
+            "error_match: value type inconsistent at 'n'"
+        );
+        assert_eq!(
+            cmp(r#"{"n": true}"#, r#"{"n": 1}"#),
+            "error_match: value type inconsistent at 'n'"
+        );
+        assert_eq!(cmp(r#"{"n": -0.0}"#, r#"{"n": 0.0}"#), "correct");
+        assert_eq!(cmp(r#"{"n": -0}"#, r#"{"n": 0}"#), "correct");
+        assert_eq!(
+            cmp(
+                r#"{"n": 123456789012345678901}"#,
+                r#"{"n": 123456789012345678902}"#
+            ),
+            "error_match: value mismatch at 'n'"
+        );
+        assert_eq!(
+            cmp(r#"{"n": NaN}"#, r#"{"n": NaN}"#),
+            "error_match: value mismatch at 'n'"
+        );
+        assert_eq!(cmp(r#"{"n": null}"#, r#"{"n": null}"#), "correct");
+    }
+
+    #[test]
+    fn string_rule_order() {
+        assert_eq!(cmp(r#"{"s": "Ab C"}"#, r#"{"s": "abc"}"#), "correct");
+        assert_eq!(
+            cmp(r#"{"s": "abcdf"}"#, r#"{"s": "abcde"}"#),
+            "error_match: string similarity too low at 's' (rouge score: 0.00)"
+        );
+        assert_eq!(
+            cmp(r#"{"s": "x"}"#, r#"{"s": ""}"#),
+            "error_match: string similarity too low at 's' (edit score: 0.00)"
+        );
+        // Han text needs the segmenter; without one the caller is told, not guessed for.
+        assert_eq!(
+            cmp(r#"{"s": "北京市"}"#, r#"{"s": "北京"}"#),
+            "ERR segmenter unavailable"
+        );
+    }
+}

@@ -130,9 +130,9 @@ fn find_tool<'t>(tools: &'t Value, name: &str) -> Option<ToolSchema<'t>> {
     let entries = tools.as_array()?;
     let function = entries
         .iter()
+        .rev()
         .filter_map(|entry| entry.get("function"))
-        .filter(|function| function.get("name").and_then(Value::as_str) == Some(name))
-        .last()?;
+        .find(|function| function.get("name").and_then(Value::as_str) == Some(name))?;
     let parameters = function.get("parameters");
     let required = match parameters.and_then(|p| p.get("required")) {
         Some(Value::Array(r)) => r.as_slice(),

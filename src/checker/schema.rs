@@ -194,3 +194,111 @@ fn named_type_allows(name: &str, value: &Value) -> Option<bool> {
     };
     Some(ok)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::loads;
+
+    fn nested(value: &str, schema: &str) -> Option<&'static str> {
+        let (Ok(v), Ok(s)) = (loads(value), loads(schema)) else {
+            return Some("unparsable test input");
+        };
+        check_nested(&v, &s, &mut SchemaNotes::default())
+    }
+
+    const TYPE: &str = "error_schema: nested args type inconsistent";
+
+    #[test]
+    fn type_table() {
+        assert_eq!(nested("true", r#"{"type": "integer"}"#), None);
+        assert_eq!(nested("true", r#"{"type": "number"}"#), None);
+        assert_eq!(nested("1", r#"{"type": "float"}"#), Some(TYPE));
+        assert_eq!(nested("1.5", r#"{"type": "float"}"#), None);
+        assert_eq!(nested("1", r#"{"type": "boolean"}"#), Some(TYPE));
+        assert_eq!(nested("null", r#"{"type": "null"}"#), None);
+        assert_eq!(nested("5", "{}"), Some(TYPE));
+        assert_eq!(nested(r#""5""#, "{}"), None);
+        assert_eq!(nested("5", r#"{"type": "str"}"#), None);
+        // A schema that is not an object is untyped, i.e. string.
+        assert_eq!(nested("5", "true"), Some(TYPE));
+    }
+
+    #[test]
+    fn any_of_returns_the_first_branch_error() {
+        let s = r#"{"anyOf": [{"type": "object", "required": ["a"]}, {"type": "integer"}], "type": "string"}"#;
+        assert_eq!(
+            nested("{}", s),
+            Some("error_schema: required nested args missing")
+        );
+        assert_eq!(nested("3", s), None);
+        assert_eq!(nested(r#""x""#, s), Some(TYPE));
+    }
+
+    #[test]
+    fn additional_properties_must_be_exactly_true() {
+        let v = r#"{"k": 1}"#;
+        let no = "error_schema: nested args not defined";
+        assert_eq!(
+            nested(v, r#"{"type": "object", "additionalProperties": true}"#),
+            None
+        );
+        assert_eq!(
+            nested(v, r#"{"type": "object", "additionalProperties": 1}"#),
+            Some(no)
+        );
+        assert_eq!(
+            nested(v, r#"{"type": "object", "additionalProperties": {}}"#),
+            Some(no)
+        );
+    }
+
+    #[test]
+    fn keys_are_checked_in_predicted_order_after_required() {
+        let s = r#"{"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}, "b": {"type": "string", "enum": ["x"]}}}"#;
+        assert_eq!(
+            nested(r#"{"b": "y", "a": 1}"#, s),
+            Some("error_schema: nested args value not in enum")
+        );
+        assert_eq!(nested(r#"{"a": 1, "b": "y"}"#, s), Some(TYPE));
+        assert_eq!(
+            nested(r#"{"b": "x"}"#, s),
+            Some("error_schema: required nested args missing")
+        );
+    }
+
+    #[test]
+    fn top_level_wording() {
+        let props = loads(r#"{"a": {"type": "integer"}}"#).ok();
+        let props = props.as_ref().and_then(Value::as_object);
+        let mut notes = SchemaNotes::default();
+        let run = |v: &str, notes: &mut SchemaNotes| match loads(v) {
+            Ok(v) => check_top_level(&v, &[Value::str("a")], props, notes),
+            Err(_) => Some("unparsable test input"),
+        };
+        assert_eq!(
+            run("[]", &mut notes),
+            Some("error_schema: args type inconsistent")
+        );
+        assert_eq!(
+            run("{}", &mut notes),
+            Some("error_schema: required args missing")
+        );
+        assert_eq!(
+            run(r#"{"a": 1, "c": 1}"#, &mut notes),
+            Some("error_schema: args not defined")
+        );
+        assert_eq!(run(r#"{"a": "1"}"#, &mut notes), Some(TYPE));
+        assert!(!notes.list_valued_type);
+    }
+
+    #[test]
+    fn list_valued_type_is_noted() {
+        let mut notes = SchemaNotes::default();
+        let (Ok(v), Ok(s)) = (loads("null"), loads(r#"{"type": ["string", "null"]}"#)) else {
+            return;
+        };
+        assert_eq!(check_nested(&v, &s, &mut notes), None);
+        assert!(notes.list_valued_type);
+    }
+}

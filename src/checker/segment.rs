@@ -13,6 +13,7 @@
 //!   stays one token in both);
 //! - the embedded `jieba-rs` dictionary lacks jieba 0.42.1's `B超 3 n`, which is added back
 //!   so the total frequency (and so every route probability) is the same.
+//!
 //! The native build embeds the default dictionary (cargo feature `jieba-dict`); the
 //! WebAssembly build constructs the segmenter from dictionary bytes loaded at run time.
 //! [`NoSegmenter`] reports that segmentation is unavailable so a caller can flag the
@@ -54,21 +55,26 @@ impl JiebaSegmenter {
     /// A segmenter with jieba's default dictionary, embedded in the binary.
     #[cfg(feature = "jieba-dict")]
     pub fn with_default_dict() -> Self {
-        let mut jieba = jieba_rs::Jieba::new();
-        // jieba 0.42.1's dict.txt has this entry; jieba-rs's copy does not.
-        if !jieba.has_word("B超") {
-            jieba.add_word("B超", Some(3), Some("n"));
-        }
-        JiebaSegmenter { jieba }
+        Self::with_042_entries(jieba_rs::Jieba::new())
     }
 
-    /// A segmenter from the bytes of a jieba dictionary file (`word freq [tag]` lines,
-    /// such as jieba's `dict.txt`), for builds that load the dictionary at run time.
+    /// A segmenter from the bytes of a jieba dictionary file (`word freq [tag]` lines),
+    /// for builds that load the dictionary at run time. For parity pass jieba 0.42.1's
+    /// `dict.txt`; `jieba-rs`'s copy also works, because the one entry it lacks
+    /// (`B超 3 n`) is added whenever it is missing.
     pub fn from_dict_bytes(dict: &[u8]) -> Result<Self, SegmentError> {
         let mut reader = BufReader::new(dict);
         let jieba = jieba_rs::Jieba::with_dict(&mut reader)
             .map_err(|e| SegmentError::BadDictionary(e.to_string()))?;
-        Ok(JiebaSegmenter { jieba })
+        Ok(Self::with_042_entries(jieba))
+    }
+
+    /// Adds the jieba 0.42.1 dictionary entry that `jieba-rs`'s copy lacks.
+    fn with_042_entries(mut jieba: jieba_rs::Jieba) -> Self {
+        if !jieba.has_word("B超") {
+            jieba.add_word("B超", Some(3), Some("n"));
+        }
+        JiebaSegmenter { jieba }
     }
 }
 
