@@ -176,3 +176,56 @@ fn default_segmenter_is_jieba_in_native_builds() {
         Ok("北京烤鸭".to_owned())
     );
 }
+
+#[test]
+fn deep_nesting_does_not_overflow() {
+    let tools = loads(
+        r#"[{"type": "function", "function": {"name": "n", "parameters": {"type": "object",
+            "properties": {"x": {"type": "array"}}}}}]"#,
+    )
+    .expect("tools parse");
+    let nested = |leaf: &str| format!(r#"{{"x": {}{leaf}{}}}"#, "[".repeat(990), "]".repeat(990));
+    let v = check(&tools, "n", &Value::Str(nested("1")), &nested("2"), seg());
+    assert!(
+        v.starts_with("error_match: value mismatch at 'x[0][0]"),
+        "{v}"
+    );
+    assert_eq!(
+        check(&tools, "n", &Value::Str(nested("1")), &nested("1"), seg()),
+        "correct"
+    );
+}
+
+#[test]
+fn deep_schema_does_not_overflow() {
+    let levels = 990;
+    let schema = format!(
+        "{}{}",
+        r#"{"type": "array", "items": "#.repeat(levels),
+        format!(r#"{{"type": "integer"}}{}"#, "}".repeat(levels))
+    );
+    let tools = loads(&format!(
+        r#"[{{"type": "function", "function": {{"name": "n", "parameters": {{"type": "object",
+            "properties": {{"x": {schema}}}}}}}}}]"#
+    ))
+    .expect("tools parse");
+    let value = |leaf: &str| {
+        format!(
+            r#"{{"x": {}{leaf}{}}}"#,
+            "[".repeat(levels),
+            "]".repeat(levels)
+        )
+    };
+    let v = check(
+        &tools,
+        "n",
+        &Value::Str(value(r#""s""#)),
+        &value("1"),
+        seg(),
+    );
+    assert_eq!(v, "error_schema: nested args type inconsistent");
+    assert_eq!(
+        check(&tools, "n", &Value::Str(value("1")), &value("1"), seg()),
+        "correct"
+    );
+}

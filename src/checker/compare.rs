@@ -11,21 +11,34 @@ use super::segment::{join_words, SegmentError, Segmenter};
 ///
 /// Returns `Ok(None)` for "correct" and `Ok(Some(verdict))` for the first mismatch. The
 /// only error is a segmenter that is needed (a string with U+4E00–U+9FA5) but unavailable.
+///
+/// The official comparison is a recursive pre-order walk (object members in gold order,
+/// array items in order, first error wins); this walks the same order with an explicit
+/// stack, so nesting as deep as the JSON parser allows cannot overflow the native stack.
 pub fn compare(
     predicted: &Value,
     gold: &Value,
     seg: &dyn Segmenter,
 ) -> Result<Option<String>, SegmentError> {
-    compare_at(predicted, gold, "", 0, seg)
+    // (predicted, gold, path, depth below the top-level argument object)
+    let mut stack: Vec<(&Value, &Value, String, usize)> = vec![(predicted, gold, String::new(), 0)];
+    while let Some((p, g, path, depth)) = stack.pop() {
+        if let Some(err) = visit(p, g, &path, depth, seg, &mut stack)? {
+            return Ok(Some(err));
+        }
+    }
+    Ok(None)
 }
 
-/// `depth` counts the object/array levels from the top-level argument object (depth 0).
-fn compare_at(
-    p: &Value,
-    g: &Value,
+/// One node of the walk: returns its verdict, or pushes its children (in reverse, so they
+/// pop in order) and returns `None`.
+fn visit<'v>(
+    p: &'v Value,
+    g: &'v Value,
     path: &str,
     depth: usize,
     seg: &dyn Segmenter,
+    stack: &mut Vec<(&'v Value, &'v Value, String, usize)>,
 ) -> Result<Option<String>, SegmentError> {
     let at = if path.is_empty() {
         String::new()
@@ -60,29 +73,32 @@ fn compare_at(
                     parts.join(", ")
                 )));
             }
-            for (key, gv) in gm.iter() {
-                let Some(pv) = pm.get(key) else { continue };
-                let child = if path.is_empty() {
-                    key.clone()
-                } else {
-                    format!("{path}.{key}")
-                };
-                if let Some(err) = compare_at(pv, gv, &child, depth + 1, seg)? {
-                    return Ok(Some(err));
-                }
-            }
+            let children: Vec<_> = gm
+                .iter()
+                .filter_map(|(key, gv)| {
+                    let pv = pm.get(key)?;
+                    let child = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    Some((pv, gv, child, depth + 1))
+                })
+                .collect();
+            stack.extend(children.into_iter().rev());
             Ok(None)
         }
         (Value::Array(pa), Value::Array(ga)) => {
             if pa.len() != ga.len() {
                 return Ok(Some(format!("error_match: array length mismatch{at}")));
             }
-            for (i, (pv, gv)) in pa.iter().zip(ga).enumerate() {
-                let child = format!("{path}[{i}]");
-                if let Some(err) = compare_at(pv, gv, &child, depth + 1, seg)? {
-                    return Ok(Some(err));
-                }
-            }
+            let children: Vec<_> = pa
+                .iter()
+                .zip(ga)
+                .enumerate()
+                .map(|(i, (pv, gv))| (pv, gv, format!("{path}[{i}]"), depth + 1))
+                .collect();
+            stack.extend(children.into_iter().rev());
             Ok(None)
         }
         (Value::Str(ps), Value::Str(gs)) => string_rule(ps, gs, &at, depth.saturating_sub(1), seg),
