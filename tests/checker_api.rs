@@ -200,9 +200,9 @@ fn deep_nesting_does_not_overflow() {
 fn deep_schema_does_not_overflow() {
     let levels = 990;
     let schema = format!(
-        "{}{}",
+        "{}{{\"type\": \"integer\"}}{}",
         r#"{"type": "array", "items": "#.repeat(levels),
-        format!(r#"{{"type": "integer"}}{}"#, "}".repeat(levels))
+        "}".repeat(levels)
     );
     let tools = loads(&format!(
         r#"[{{"type": "function", "function": {{"name": "n", "parameters": {{"type": "object",
