@@ -6,34 +6,73 @@
 use std::path::PathBuf;
 
 use wildtool::json::{
-    dump_indent4, dumps, float_repr, loads, py_eq, JsonErrorKind, Map, PyInt, Value, Escape,
+    dump_indent4, dumps, float_repr, loads, py_eq, Escape, JsonErrorKind, Map, PyInt, Value,
     MAX_DEPTH,
 };
 
 const ERROR_CASES: &[(&str, &str)] = &[
     ("", "Expecting value: line 1 column 1 (char 0)"),
     (" ", "Expecting value: line 1 column 2 (char 1)"),
-    ("\u{feff}{}", "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)"),
+    (
+        "\u{feff}{}",
+        "Unexpected UTF-8 BOM (decode using utf-8-sig): line 1 column 1 (char 0)",
+    ),
     ("[1,]", "Expecting value: line 1 column 4 (char 3)"),
-    ("{\"a\":1,}", "Expecting property name enclosed in double quotes: line 1 column 8 (char 7)"),
-    ("{", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
+    (
+        "{\"a\":1,}",
+        "Expecting property name enclosed in double quotes: line 1 column 8 (char 7)",
+    ),
+    (
+        "{",
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+    ),
     ("[", "Expecting value: line 1 column 2 (char 1)"),
     ("-", "Expecting value: line 1 column 1 (char 0)"),
     ("-Inf", "Expecting value: line 1 column 1 (char 0)"),
     ("nul", "Expecting value: line 1 column 1 (char 0)"),
     ("tru", "Expecting value: line 1 column 1 (char 0)"),
     ("[1 2]", "Expecting ',' delimiter: line 1 column 4 (char 3)"),
-    ("{\"a\" 1}", "Expecting ':' delimiter: line 1 column 6 (char 5)"),
-    ("{1:2}", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-    ("\"abc", "Unterminated string starting at: line 1 column 1 (char 0)"),
-    ("\"\\", "Unterminated string starting at: line 1 column 1 (char 0)"),
-    ("\"a\u{a}b\"", "Invalid control character at: line 1 column 3 (char 2)"),
-    ("\"a\u{1f}b\"", "Invalid control character at: line 1 column 3 (char 2)"),
+    (
+        "{\"a\" 1}",
+        "Expecting ':' delimiter: line 1 column 6 (char 5)",
+    ),
+    (
+        "{1:2}",
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+    ),
+    (
+        "\"abc",
+        "Unterminated string starting at: line 1 column 1 (char 0)",
+    ),
+    (
+        "\"\\",
+        "Unterminated string starting at: line 1 column 1 (char 0)",
+    ),
+    (
+        "\"a\u{a}b\"",
+        "Invalid control character at: line 1 column 3 (char 2)",
+    ),
+    (
+        "\"a\u{1f}b\"",
+        "Invalid control character at: line 1 column 3 (char 2)",
+    ),
     ("\"\\x\"", "Invalid \\escape: line 1 column 2 (char 1)"),
-    ("\"\\u12", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
-    ("\"\\u1234", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
-    ("\"\\uZZZZ\"", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
-    ("\"\\ud83d\\uZZZZ\"", "Invalid \\uXXXX escape: line 1 column 9 (char 8)"),
+    (
+        "\"\\u12",
+        "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+    ),
+    (
+        "\"\\u1234",
+        "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+    ),
+    (
+        "\"\\uZZZZ\"",
+        "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+    ),
+    (
+        "\"\\ud83d\\uZZZZ\"",
+        "Invalid \\uXXXX escape: line 1 column 9 (char 8)",
+    ),
     ("1.", "Extra data: line 1 column 2 (char 1)"),
     ("01", "Extra data: line 1 column 2 (char 1)"),
     ("1e", "Extra data: line 1 column 2 (char 1)"),
@@ -44,25 +83,52 @@ const ERROR_CASES: &[(&str, &str)] = &[
     ("infinity", "Expecting value: line 1 column 1 (char 0)"),
     ("+1", "Expecting value: line 1 column 1 (char 0)"),
     (".5", "Expecting value: line 1 column 1 (char 0)"),
-    ("[1,\u{a} 2,\u{a} ]", "Expecting value: line 3 column 2 (char 9)"),
-    ("{\"\u{e9}\": 1 2}", "Expecting ',' delimiter: line 1 column 9 (char 8)"),
-    ("[\u{a}  \"x\",\u{a}  tru]", "Expecting value: line 3 column 3 (char 11)"),
+    (
+        "[1,\u{a} 2,\u{a} ]",
+        "Expecting value: line 3 column 2 (char 9)",
+    ),
+    (
+        "{\"\u{e9}\": 1 2}",
+        "Expecting ',' delimiter: line 1 column 9 (char 8)",
+    ),
+    (
+        "[\u{a}  \"x\",\u{a}  tru]",
+        "Expecting value: line 3 column 3 (char 11)",
+    ),
     ("\u{a0}1", "Expecting value: line 1 column 1 (char 0)"),
     ("1\u{a0}", "Extra data: line 1 column 2 (char 1)"),
     ("\u{c}1", "Expecting value: line 1 column 1 (char 0)"),
-    ("\"\\ud800", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
+    (
+        "\"\\ud800",
+        "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+    ),
     ("{\"a\":}", "Expecting value: line 1 column 6 (char 5)"),
-    ("{\"a\"", "Expecting ':' delimiter: line 1 column 5 (char 4)"),
+    (
+        "{\"a\"",
+        "Expecting ':' delimiter: line 1 column 5 (char 4)",
+    ),
     ("[,]", "Expecting value: line 1 column 2 (char 1)"),
-    ("{,}", "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)"),
-    ("\"\\u00e9", "Invalid \\uXXXX escape: line 1 column 3 (char 2)"),
-    ("\"\u{0}\"", "Invalid control character at: line 1 column 2 (char 1)"),
+    (
+        "{,}",
+        "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+    ),
+    (
+        "\"\\u00e9",
+        "Invalid \\uXXXX escape: line 1 column 3 (char 2)",
+    ),
+    (
+        "\"\u{0}\"",
+        "Invalid control character at: line 1 column 2 (char 1)",
+    ),
     ("\"\u{7f}\u{e9}\" x", "Extra data: line 1 column 6 (char 5)"),
     ("0x10", "Extra data: line 1 column 2 (char 1)"),
     ("--1", "Expecting value: line 1 column 1 (char 0)"),
     ("-01", "Extra data: line 1 column 3 (char 2)"),
     ("[1]   ,", "Extra data: line 1 column 7 (char 6)"),
-    ("\"\u{1f600}\u{1f600}\" \u{1f600}", "Extra data: line 1 column 6 (char 5)"),
+    (
+        "\"\u{1f600}\u{1f600}\" \u{1f600}",
+        "Extra data: line 1 column 6 (char 5)",
+    ),
 ];
 const OK_CASES: &[(&str, &str, &str)] = &[
     ("1e2", "100.0", "100.0"),
@@ -72,22 +138,58 @@ const OK_CASES: &[(&str, &str, &str)] = &[
     ("-1e400", "-Infinity", "-Infinity"),
     ("1E-2", "0.01", "0.01"),
     ("0.5e1", "5.0", "5.0"),
-    ("12345678901234567890", "12345678901234567890", "12345678901234567890"),
-    ("-9223372036854775809", "-9223372036854775809", "-9223372036854775809"),
-    ("-9223372036854775808", "-9223372036854775808", "-9223372036854775808"),
-    ("9223372036854775807", "9223372036854775807", "9223372036854775807"),
+    (
+        "12345678901234567890",
+        "12345678901234567890",
+        "12345678901234567890",
+    ),
+    (
+        "-9223372036854775809",
+        "-9223372036854775809",
+        "-9223372036854775809",
+    ),
+    (
+        "-9223372036854775808",
+        "-9223372036854775808",
+        "-9223372036854775808",
+    ),
+    (
+        "9223372036854775807",
+        "9223372036854775807",
+        "9223372036854775807",
+    ),
     ("NaN", "NaN", "NaN"),
     ("Infinity", "Infinity", "Infinity"),
     ("-Infinity", "-Infinity", "-Infinity"),
     (" \u{9}\u{a}\u{d}[1 , 2 ]\u{d}\u{a}", "[1, 2]", "[1, 2]"),
-    ("{\"a\": 1, \"b\": 2, \"a\": 3}", "{\"a\": 3, \"b\": 2}", "{\"a\": 3, \"b\": 2}"),
-    ("{\"a\":{\"a\":1,\"a\":[2]}}", "{\"a\": {\"a\": [2]}}", "{\"a\": {\"a\": [2]}}"),
+    (
+        "{\"a\": 1, \"b\": 2, \"a\": 3}",
+        "{\"a\": 3, \"b\": 2}",
+        "{\"a\": 3, \"b\": 2}",
+    ),
+    (
+        "{\"a\":{\"a\":1,\"a\":[2]}}",
+        "{\"a\": {\"a\": [2]}}",
+        "{\"a\": {\"a\": [2]}}",
+    ),
     ("\"\\ud83d\\ude00\"", "\"\\ud83d\\ude00\"", "\"\u{1f600}\""),
     ("\"\\uD83D\\uDE00\"", "\"\\ud83d\\ude00\"", "\"\u{1f600}\""),
-    ("\"\\u00e9\\/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"\\u00e9/\\b\\f\\n\\r\\t\\\"\\\\\"", "\"\u{e9}/\\b\\f\\n\\r\\t\\\"\\\\\""),
+    (
+        "\"\\u00e9\\/\\b\\f\\n\\r\\t\\\"\\\\\"",
+        "\"\\u00e9/\\b\\f\\n\\r\\t\\\"\\\\\"",
+        "\"\u{e9}/\\b\\f\\n\\r\\t\\\"\\\\\"",
+    ),
     ("\"\u{7f}\"", "\"\\u007f\"", "\"\u{7f}\""),
-    ("\"\u{e9}\u{1f600}\"", "\"\\u00e9\\ud83d\\ude00\"", "\"\u{e9}\u{1f600}\""),
-    ("[true,false,null]", "[true, false, null]", "[true, false, null]"),
+    (
+        "\"\u{e9}\u{1f600}\"",
+        "\"\\u00e9\\ud83d\\ude00\"",
+        "\"\u{e9}\u{1f600}\"",
+    ),
+    (
+        "[true,false,null]",
+        "[true, false, null]",
+        "[true, false, null]",
+    ),
     ("{\"\":\"\"}", "{\"\": \"\"}", "{\"\": \"\"}"),
     ("[[],{},[[]]]", "[[], {}, [[]]]", "[[], {}, [[]]]"),
     ("1.5e-7", "1.5e-07", "1.5e-07"),
@@ -97,9 +199,17 @@ const OK_CASES: &[(&str, &str, &str)] = &[
     ("5e-324", "5e-324", "5e-324"),
     ("2.5E+20", "2.5e+20", "2.5e+20"),
     ("\"\\u0041\\u0041\"", "\"AA\"", "\"AA\""),
-    ("100000000000000000000000000000000000000000.0", "1e+41", "1e+41"),
+    (
+        "100000000000000000000000000000000000000000.0",
+        "1e+41",
+        "1e+41",
+    ),
     ("[1.0, 1, true]", "[1.0, 1, true]", "[1.0, 1, true]"),
-    ("\"\u{2028}\u{2029}\"", "\"\\u2028\\u2029\"", "\"\u{2028}\u{2029}\""),
+    (
+        "\"\u{2028}\u{2029}\"",
+        "\"\\u2028\\u2029\"",
+        "\"\u{2028}\u{2029}\"",
+    ),
     ("4.35", "4.35", "4.35"),
     ("1e-7", "1e-07", "1e-07"),
     ("-1.0e-4", "-0.0001", "-0.0001"),
@@ -113,7 +223,10 @@ fn official_runs() -> Vec<PathBuf> {
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 2, "expected official run fixtures in {root:?}");
+    assert!(
+        dirs.len() >= 2,
+        "expected official run fixtures in {root:?}"
+    );
     dirs
 }
 
@@ -150,10 +263,18 @@ fn number_kinds() {
     assert_eq!(loads("1e400").ok(), Some(Value::Float(f64::INFINITY)));
     assert_eq!(
         loads("-123456789012345678901234567890").ok(),
-        Some(Value::Int(PyInt::Big("-123456789012345678901234567890".into())))
+        Some(Value::Int(PyInt::Big(
+            "-123456789012345678901234567890".into()
+        )))
     );
-    assert_eq!(loads("9223372036854775808").ok(), Some(Value::Int(PyInt::Big("9223372036854775808".into()))));
-    assert_eq!(loads("-9223372036854775808").ok(), Some(Value::int(i64::MIN)));
+    assert_eq!(
+        loads("9223372036854775808").ok(),
+        Some(Value::Int(PyInt::Big("9223372036854775808".into())))
+    );
+    assert_eq!(
+        loads("-9223372036854775808").ok(),
+        Some(Value::int(i64::MIN))
+    );
     assert!(matches!(loads("NaN"), Ok(Value::Float(x)) if x.is_nan()));
 }
 
@@ -200,14 +321,24 @@ fn surrogate_escapes() {
     assert_eq!(loads(r#""\ud800""#).ok(), Some(Value::str("\u{fffd}")));
     assert_eq!(loads(r#""\udc00x""#).ok(), Some(Value::str("\u{fffd}x")));
     assert_eq!(loads(r#""\ud83dA""#).ok(), Some(Value::str("\u{fffd}A")));
-    assert_eq!(loads(r#""\ud83d\u0041""#).ok(), Some(Value::str("\u{fffd}A")));
-    assert_eq!(loads(r#""\ud83d\ud83d\ude00""#).ok(), Some(Value::str("\u{fffd}😀")));
+    assert_eq!(
+        loads(r#""\ud83d\u0041""#).ok(),
+        Some(Value::str("\u{fffd}A"))
+    );
+    assert_eq!(
+        loads(r#""\ud83d\ud83d\ude00""#).ok(),
+        Some(Value::str("\u{fffd}😀"))
+    );
 }
 
 #[test]
 fn nesting_is_bounded_without_stack_overflow() {
     let ok = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
-    assert!(loads(&ok).is_ok());
+    let v = loads(&ok).expect("MAX_DEPTH levels parse");
+    // Writers and equality recurse; the depth bound keeps them safe too.
+    assert_eq!(dumps(&v, Escape::Ascii), ok);
+    assert!(dump_indent4(&v).starts_with("[\n    [\n        ["));
+    assert!(py_eq(&v, &v.clone()));
     let deep = format!("{}{}", "[".repeat(MAX_DEPTH + 1), "]".repeat(MAX_DEPTH + 1));
     let e = loads(&deep).expect_err("too deep");
     assert_eq!(e.kind, JsonErrorKind::TooDeep);
@@ -216,14 +347,18 @@ fn nesting_is_bounded_without_stack_overflow() {
         "maximum recursion depth exceeded while decoding a JSON array from a unicode string"
     );
     let huge = "{\"a\":".repeat(1_000_000);
-    assert_eq!(loads(&huge).map_err(|e| e.kind), Err(JsonErrorKind::TooDeep));
+    assert_eq!(
+        loads(&huge).map_err(|e| e.kind),
+        Err(JsonErrorKind::TooDeep)
+    );
     let unclosed = "[".repeat(2_000_000);
     assert!(loads(&unclosed).is_err());
 }
 
 #[test]
 fn indent4_layout() {
-    let v = loads(r#"{"a": [1, {}, []], "b": {}, "c": {"d": 0.5, "é": "ü\n"}, "e": []}"#).expect("parse");
+    let v = loads(r#"{"a": [1, {}, []], "b": {}, "c": {"d": 0.5, "é": "ü\n"}, "e": []}"#)
+        .expect("parse");
     let want = "{\n    \"a\": [\n        1,\n        {},\n        []\n    ],\n    \"b\": {},\n    \"c\": {\n        \"d\": 0.5,\n        \"é\": \"ü\\n\"\n    },\n    \"e\": []\n}";
     assert_eq!(dump_indent4(&v), want);
     assert_eq!(dump_indent4(&Value::int(3)), "3");
@@ -233,12 +368,21 @@ fn indent4_layout() {
 
 #[test]
 fn control_characters_escape_lower_hex() {
-    let s: String = (0u8..0x20).map(char::from).chain(['\u{7f}', '"', '\\']).collect();
+    let s: String = (0u8..0x20)
+        .map(char::from)
+        .chain(['\u{7f}', '"', '\\'])
+        .collect();
     let v = Value::Str(s);
     let want_utf8 = "\"\\u0000\\u0001\\u0002\\u0003\\u0004\\u0005\\u0006\\u0007\\b\\t\\n\\u000b\\f\\r\\u000e\\u000f\\u0010\\u0011\\u0012\\u0013\\u0014\\u0015\\u0016\\u0017\\u0018\\u0019\\u001a\\u001b\\u001c\\u001d\\u001e\\u001f\u{7f}\\\"\\\\\"";
     assert_eq!(dumps(&v, Escape::Utf8), want_utf8);
-    assert_eq!(dumps(&v, Escape::Ascii), want_utf8.replace('\u{7f}', "\\u007f"));
-    assert_eq!(dumps(&Value::str("\u{10ffff}\u{ffff}"), Escape::Ascii), "\"\\udbff\\udfff\\uffff\"");
+    assert_eq!(
+        dumps(&v, Escape::Ascii),
+        want_utf8.replace('\u{7f}', "\\u007f")
+    );
+    assert_eq!(
+        dumps(&Value::str("\u{10ffff}\u{ffff}"), Escape::Ascii),
+        "\"\\udbff\\udfff\\uffff\""
+    );
 }
 
 #[test]
@@ -263,7 +407,12 @@ fn score_lines_round_trip_ascii() {
         assert!(!text.ends_with('\n'));
         let rebuilt: Vec<String> = text
             .split('\n')
-            .map(|line| dumps(&loads(line).unwrap_or_else(|e| panic!("{dir:?}: {e}")), Escape::Ascii))
+            .map(|line| {
+                dumps(
+                    &loads(line).unwrap_or_else(|e| panic!("{dir:?}: {e}")),
+                    Escape::Ascii,
+                )
+            })
             .collect();
         assert_eq!(rebuilt.join("\n"), text, "{dir:?}");
     }
@@ -292,7 +441,85 @@ fn float_repr_matches_python_for_latency_like_values() {
 fn python_equality_through_parse() {
     let p = |s: &str| loads(s).expect("parse");
     assert!(py_eq(&p("true"), &p("1.0")));
-    assert!(py_eq(&p(r#"{"a": 1, "b": 2}"#), &p(r#"{"b": 2.0, "a": true}"#)));
+    assert!(py_eq(
+        &p(r#"{"a": 1, "b": 2}"#),
+        &p(r#"{"b": 2.0, "a": true}"#)
+    ));
     assert!(!py_eq(&p("NaN"), &p("NaN")));
     assert!(!py_eq(&p("\"a\""), &p("\"A\"")));
+}
+
+/// Differential check against CPython: set `WILDTOOL_JSON_DIFF` to a JSONL file whose lines
+/// are `{"input": s, "ok": json.dumps(json.loads(s))}` or `{"input": s, "err": str(error)}`
+/// (or `"other": exception name`), produced by CPython, and run with `--ignored`.
+#[test]
+#[ignore = "needs a CPython-generated case file in WILDTOOL_JSON_DIFF"]
+fn differential_against_cpython_cases() {
+    let path = std::env::var("WILDTOOL_JSON_DIFF").expect("WILDTOOL_JSON_DIFF");
+    let text = std::fs::read_to_string(path).expect("read case file");
+    let mut failures = Vec::new();
+    let mut count = 0;
+    for line in text.lines() {
+        let case = loads(line).expect("case line");
+        let input = case.get("input").and_then(Value::as_str).expect("input");
+        let got = loads(input);
+        count += 1;
+        let ok = match (got, case.get("ok"), case.get("err")) {
+            (Ok(v), Some(Value::Str(want)), _) => dumps(&v, Escape::Ascii) == *want,
+            (Err(e), _, Some(Value::Str(want))) => {
+                e.kind == JsonErrorKind::Decode && e.to_string() == *want
+            }
+            (Err(e), None, None) => e.kind != JsonErrorKind::Decode,
+            _ => false,
+        };
+        if !ok {
+            failures.push(line.to_owned());
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {count} differ, e.g. {:?}",
+        failures.len(),
+        &failures[..failures.len().min(5)]
+    );
+}
+
+/// Throughput of `loads` + `dumps` on the official result lines (run with `--ignored`,
+/// ideally under `--profile bench`).
+#[test]
+#[ignore = "timing measurement"]
+fn throughput_on_result_lines() {
+    let mut lines = Vec::new();
+    for dir in official_runs() {
+        let text = std::fs::read_to_string(dir.join("mini_result.jsonl")).expect("read result");
+        lines.extend(text.lines().map(str::to_owned));
+    }
+    let bytes_per_round: usize = lines.iter().map(String::len).sum();
+    let rounds = 200;
+    let parsed: Vec<Value> = lines.iter().map(|l| loads(l).expect("parse")).collect();
+    let mb = (bytes_per_round * rounds) as f64 / 1e6;
+    let start = std::time::Instant::now();
+    for _ in 0..rounds {
+        for line in &lines {
+            std::hint::black_box(loads(line).expect("parse"));
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("loads: {mb:.1} MB in {secs:.2} s = {:.1} MB/s", mb / secs);
+    for mode in [Escape::Ascii, Escape::Utf8] {
+        let mut out = String::new();
+        let start = std::time::Instant::now();
+        for _ in 0..rounds {
+            for v in &parsed {
+                out.clear();
+                wildtool::json::dumps_into(&mut out, v, mode);
+                std::hint::black_box(&out);
+            }
+        }
+        let secs = start.elapsed().as_secs_f64();
+        eprintln!(
+            "dumps({mode:?}): {mb:.1} MB in {secs:.2} s = {:.1} MB/s",
+            mb / secs
+        );
+    }
 }

@@ -23,7 +23,8 @@ pub fn py_eq(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| py_eq_or_same(v, w)))
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| py_eq_or_same(v, w)))
         }
         _ => match (Num::of(a), Num::of(b)) {
             (Some(x), Some(y)) => x.eq(&y),
@@ -87,7 +88,11 @@ fn int_eq_float(int: &Num<'_>, x: f64) -> bool {
         Num::Small(i) => (-TWO_63..TWO_63).contains(&x) && x as i64 == *i,
         // `{:.0}` prints the exact decimal value of an integral float.
         Num::Big(digits) => {
-            let exact = if x == 0.0 { "0".to_owned() } else { format!("{x:.0}") };
+            let exact = if x == 0.0 {
+                "0".to_owned()
+            } else {
+                format!("{x:.0}")
+            };
             exact == *digits
         }
         Num::Float(_) => false,
@@ -121,7 +126,10 @@ mod tests {
         assert!(eq("9223372036854775808", "9223372036854775808.0"));
         assert!(!eq("100000000000000000000000", "1e23")); // 1e23 is 99999999999999991611392.0
         assert!(eq("99999999999999991611392", "1e23"));
-        assert!(!eq("123456789012345678901234567890", "123456789012345678901234567891"));
+        assert!(!eq(
+            "123456789012345678901234567890",
+            "123456789012345678901234567891"
+        ));
         assert!(!eq("1e400", "1"));
         assert!(eq("1e400", "Infinity"));
     }
@@ -142,7 +150,10 @@ mod tests {
         assert!(eq("null", "null"));
         assert!(!eq("null", "0"));
         assert!(!eq("\"1\"", "1"));
-        assert!(eq("{\"a\": 1, \"b\": [true, 2]}", "{\"b\": [1.0, 2], \"a\": 1}"));
+        assert!(eq(
+            "{\"a\": 1, \"b\": [true, 2]}",
+            "{\"b\": [1.0, 2], \"a\": 1}"
+        ));
         assert!(!eq("{\"a\": 1}", "{\"a\": 1, \"b\": 2}"));
         assert!(!eq("{\"a\": 1}", "{\"b\": 1}"));
         assert!(!eq("[1, 2]", "[2, 1]"));

@@ -39,7 +39,12 @@ pub struct JsonError {
 impl JsonError {
     /// Builds an error at byte position `byte_pos` of `text`, converting it to Python's
     /// character-based line, column and offset.
-    pub(crate) fn at(kind: JsonErrorKind, msg: impl Into<String>, text: &str, byte_pos: usize) -> Self {
+    pub(crate) fn at(
+        kind: JsonErrorKind,
+        msg: impl Into<String>,
+        text: &str,
+        byte_pos: usize,
+    ) -> Self {
         let mut cut = byte_pos.min(text.len());
         while !text.is_char_boundary(cut) {
             cut -= 1;
@@ -51,7 +56,13 @@ impl JsonError {
             Some(nl) => prefix.get(nl + 1..).map_or(0, |tail| tail.chars().count()) + 1,
             None => offset + 1,
         };
-        JsonError { kind, msg: msg.into(), line, column, offset }
+        JsonError {
+            kind,
+            msg: msg.into(),
+            line,
+            column,
+            offset,
+        }
     }
 }
 

@@ -32,9 +32,30 @@ pub(crate) fn push_float_repr(out: &mut String, x: f64) {
     out.push_str(&float_repr(x));
 }
 
-fn finite_repr(x: f64) -> String {
-    // `{:e}` gives the shortest round-trip digits: "-1.2345e-7", "5e-324", "0e0".
+/// The shortest round-trip digits in `{:e}` form, choosing like CPython (David Gay's
+/// `dtoa` mode 0) the candidate closest to `x`, ties to even.
+///
+/// Rust's `{:e}` gives a shortest digit string, but on an exact tie (`1156983321958482.25`)
+/// it may pick the upper neighbour where CPython prints `1156983321958482.2`. The correctly
+/// rounded (half-to-even) string of the same length is used whenever it round-trips.
+fn shortest_sci(x: f64) -> String {
     let sci = format!("{x:e}");
+    let mantissa = sci.split('e').next().unwrap_or("");
+    let digits = mantissa.bytes().filter(u8::is_ascii_digit).count();
+    if digits < 2 {
+        return sci;
+    }
+    let nearest = format!("{:.*e}", digits - 1, x);
+    if nearest.parse::<f64>().is_ok_and(|y| y == x) {
+        nearest
+    } else {
+        sci
+    }
+}
+
+fn finite_repr(x: f64) -> String {
+    // Shortest round-trip digits: "-1.2345e-7", "5e-324", "0e0".
+    let sci = shortest_sci(x);
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let (negative, mantissa) = match mantissa.strip_prefix('-') {
@@ -42,12 +63,16 @@ fn finite_repr(x: f64) -> String {
         None => (false, mantissa),
     };
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let digits = match digits.trim_end_matches('0') {
+        "" => "0",
+        trimmed => trimmed,
+    };
     let mut out = String::with_capacity(digits.len() + 8);
     if negative {
         out.push('-');
     }
     if (-4..16).contains(&exp) {
-        push_positional(&mut out, &digits, exp);
+        push_positional(&mut out, digits, exp);
     } else {
         let (first, rest) = digits.split_at(1.min(digits.len()));
         out.push_str(first);
@@ -119,6 +144,10 @@ mod tests {
             (0.1, "0.1"),
             (100.0, "100.0"),
             (123456789.125, "123456789.125"),
+            // Exact ties between two shortest candidates go to even, as in CPython.
+            (1156983321958482.2, "1156983321958482.2"),
+            (-1425502010969177.2, "-1425502010969177.2"),
+            (821266108446277.2, "821266108446277.2"),
         ];
         for &(x, want) in cases {
             assert_eq!(float_repr(x), want, "{x:e}");

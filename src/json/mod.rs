@@ -14,6 +14,7 @@ mod eq;
 mod error;
 mod float;
 mod parse;
+mod printable_table;
 mod repr;
 mod value;
 mod write;

@@ -33,7 +33,11 @@ const INDEX_THRESHOLD: usize = 16;
 /// accepted; a duplicate key keeps its first position and takes the last value; only
 /// `" \t\n\r"` may surround tokens. Errors carry Python's message and position.
 pub fn loads(text: &str) -> Result<Value, JsonError> {
-    let mut parser = Parser { text, bytes: text.as_bytes(), pos: 0 };
+    let mut parser = Parser {
+        text,
+        bytes: text.as_bytes(),
+        pos: 0,
+    };
     if text.starts_with('\u{feff}') {
         return Err(parser.error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0));
     }
@@ -64,7 +68,12 @@ impl ObjectFrame {
     /// Python `d[key] = value`: replace in place if present, else append.
     fn insert(&mut self, key: String, value: Value) {
         if self.index.is_none() && self.map.len() >= INDEX_THRESHOLD {
-            let index = self.map.keys().enumerate().map(|(i, k)| (k.clone(), i)).collect();
+            let index = self
+                .map
+                .keys()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), i))
+                .collect();
             self.index = Some(index);
         }
         match &mut self.index {
@@ -106,7 +115,9 @@ impl<'a> Parser<'a> {
     }
 
     fn starts_with_at(&self, pos: usize, lit: &str) -> bool {
-        self.bytes.get(pos..).is_some_and(|rest| rest.starts_with(lit.as_bytes()))
+        self.bytes
+            .get(pos..)
+            .is_some_and(|rest| rest.starts_with(lit.as_bytes()))
     }
 
     /// Parses one value at `self.pos` (whitespace already skipped), iteratively.
@@ -142,7 +153,11 @@ impl<'a> Parser<'a> {
                         Value::Object(Map::new())
                     } else {
                         let key = self.parse_key()?;
-                        stack.push(Frame::Object(ObjectFrame { map: Map::new(), key, index: None }));
+                        stack.push(Frame::Object(ObjectFrame {
+                            map: Map::new(),
+                            key,
+                            index: None,
+                        }));
                         continue 'value;
                     }
                 }
@@ -200,7 +215,10 @@ impl<'a> Parser<'a> {
     /// Reads `"key"` `:` and the whitespace after it.
     fn parse_key(&mut self) -> Result<String, JsonError> {
         if self.peek() != Some(b'"') {
-            return Err(self.error("Expecting property name enclosed in double quotes", self.pos));
+            return Err(self.error(
+                "Expecting property name enclosed in double quotes",
+                self.pos,
+            ));
         }
         let key = self.parse_string()?;
         self.skip_ws();
@@ -312,7 +330,9 @@ impl<'a> Parser<'a> {
     /// Four hex digits at `pos`, if all present.
     fn hex4(&self, pos: usize) -> Option<u32> {
         let digits = self.bytes.get(pos..pos + 4)?;
-        digits.iter().try_fold(0u32, |acc, &b| Some(acc * 16 + (b as char).to_digit(16)?))
+        digits
+            .iter()
+            .try_fold(0u32, |acc, &b| Some(acc * 16 + (b as char).to_digit(16)?))
     }
 
     /// A string starting at the opening quote at `self.pos`; leaves `pos` after the closing
@@ -323,21 +343,21 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let chunk_start = pos;
-            while let Some(&b) = self.bytes.get(pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                pos += 1;
-            }
+            pos = skip_plain_string_bytes(self.bytes, pos);
             // Chunk boundaries sit on ASCII bytes or the end, so they are char boundaries.
-            out.push_str(self.text.get(chunk_start..pos).unwrap_or(""));
+            let chunk = self.text.get(chunk_start..pos).unwrap_or("");
             match self.bytes.get(pos) {
                 None => return Err(self.error("Unterminated string starting at", begin)),
                 Some(b'"') => {
                     self.pos = pos + 1;
+                    if out.is_empty() {
+                        return Ok(chunk.to_owned());
+                    }
+                    out.push_str(chunk);
                     return Ok(out);
                 }
                 Some(b'\\') => {
+                    out.push_str(chunk);
                     pos = self.parse_escape(pos, begin, &mut out)?;
                 }
                 Some(_) => return Err(self.error("Invalid control character at", pos)),
@@ -391,4 +411,32 @@ impl<'a> Parser<'a> {
         out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
         Ok(end)
     }
+}
+
+/// The first position at or after `pos` holding `"`, `\\` or a byte below 0x20 (or the
+/// end), scanning eight bytes at a time while none of them can match.
+fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
+    while let Some(word) = bytes.get(pos..pos + 8) {
+        let mut buf = [0u8; 8];
+        buf.copy_from_slice(word);
+        let w = u64::from_le_bytes(buf);
+        let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+        if below_space
+            || has_zero_byte(w ^ (ONES * u64::from(b'"')))
+            || has_zero_byte(w ^ (ONES * u64::from(b'\\')))
+        {
+            break;
+        }
+        pos += 8;
+    }
+    while let Some(&b) = bytes.get(pos) {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            break;
+        }
+        pos += 1;
+    }
+    pos
 }

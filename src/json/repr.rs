@@ -1,34 +1,32 @@
 //! Python `repr` of `str` and of a `list` of `str` (PROTOCOL §5.3, `pylist`).
 //!
-//! **Approximation:** "printable" is decided from the Unicode general category of the
-//! `unicode-properties` crate, whose tables are newer than CPython 3.11's Unicode 14.0
-//! database. Characters assigned after Unicode 14 are escaped by the official Python but
-//! written raw here; everything else matches `str.isprintable`.
+//! "Printable" is CPython 3.11's `str.isprintable`, from a generated table of its
+//! Unicode 14.0 database (`printable_table.rs`), so characters assigned in later Unicode
+//! versions are escaped exactly as the official Python does.
 
+use std::cmp::Ordering;
 use std::fmt::Write as _;
 
-use unicode_properties::general_category::{GeneralCategory, UnicodeGeneralCategory};
+use super::printable_table::NON_PRINTABLE;
 
-/// Python `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn,
-/// Zl, Zp and Zs, except that the ASCII space is printable.
+/// Python 3.11 `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co,
+/// Cn, Zl, Zp and Zs (Unicode 14.0), except that the ASCII space is printable.
 pub fn is_py_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
     if c.is_ascii() {
-        return c.is_ascii_graphic();
+        return c == ' ' || c.is_ascii_graphic();
     }
-    !matches!(
-        c.general_category(),
-        GeneralCategory::Control
-            | GeneralCategory::Format
-            | GeneralCategory::Surrogate
-            | GeneralCategory::PrivateUse
-            | GeneralCategory::Unassigned
-            | GeneralCategory::LineSeparator
-            | GeneralCategory::ParagraphSeparator
-            | GeneralCategory::SpaceSeparator
-    )
+    let cp = u32::from(c);
+    NON_PRINTABLE
+        .binary_search_by(|&(first, last)| {
+            if last < cp {
+                Ordering::Less
+            } else if first > cp {
+                Ordering::Greater
+            } else {
+                Ordering::Equal
+            }
+        })
+        .is_err()
 }
 
 /// Python `repr(s)`: quoted with `'`, or with `"` when `s` contains `'` and no `"`;
@@ -54,7 +52,11 @@ pub fn repr_str_list<S: AsRef<str>>(items: &[S]) -> String {
 }
 
 fn push_repr_str(out: &mut String, s: &str) {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     out.push(quote);
     for c in s.chars() {
         match c {
@@ -109,6 +111,10 @@ mod tests {
         assert_eq!(repr_str("\u{e000}"), "'\\ue000'");
         assert_eq!(repr_str("😀中文"), "'😀中文'");
         assert_eq!(repr_str("\u{3000}"), "'\\u3000'");
+        // Assigned in Unicode 15 (CJK Ext. H), unassigned for CPython 3.11.
+        assert_eq!(repr_str("\u{31350}"), "'\\U00031350'");
+        assert!(is_py_printable('\u{2f800}'));
+        assert!(!is_py_printable('\u{fffe}'));
     }
 
     #[test]
