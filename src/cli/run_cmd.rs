@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use wildtool::dataset::{fingerprint_hex, load_dataset, Lang, Session};
 use wildtool::runner::agents::{BaselineAgent, GoldAgent, ReplayAgent};
 use wildtool::runner::driver::Responder;
-use wildtool::runner::native::run::{execute, RunError};
+use wildtool::runner::native::run::{execute, RunConfig, RunError};
 use wildtool::runner::native::{FileStore, LiveResponder, UreqTransport};
 use wildtool::runner::policy::RetryPolicy;
 use wildtool::runner::progress::Progress;
@@ -210,9 +210,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         &sessions,
         agent.responder(),
         &mut store,
-        &model,
-        &fingerprint_hex(&dataset_text),
-        args.concurrency.max(1),
+        RunConfig { model: &model, dataset_fingerprint: &fingerprint_hex(&dataset_text), concurrency: args.concurrency.max(1) },
         &cancel,
         |p, e| display.update(p, e),
     )?;

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use crate::dataset::{NodeKind, Session, Task};
+use crate::dataset::{NodeKind, Task};
 use crate::json::{dumps, loads, Escape, Map, Value};
 use crate::protocol::{Paths, Reply};
 

@@ -46,6 +46,17 @@ pub enum RunError<E: std::error::Error + 'static> {
     Store(#[source] E),
 }
 
+/// What identifies a run's checkpoint, and how wide it runs.
+#[derive(Debug, Clone, Copy)]
+pub struct RunConfig<'a> {
+    /// Model name (written to the checkpoint header and the result file).
+    pub model: &'a str,
+    /// Dataset fingerprint (checkpoint header).
+    pub dataset_fingerprint: &'a str,
+    /// Tasks in flight.
+    pub concurrency: usize,
+}
+
 /// Runs every task of `sessions` not already in `store`.
 ///
 /// `on_progress` is called on the calling thread after each task with the counters and
@@ -54,15 +65,14 @@ pub fn execute<S: CheckpointStore>(
     sessions: &[&Session],
     responder: &dyn Responder,
     store: &mut S,
-    model: &str,
-    dataset_fingerprint: &str,
-    concurrency: usize,
+    config: RunConfig<'_>,
     cancel: &AtomicBool,
     mut on_progress: impl FnMut(&Progress, f64),
 ) -> Result<RunSummary, RunError<S::Error>>
 where
     S::Error: 'static,
 {
+    let RunConfig { model, dataset_fingerprint, concurrency } = config;
     let lines = store.load().map_err(RunError::Store)?;
     let mut done = recover(&lines, model, dataset_fingerprint)?;
     if lines.is_empty() {
