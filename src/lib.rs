@@ -18,3 +18,5 @@ pub mod protocol;
 pub mod report;
 pub mod score;
 pub mod share;
+#[cfg(target_arch = "wasm32")]
+pub mod web;
