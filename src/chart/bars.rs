@@ -178,8 +178,10 @@ fn vertical(spec: &ChartSpec) -> String {
                         svg.line(cx - bar_w * 0.3, yh, cx + bar_w * 0.3, yh, "#1a1a1a", 1.5);
                         end = end.max(hi);
                     }
-                    let fs = if n_series > 1.0 { 9.0 } else { 11.0 };
-                    svg.text(x + bar_w / 2.0, bottom - end * plot_h - 4.0, Anchor::Middle, fs, "#222222", false, &format_percent(v));
+                    // Narrow grouped bars carry their value in the tooltip and the table only.
+                    if n_series == 1.0 {
+                        svg.text(x + bar_w / 2.0, bottom - end * plot_h - 4.0, Anchor::Middle, 11.0, "#222222", false, &format_percent(v));
+                    }
                 }
                 None => {
                     svg.text(x + bar_w / 2.0, bottom - 4.0, Anchor::Middle, 9.0, MUTED, false, "n/a");

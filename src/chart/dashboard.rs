@@ -187,7 +187,7 @@ pub fn comparison(rows: &[ComparisonRow]) -> ChartSpec {
             })
             .collect(),
         kind: ChartKind::Bars,
-        orientation: Orientation::Vertical,
+        orientation: Orientation::Horizontal,
         value_axis: "Accuracy".to_owned(),
     }
 }

@@ -52,12 +52,12 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
             };
             // Accuracy falls with position and transitions, rises for Chat.
             let base: u64 = match t {
-                TaskType::Chat => 85,
-                TaskType::SingleTool => 60,
-                TaskType::Clarify => 45,
-                _ => 35,
+                TaskType::Chat => 97,
+                TaskType::SingleTool => 85,
+                TaskType::Clarify => 72,
+                _ => 62,
             };
-            let p = base.saturating_sub(position as u64 * 6 + u64::from(transitions) * 5);
+            let p = base.saturating_sub(position as u64 * 4 + u64::from(transitions) * 3);
             let correct = rng.below(100) < p;
             let error = (!correct).then(|| {
                 let code = match t {

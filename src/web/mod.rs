@@ -101,6 +101,15 @@ pub fn dashboard_charts(label: &str, outcomes_json: &str, comparison_json: &str)
     to_json(&specs.iter().map(rendered).collect::<Vec<_>>())
 }
 
+/// Headline numbers of a run: `{label, values}` JSON with values aligned with
+/// `["Task", "Session", "Single-Tool", "Multi-Tool", "Clarify", "Chat"]`.
+#[wasm_bindgen(js_name = runSummary)]
+pub fn run_summary(label: &str, outcomes_json: &str) -> Result<String, JsError> {
+    let outcomes: Vec<TaskOutcome> =
+        serde_json::from_str(outcomes_json).map_err(|e| json_err("outcomes", e))?;
+    to_json(&dashboard::summarize(label, &outcomes))
+}
+
 /// Comparison rows (`[{label, values}]` JSON) for the named models of the published
 /// leaderboard JSON; unknown names are skipped.
 #[wasm_bindgen(js_name = leaderboardRows)]
