@@ -343,7 +343,22 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
     if version != "v1" {
         return Err(ShareError::UnsupportedVersion { found: version.to_owned() });
     }
-    let mut bytes = URL_SAFE_NO_PAD.decode(data).map_err(|e| ShareError::Base64(e.to_string()))?;
+    let mut bytes = URL_SAFE_NO_PAD.decode(data).map_err(|e| {
+        ShareError::Base64(match e {
+            base64::DecodeError::InvalidByte(at, byte) => {
+                let what = if byte.is_ascii_graphic() {
+                    format!("{:?}", char::from(byte))
+                } else {
+                    "a non-ASCII or control character".to_owned()
+                };
+                format!("unexpected {what} at position {}", at + PREFIX.len())
+            }
+            base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol { .. } => {
+                "it ends in the middle of a character group; it was probably cut off".to_owned()
+            }
+            other => other.to_string(),
+        })
+    })?;
     if bytes.len() < 4 {
         return Err(ShareError::Truncated { what: "checksum" });
     }
