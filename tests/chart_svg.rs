@@ -21,7 +21,12 @@ struct Parsed {
 fn parse(svg: &str) -> Parsed {
     let mut reader = Reader::from_str(svg);
     let mut depth: i32 = 0;
-    let mut out = Parsed { elements: vec![], text: String::new(), rects: vec![], root_attrs: vec![] };
+    let mut out = Parsed {
+        elements: vec![],
+        text: String::new(),
+        rects: vec![],
+        root_attrs: vec![],
+    };
     let mut roots = 0;
     loop {
         let ev = reader.read_event();
@@ -38,7 +43,9 @@ fn parse(svg: &str) -> Parsed {
                         let a = a.expect("well-formed attribute");
                         (
                             String::from_utf8_lossy(a.key.as_ref()).into_owned(),
-                            a.normalized_value(XmlVersion::Implicit1_0).expect("attribute value unescapes").into_owned(),
+                            a.normalized_value(XmlVersion::Implicit1_0)
+                                .expect("attribute value unescapes")
+                                .into_owned(),
                         )
                     })
                     .collect();
@@ -56,12 +63,19 @@ fn parse(svg: &str) -> Parsed {
             }
             Event::End(_) => depth -= 1,
             Event::Text(t) => {
-                out.text.push_str(&t.xml_content(XmlVersion::Implicit1_0).expect("text unescapes"));
+                out.text.push_str(
+                    &t.xml_content(XmlVersion::Implicit1_0)
+                        .expect("text unescapes"),
+                );
             }
             Event::GeneralRef(r) => {
                 let name = String::from_utf8_lossy(&r).into_owned();
                 let ch = match name.as_str() {
-                    "lt" => "<", "gt" => ">", "amp" => "&", "quot" => "\"", "#39" => "'",
+                    "lt" => "<",
+                    "gt" => ">",
+                    "amp" => "&",
+                    "quot" => "\"",
+                    "#39" => "'",
                     other => panic!("unexpected entity {other}"),
                 };
                 out.text.push_str(ch);
@@ -77,7 +91,10 @@ fn parse(svg: &str) -> Parsed {
 }
 
 fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
 }
 
 fn simple(values: &[f64]) -> ChartSpec {
@@ -111,7 +128,11 @@ fn horizontal_bars_are_accessible_and_proportional() {
         .rects
         .iter()
         .filter(|r| attr(r, "fill") == Some("#0072B2"))
-        .map(|r| attr(r, "width").and_then(|w| w.parse().ok()).expect("width"))
+        .map(|r| {
+            attr(r, "width")
+                .and_then(|w| w.parse().ok())
+                .expect("width")
+        })
         .collect();
     assert_eq!(widths.len(), 3);
     let (a, b, c) = (widths[0], widths[1], widths[2]);
@@ -128,7 +149,10 @@ fn vertical_bars_heights_proportional_with_whiskers() {
     spec.categories = vec!["Task 1".into(), "Task 2".into()];
     spec.series = vec![Series {
         name: "run".into(),
-        points: vec![Point::with_interval(0.8, 0.7, 0.9), Point::with_interval(0.4, 0.3, 0.5)],
+        points: vec![
+            Point::with_interval(0.8, 0.7, 0.9),
+            Point::with_interval(0.4, 0.3, 0.5),
+        ],
     }];
     let svg = render_svg(&spec);
     let p = parse(&svg);
@@ -137,7 +161,11 @@ fn vertical_bars_heights_proportional_with_whiskers() {
         .rects
         .iter()
         .filter(|r| attr(r, "fill") == Some("#0072B2"))
-        .map(|r| attr(r, "height").and_then(|w| w.parse().ok()).expect("height"))
+        .map(|r| {
+            attr(r, "height")
+                .and_then(|w| w.parse().ok())
+                .expect("height")
+        })
         .collect();
     assert_eq!(heights.len(), 2);
     assert!((heights[0] / heights[1] - 2.0).abs() < 0.02);
@@ -146,7 +174,10 @@ fn vertical_bars_heights_proportional_with_whiskers() {
     assert!(lines >= 6 + 5, "{lines}");
     let desc = describe(&spec);
     assert!(desc.contains("Task 1: 80.0% (95% CI 70.0–90.0%)"), "{desc}");
-    assert!(desc.contains("Highest: Task 1 (80.0%); lowest: Task 2 (40.0%)"), "{desc}");
+    assert!(
+        desc.contains("Highest: Task 1 (80.0%); lowest: Task 2 (40.0%)"),
+        "{desc}"
+    );
 }
 
 #[test]
@@ -156,7 +187,10 @@ fn hostile_labels_are_escaped_everywhere() {
         title: HOSTILE.into(),
         summary: Some(HOSTILE.into()),
         categories: vec![HOSTILE.into(), "ok".into()],
-        series: vec![Series::from_values(HOSTILE, &[0.5, 0.2]), Series::from_values("b&b", &[0.1, 0.9])],
+        series: vec![
+            Series::from_values(HOSTILE, &[0.5, 0.2]),
+            Series::from_values("b&b", &[0.1, 0.9]),
+        ],
         value_axis: HOSTILE.into(),
         ..ChartSpec::default()
     };
@@ -172,7 +206,10 @@ fn hostile_labels_are_escaped_everywhere() {
             assert!(!p.elements.iter().any(|e| e == "img" || e == "script"));
             // The payload survives as text (title/desc/tooltips).
             assert!(p.text.contains(HOSTILE));
-            assert_eq!(attr(&p.root_attrs, "aria-labelledby"), Some("c-tscript-title c-tscript-desc"));
+            assert_eq!(
+                attr(&p.root_attrs, "aria-labelledby"),
+                Some("c-tscript-title c-tscript-desc")
+            );
         }
     }
 }
@@ -182,7 +219,10 @@ fn nan_and_empty_inputs_render_no_data() {
     let cases = vec![
         simple(&[]),
         simple(&[f64::NAN, f64::INFINITY]),
-        ChartSpec { categories: vec!["a".into()], ..ChartSpec::default() },
+        ChartSpec {
+            categories: vec!["a".into()],
+            ..ChartSpec::default()
+        },
         ChartSpec::default(),
     ];
     for spec in cases {
@@ -202,13 +242,41 @@ fn nan_and_empty_inputs_render_no_data() {
 #[test]
 fn grouped_bars_have_a_legend_and_one_bar_per_series() {
     let rows = vec![
-        dashboard::ComparisonRow { label: "this run".into(), values: vec![Some(0.6), Some(0.2), Some(0.5), Some(0.4), Some(0.7), Some(0.9)] },
-        dashboard::ComparisonRow { label: "GPT-4o".into(), values: vec![Some(0.55), None, Some(0.5), Some(0.4), Some(0.6), Some(0.95)] },
+        dashboard::ComparisonRow {
+            label: "this run".into(),
+            values: vec![
+                Some(0.6),
+                Some(0.2),
+                Some(0.5),
+                Some(0.4),
+                Some(0.7),
+                Some(0.9),
+            ],
+        },
+        dashboard::ComparisonRow {
+            label: "GPT-4o".into(),
+            values: vec![
+                Some(0.55),
+                None,
+                Some(0.5),
+                Some(0.4),
+                Some(0.6),
+                Some(0.95),
+            ],
+        },
     ];
     let spec = dashboard::comparison(&rows);
     let p = parse(&render_svg(&spec));
-    let first = p.rects.iter().filter(|r| attr(r, "fill") == Some("#0072B2")).count();
-    let second = p.rects.iter().filter(|r| attr(r, "fill") == Some("#E69F00")).count();
+    let first = p
+        .rects
+        .iter()
+        .filter(|r| attr(r, "fill") == Some("#0072B2"))
+        .count();
+    let second = p
+        .rects
+        .iter()
+        .filter(|r| attr(r, "fill") == Some("#E69F00"))
+        .count();
     // One legend swatch each, plus one bar per category (the missing one is not drawn).
     assert_eq!(first, 1 + 6);
     assert_eq!(second, 1 + 5);
@@ -221,7 +289,10 @@ fn grouped_bars_have_a_legend_and_one_bar_per_series() {
 #[test]
 fn stacked_100_normalises_segments() {
     let spec = dashboard::error_breakdown(&[
-        ("run".into(), Some([0.5, 0.25, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0])),
+        (
+            "run".into(),
+            Some([0.5, 0.25, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]),
+        ),
         ("none".into(), None),
     ]);
     let p = parse(&render_svg(&spec));
@@ -229,7 +300,11 @@ fn stacked_100_normalises_segments() {
     let seg: Vec<f64> = p
         .rects
         .iter()
-        .filter_map(|r| attr(r, "height").filter(|h| *h == "22").and(attr(r, "width")))
+        .filter_map(|r| {
+            attr(r, "height")
+                .filter(|h| *h == "22")
+                .and(attr(r, "width"))
+        })
         .filter_map(|w| w.parse().ok())
         .collect();
     assert_eq!(seg.len(), 3, "{seg:?}");
@@ -243,7 +318,11 @@ fn outcome(session: u32, position: u8, t: TaskType, correct: bool) -> TaskOutcom
         session,
         position,
         task_type: t,
-        subtype: if position == 0 { None } else { Some(TurnSubtype::PartialInformation) },
+        subtype: if position == 0 {
+            None
+        } else {
+            Some(TurnSubtype::PartialInformation)
+        },
         transitions: 1,
         correct,
         name_correct: correct,
@@ -263,7 +342,10 @@ fn dashboard_specs_aggregate_outcomes() {
         outcome(0, 1, TaskType::Chat, false),
         outcome(1, 0, TaskType::SingleTool, true),
         outcome(1, 1, TaskType::Chat, true),
-        TaskOutcome { incomplete: true, ..outcome(2, 0, TaskType::SingleTool, false) },
+        TaskOutcome {
+            incomplete: true,
+            ..outcome(2, 0, TaskType::SingleTool, false)
+        },
     ];
     let by_type = dashboard::accuracy_by_type("run", &outcomes);
     let t = table(&by_type);
@@ -283,8 +365,11 @@ fn dashboard_specs_aggregate_outcomes() {
 
 #[test]
 fn leaderboard_reference_parses() {
-    let json = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/paper-leaderboard.json"))
-        .expect("leaderboard copy");
+    let json = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/paper-leaderboard.json"
+    ))
+    .expect("leaderboard copy");
     let models = dashboard::parse_leaderboard(&json).expect("parses");
     assert!(models.len() >= 50);
     let row = models[0].to_row();

@@ -1,5 +1,6 @@
 //! Share-link codec: size bounds on realistic 1,024-task datasets, round trips, and
 //! typed errors (never panics) on garbled, truncated and hostile links.
+#![cfg(not(target_arch = "wasm32"))] // proptest is a native-only dev-dependency
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -119,7 +120,10 @@ fn worst_case_run(shapes: &[TaskShape], label: &str) -> SharedRun {
             o
         })
         .collect();
-    SharedRun { header: header(label, shapes.len()), outcomes }
+    SharedRun {
+        header: header(label, shapes.len()),
+        outcomes,
+    }
 }
 
 fn typical_run(shapes: &[TaskShape]) -> SharedRun {
@@ -144,7 +148,10 @@ fn typical_run(shapes: &[TaskShape]) -> SharedRun {
             o
         })
         .collect();
-    SharedRun { header: header("gpt-4o-mini (temperature 0)", shapes.len()), outcomes }
+    SharedRun {
+        header: header("gpt-4o-mini (temperature 0)", shapes.len()),
+        outcomes,
+    }
 }
 
 #[test]
@@ -156,15 +163,26 @@ fn realistic_1024_task_runs_fit_in_2000_characters() {
     let worst_link = encode(&worst, &shapes).expect("encodes");
     let typical = typical_run(&shapes);
     let typical_link = encode(&typical, &shapes).expect("encodes");
-    println!("worst-case link: {} chars; typical link: {} chars", worst_link.len(), typical_link.len());
-    assert!(worst_link.len() <= 2000, "worst case {} chars", worst_link.len());
+    println!(
+        "worst-case link: {} chars; typical link: {} chars",
+        worst_link.len(),
+        typical_link.len()
+    );
+    assert!(
+        worst_link.len() <= 2000,
+        "worst case {} chars",
+        worst_link.len()
+    );
     assert!(typical_link.len() <= 2000);
     assert_eq!(worst_link.len(), link_len(&shapes, 14, 64 - 64 % 3));
     // Round trips; the label comes back cut on a character boundary.
     let back = decode(&worst_link, FP, &shapes).expect("decodes");
     assert_eq!(back.outcomes, worst.outcomes);
     assert_eq!(back.header.model_label, "模".repeat(21));
-    assert_eq!(decode(&typical_link, FP, &shapes).expect("decodes"), typical);
+    assert_eq!(
+        decode(&typical_link, FP, &shapes).expect("decodes"),
+        typical
+    );
 }
 
 #[test]
@@ -199,29 +217,49 @@ fn dataset_mismatches_are_reported() {
     assert!(matches!(err, ShareError::FingerprintMismatch { .. }));
     assert!(err.to_string().contains("different dataset"));
     let err = decode(&link, FP, &shapes[..1000]).expect_err("count");
-    assert_eq!(err, ShareError::TaskCountMismatch { link: 1024, dataset: 1000 });
+    assert_eq!(
+        err,
+        ShareError::TaskCountMismatch {
+            link: 1024,
+            dataset: 1000
+        }
+    );
     // Same count, different node counts: body length or range no longer fits.
     let mut other = shapes.clone();
     for s in &mut other {
         s.nodes_total = 9;
     }
-    assert!(matches!(decode(&link, FP, &other), Err(ShareError::BodyLength { .. })));
+    assert!(matches!(
+        decode(&link, FP, &other),
+        Err(ShareError::BodyLength { .. })
+    ));
 }
 
 #[test]
 fn malformed_links_give_typed_errors() {
     let shapes = realistic_shapes();
     let link = encode(&typical_run(&shapes), &shapes).expect("encodes");
-    let cases: Vec<(String, fn(&ShareError) -> bool)> = vec![
+    type Check = fn(&ShareError) -> bool;
+    let cases: Vec<(String, Check)> = vec![
         (String::new(), |e| matches!(e, ShareError::Empty)),
         ("#".into(), |e| matches!(e, ShareError::Empty)),
         ("hello".into(), |e| matches!(e, ShareError::MissingVersion)),
-        ("x1.AAAA".into(), |e| matches!(e, ShareError::MissingVersion)),
-        (link.replacen("v1.", "v2.", 1), |e| matches!(e, ShareError::UnsupportedVersion { .. })),
-        ("v1.<img src=x onerror=alert(1)>".into(), |e| matches!(e, ShareError::Base64(_))),
+        ("x1.AAAA".into(), |e| {
+            matches!(e, ShareError::MissingVersion)
+        }),
+        (link.replacen("v1.", "v2.", 1), |e| {
+            matches!(e, ShareError::UnsupportedVersion { .. })
+        }),
+        ("v1.<img src=x onerror=alert(1)>".into(), |e| {
+            matches!(e, ShareError::Base64(_))
+        }),
         ("v1.".into(), |e| matches!(e, ShareError::Truncated { .. })),
-        (link[..link.len() / 2].to_owned(), |e| matches!(e, ShareError::Checksum | ShareError::Base64(_))),
-        ("v1.".to_owned() + &"A".repeat(70_000), |e| matches!(e, ShareError::TooLong { .. })),
+        (link[..link.len() / 2].to_owned(), |e| {
+            matches!(e, ShareError::Checksum | ShareError::Base64(_))
+        }),
+        ("v1.".to_owned() + &"A".repeat(70_000), |e| {
+            matches!(e, ShareError::TooLong { .. })
+        }),
     ];
     for (input, ok) in cases {
         let err = decode(&input, FP, &shapes).expect_err("must fail");
@@ -233,11 +271,16 @@ fn malformed_links_give_typed_errors() {
     let mid = chars.len() / 2;
     chars[mid] = if chars[mid] == 'A' { 'B' } else { 'A' };
     let garbled: String = chars.into_iter().collect();
-    assert!(matches!(decode(&garbled, FP, &shapes), Err(ShareError::Checksum)));
+    assert!(matches!(
+        decode(&garbled, FP, &shapes),
+        Err(ShareError::Checksum)
+    ));
 }
 
 fn fnv(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193))
+    bytes.iter().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 fn forge(payload: &[u8]) -> String {
@@ -251,22 +294,42 @@ fn forged_links_with_valid_checksums_are_rejected() {
     let shapes = realistic_shapes();
     // Huge label length.
     let e = read_header(&forge(&[1, b'x', 255, b'a', b'b'])).expect_err("label");
-    assert!(matches!(e, ShareError::FieldTooLong { field: "model label", .. }), "{e:?}");
+    assert!(
+        matches!(
+            e,
+            ShareError::FieldTooLong {
+                field: "model label",
+                ..
+            }
+        ),
+        "{e:?}"
+    );
     // Label that is not UTF-8.
     let e = read_header(&forge(&[0, 2, 0xff, 0xfe])).expect_err("utf8");
     assert!(matches!(e, ShareError::Utf8 { .. }));
     // Truncated fingerprint.
     let e = read_header(&forge(&[0, 0, 1, 2, 3])).expect_err("fp");
-    assert!(matches!(e, ShareError::Truncated { what: "dataset fingerprint" }));
+    assert!(matches!(
+        e,
+        ShareError::Truncated {
+            what: "dataset fingerprint"
+        }
+    ));
     // Endless varint and huge task count.
     let mut p = vec![0, 0];
     p.extend_from_slice(&FP.to_le_bytes());
     let mut endless = p.clone();
     endless.extend_from_slice(&[0xff; 8]);
-    assert!(matches!(read_header(&forge(&endless)), Err(ShareError::BadTaskCount)));
+    assert!(matches!(
+        read_header(&forge(&endless)),
+        Err(ShareError::BadTaskCount)
+    ));
     let mut huge = p.clone();
     huge.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
-    assert!(matches!(read_header(&forge(&huge)), Err(ShareError::BadTaskCount)));
+    assert!(matches!(
+        read_header(&forge(&huge)),
+        Err(ShareError::BadTaskCount)
+    ));
     // Right header, body all 0xff: outside the state space.
     let mut body = p.clone();
     body.extend_from_slice(&[0x80, 0x08]); // 1024
@@ -286,7 +349,10 @@ fn encode_rejects_outcomes_outside_the_model() {
     let shapes = realistic_shapes();
     let mut run = typical_run(&shapes);
     run.outcomes[3].steps_logged = 99;
-    assert!(matches!(encode(&run, &shapes), Err(ShareError::Unrepresentable { index: 3, .. })));
+    assert!(matches!(
+        encode(&run, &shapes),
+        Err(ShareError::Unrepresentable { index: 3, .. })
+    ));
     let mut run = typical_run(&shapes);
     run.outcomes[2].correct = false;
     run.outcomes[2].optimal = true;
@@ -296,15 +362,30 @@ fn encode_rejects_outcomes_outside_the_model() {
     let mut run = typical_run(&shapes);
     run.outcomes[0].task_type = TaskType::Chat;
     run.outcomes[0].nodes_total = 77;
-    assert!(matches!(encode(&run, &shapes), Err(ShareError::Unrepresentable { index: 0, .. })));
+    assert!(matches!(
+        encode(&run, &shapes),
+        Err(ShareError::Unrepresentable { index: 0, .. })
+    ));
     let mut run = typical_run(&shapes);
     run.outcomes.pop();
-    assert!(matches!(encode(&run, &shapes), Err(ShareError::TaskCountMismatch { .. })));
+    assert!(matches!(
+        encode(&run, &shapes),
+        Err(ShareError::TaskCountMismatch { .. })
+    ));
 }
 
 fn arb_run() -> impl Strategy<Value = (Vec<TaskShape>, SharedRun)> {
     (
-        prop::collection::vec((0u16..=8, any::<u32>(), any::<u32>(), any::<u32>(), any::<u32>()), 0..60),
+        prop::collection::vec(
+            (
+                0u16..=8,
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+                any::<u32>(),
+            ),
+            0..60,
+        ),
         "\\PC{0,20}",
         any::<u64>(),
     )

@@ -28,7 +28,10 @@ fn chart_svg_escapes_hostile_labels_and_parses_in_the_browser() {
         .expect("parses");
     assert_eq!(doc.get_elements_by_tag_name("parsererror").length(), 0);
     assert_eq!(doc.get_elements_by_tag_name("img").length(), 0);
-    let title = doc.get_elements_by_tag_name("title").item(0).and_then(|t| t.text_content());
+    let title = doc
+        .get_elements_by_tag_name("title")
+        .item(0)
+        .and_then(|t| t.text_content());
     assert_eq!(title.as_deref(), Some("<img src=x onerror=alert(1)>"));
     let table = web::chart_table(spec).unwrap_or_default();
     assert!(table.contains("\"20.0–30.0%\""), "{table}");
@@ -36,29 +39,51 @@ fn chart_svg_escapes_hostile_labels_and_parses_in_the_browser() {
 
 #[wasm_bindgen_test]
 fn invalid_chart_json_is_a_js_error() {
-    let err = web::render_chart("{not json").err().map(message).unwrap_or_default();
+    let err = web::render_chart("{not json")
+        .err()
+        .map(message)
+        .unwrap_or_default();
     assert!(err.starts_with("invalid chart spec JSON"), "{err}");
 }
 
 #[wasm_bindgen_test]
 fn share_link_round_trips_the_demo_run() {
-    let demo: serde_json::Value = serde_json::from_str(&web::demo_run().unwrap_or_default()).unwrap_or_default();
+    let demo: serde_json::Value =
+        serde_json::from_str(&web::demo_run().unwrap_or_default()).unwrap_or_default();
     let shapes = demo["shapes"].to_string();
     let run = demo["run"].to_string();
-    let fp = demo["run"]["header"]["dataset_fingerprint"].as_str().unwrap_or_default().to_owned();
-    let link = web::share_encode(&run, &shapes).map_err(message).unwrap_or_default();
-    assert!(link.starts_with("v1.") && link.len() <= 2000, "{}", link.len());
-    let back: serde_json::Value =
-        serde_json::from_str(&web::share_decode(&link, &fp, &shapes).map_err(message).unwrap_or_default())
-            .unwrap_or_default();
+    let fp = demo["run"]["header"]["dataset_fingerprint"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let link = web::share_encode(&run, &shapes)
+        .map_err(message)
+        .unwrap_or_default();
+    assert!(
+        link.starts_with("v1.") && link.len() <= 2000,
+        "{}",
+        link.len()
+    );
+    let back: serde_json::Value = serde_json::from_str(
+        &web::share_decode(&link, &fp, &shapes)
+            .map_err(message)
+            .unwrap_or_default(),
+    )
+    .unwrap_or_default();
     assert_eq!(back, demo["run"]);
-    let header = web::share_read_header(&format!("#{link}")).map_err(message).unwrap_or_default();
-    assert!(header.contains(&format!("\"dataset_fingerprint\":\"{fp}\"")), "{header}");
+    let header = web::share_read_header(&format!("#{link}"))
+        .map_err(message)
+        .unwrap_or_default();
+    assert!(
+        header.contains(&format!("\"dataset_fingerprint\":\"{fp}\"")),
+        "{header}"
+    );
 }
 
 #[wasm_bindgen_test]
 fn hostile_share_links_give_messages() {
-    let demo: serde_json::Value = serde_json::from_str(&web::demo_run().unwrap_or_default()).unwrap_or_default();
+    let demo: serde_json::Value =
+        serde_json::from_str(&web::demo_run().unwrap_or_default()).unwrap_or_default();
     let shapes = demo["shapes"].to_string();
     for (link, expect) in [
         ("v1.<img src=x>", "damaged"),
@@ -66,9 +91,15 @@ fn hostile_share_links_give_messages() {
         ("", "empty"),
         ("v1.AAAAAAAAAAAAAAAAAAAA", "checksum"),
     ] {
-        let err = web::share_decode(link, "00d3000000000001", &shapes).err().map(message).unwrap_or_default();
+        let err = web::share_decode(link, "00d3000000000001", &shapes)
+            .err()
+            .map(message)
+            .unwrap_or_default();
         assert!(err.contains(expect), "{link}: {err}");
     }
-    let err = web::share_decode("v1.AAAA", "not-hex", &shapes).err().map(message).unwrap_or_default();
+    let err = web::share_decode("v1.AAAA", "not-hex", &shapes)
+        .err()
+        .map(message)
+        .unwrap_or_default();
     assert!(err.contains("hexadecimal"), "{err}");
 }

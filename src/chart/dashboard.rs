@@ -21,7 +21,7 @@ fn accuracy_point(correct: u64, total: u64) -> Point {
     }
 }
 
-fn accuracy_chart<K: Copy>(
+fn accuracy_chart<K: Copy + PartialEq>(
     id: &str,
     title: &str,
     label: &str,
@@ -29,10 +29,7 @@ fn accuracy_chart<K: Copy>(
     outcomes: &[TaskOutcome],
     key_of: impl Fn(&TaskOutcome) -> Option<K>,
     orientation: Orientation,
-) -> ChartSpec
-where
-    K: PartialEq,
-{
+) -> ChartSpec {
     let points = keys
         .iter()
         .map(|(k, _)| {
@@ -49,7 +46,10 @@ where
         title: title.to_owned(),
         summary: None,
         categories: keys.iter().map(|(_, n)| n.clone()).collect(),
-        series: vec![Series { name: label.to_owned(), points }],
+        series: vec![Series {
+            name: label.to_owned(),
+            points,
+        }],
         kind: ChartKind::Bars,
         orientation,
         value_axis: "Task accuracy (95% CI)".to_owned(),
@@ -58,30 +58,71 @@ where
 
 /// Accuracy by task type (six types, official order).
 pub fn accuracy_by_type(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(TaskType, String)> =
-        TaskType::ALL.iter().map(|t| (*t, t.as_str().to_owned())).collect();
-    accuracy_chart("by-type", "Accuracy by task type", label, &keys, outcomes, |o| Some(o.task_type), Orientation::Horizontal)
+    let keys: Vec<(TaskType, String)> = TaskType::ALL
+        .iter()
+        .map(|t| (*t, t.as_str().to_owned()))
+        .collect();
+    accuracy_chart(
+        "by-type",
+        "Accuracy by task type",
+        label,
+        &keys,
+        outcomes,
+        |o| Some(o.task_type),
+        Orientation::Horizontal,
+    )
 }
 
 /// Accuracy by task position in the session (Task 1–4).
 pub fn accuracy_by_position(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
     let keys: Vec<(u8, String)> = (0..4u8).map(|p| (p, format!("Task {}", p + 1))).collect();
-    accuracy_chart("by-position", "Accuracy by task position", label, &keys, outcomes, |o| Some(o.position), Orientation::Vertical)
+    accuracy_chart(
+        "by-position",
+        "Accuracy by task position",
+        label,
+        &keys,
+        outcomes,
+        |o| Some(o.position),
+        Orientation::Vertical,
+    )
 }
 
 /// Accuracy by hidden-intent subtype (tasks 2–4).
 pub fn accuracy_by_subtype(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(TurnSubtype, String)> =
-        TurnSubtype::ALL.iter().map(|t| (*t, t.as_str().to_owned())).collect();
-    accuracy_chart("by-subtype", "Accuracy by hidden-intent subtype", label, &keys, outcomes, |o| o.subtype, Orientation::Horizontal)
+    let keys: Vec<(TurnSubtype, String)> = TurnSubtype::ALL
+        .iter()
+        .map(|t| (*t, t.as_str().to_owned()))
+        .collect();
+    accuracy_chart(
+        "by-subtype",
+        "Accuracy by hidden-intent subtype",
+        label,
+        &keys,
+        outcomes,
+        |o| o.subtype,
+        Orientation::Horizontal,
+    )
 }
 
 /// Accuracy over all tasks of sessions with 0–3 instruction transitions.
 pub fn accuracy_by_transitions(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
     let keys: Vec<(u8, String)> = (0..4u8)
-        .map(|k| (k, format!("{k} transition{}", if k == 1 { "" } else { "s" })))
+        .map(|k| {
+            (
+                k,
+                format!("{k} transition{}", if k == 1 { "" } else { "s" }),
+            )
+        })
         .collect();
-    accuracy_chart("by-transitions", "Accuracy by instruction transitions", label, &keys, outcomes, |o| Some(o.transitions), Orientation::Vertical)
+    accuracy_chart(
+        "by-transitions",
+        "Accuracy by instruction transitions",
+        label,
+        &keys,
+        outcomes,
+        |o| Some(o.transitions),
+        Orientation::Vertical,
+    )
 }
 
 /// Shares of the nine error columns among a run's failed, labelled tasks
@@ -90,7 +131,11 @@ pub fn error_shares(outcomes: &[TaskOutcome]) -> Option<[f64; 9]> {
     let mut counts = [0u64; 9];
     for o in scored(outcomes).filter(|o| !o.correct) {
         if let Some(col) = o.error.map(|e| e.default_column()) {
-            if let Some(slot) = ErrorColumn::ALL.iter().position(|c| *c == col).and_then(|i| counts.get_mut(i)) {
+            if let Some(slot) = ErrorColumn::ALL
+                .iter()
+                .position(|c| *c == col)
+                .and_then(|i| counts.get_mut(i))
+            {
                 *slot += 1;
             }
         }
@@ -128,8 +173,14 @@ pub fn error_breakdown(rows: &[(String, Option<[f64; 9]>)]) -> ChartSpec {
 }
 
 /// Categories of the comparison chart.
-pub const COMPARISON_CATEGORIES: [&str; 6] =
-    ["Task", "Session", "Single-Tool", "Multi-Tool", "Clarify", "Chat"];
+pub const COMPARISON_CATEGORIES: [&str; 6] = [
+    "Task",
+    "Session",
+    "Single-Tool",
+    "Multi-Tool",
+    "Clarify",
+    "Chat",
+];
 
 /// One row of the comparison chart: a label and values aligned with
 /// [`COMPARISON_CATEGORIES`] (proportions in `0..=1`).
@@ -178,12 +229,19 @@ pub fn comparison(rows: &[ComparisonRow]) -> ChartSpec {
         id: "comparison".to_owned(),
         title: "Comparison with the published leaderboard".to_owned(),
         summary: None,
-        categories: COMPARISON_CATEGORIES.iter().map(|c| (*c).to_owned()).collect(),
+        categories: COMPARISON_CATEGORIES
+            .iter()
+            .map(|c| (*c).to_owned())
+            .collect(),
         series: rows
             .iter()
             .map(|r| Series {
                 name: r.label.clone(),
-                points: r.values.iter().map(|v| v.map(Point::new).unwrap_or_default()).collect(),
+                points: r
+                    .values
+                    .iter()
+                    .map(|v| v.map(Point::new).unwrap_or_default())
+                    .collect(),
             })
             .collect(),
         kind: ChartKind::Bars,
@@ -217,7 +275,14 @@ impl LeaderboardModel {
         let p = |v: Option<f64>| v.map(|x| x / 100.0);
         ComparisonRow {
             label: self.model.clone(),
-            values: vec![p(self.task), p(self.session), p(self.single), p(self.multi), p(self.clarify), p(self.chat)],
+            values: vec![
+                p(self.task),
+                p(self.session),
+                p(self.single),
+                p(self.multi),
+                p(self.clarify),
+                p(self.chat),
+            ],
         }
     }
 }

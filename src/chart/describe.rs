@@ -23,11 +23,18 @@ pub fn describe(spec: &ChartSpec) -> String {
         parts.push("No data available.".to_owned());
         return parts.join(" ");
     }
-    let measure = if spec.value_axis.trim().is_empty() { "value" } else { spec.value_axis.trim() };
+    let measure = if spec.value_axis.trim().is_empty() {
+        "value"
+    } else {
+        spec.value_axis.trim()
+    };
     let names: Vec<&str> = spec.series.iter().map(|s| s.name.as_str()).collect();
     match (spec.kind, spec.series.len()) {
         (ChartKind::Bars, 1) => {
-            parts.push(format!("Bar chart of {measure} for {} categories.", spec.categories.len()));
+            parts.push(format!(
+                "Bar chart of {measure} for {} categories.",
+                spec.categories.len()
+            ));
             let cells: Vec<String> = spec
                 .categories
                 .iter()
@@ -42,14 +49,20 @@ pub fn describe(spec: &ChartSpec) -> String {
                 let valued: Vec<(usize, f64)> = (0..spec.categories.len())
                     .filter_map(|i| series.point(i).clean_value().map(|v| (i, v)))
                     .collect();
-                let hi = valued.iter().copied().fold(None, |m: Option<(usize, f64)>, x| match m {
-                    Some(b) if b.1 >= x.1 => Some(b),
-                    _ => Some(x),
-                });
-                let lo = valued.iter().copied().fold(None, |m: Option<(usize, f64)>, x| match m {
-                    Some(b) if b.1 <= x.1 => Some(b),
-                    _ => Some(x),
-                });
+                let hi = valued
+                    .iter()
+                    .copied()
+                    .fold(None, |m: Option<(usize, f64)>, x| match m {
+                        Some(b) if b.1 >= x.1 => Some(b),
+                        _ => Some(x),
+                    });
+                let lo = valued
+                    .iter()
+                    .copied()
+                    .fold(None, |m: Option<(usize, f64)>, x| match m {
+                        Some(b) if b.1 <= x.1 => Some(b),
+                        _ => Some(x),
+                    });
                 if let (Some(h), Some(l)) = (hi, lo) {
                     if valued.len() > 1 && h.0 != l.0 {
                         parts.push(format!(
@@ -92,7 +105,11 @@ pub fn describe(spec: &ChartSpec) -> String {
                         (v > 0.0).then(|| format!("{} {}", s.name, format_percent(v)))
                     })
                     .collect();
-                let body = if cells.is_empty() { "no data".to_owned() } else { cells.join(", ") };
+                let body = if cells.is_empty() {
+                    "no data".to_owned()
+                } else {
+                    cells.join(", ")
+                };
                 parts.push(format!("{c}: {body}."));
             }
         }
@@ -110,9 +127,16 @@ pub fn table(spec: &ChartSpec) -> ChartTable {
         .map(|s| s.points.iter().any(|p| p.clean_interval().is_some()))
         .collect();
     for (s, ci) in spec.series.iter().zip(&with_ci) {
-        headers.push(if s.name.is_empty() { "Value".to_owned() } else { s.name.clone() });
+        headers.push(if s.name.is_empty() {
+            "Value".to_owned()
+        } else {
+            s.name.clone()
+        });
         if *ci {
-            headers.push(format!("{} 95% CI", if s.name.is_empty() { "Value" } else { &s.name }));
+            headers.push(format!(
+                "{} 95% CI",
+                if s.name.is_empty() { "Value" } else { &s.name }
+            ));
         }
     }
     let rows = spec
@@ -123,7 +147,11 @@ pub fn table(spec: &ChartSpec) -> ChartTable {
             let mut row = vec![c.clone()];
             for (s, ci) in spec.series.iter().zip(&with_ci) {
                 let p = s.point(i);
-                row.push(p.clean_value().map(format_percent).unwrap_or_else(|| "—".to_owned()));
+                row.push(
+                    p.clean_value()
+                        .map(format_percent)
+                        .unwrap_or_else(|| "—".to_owned()),
+                );
                 if *ci {
                     row.push(
                         p.clean_interval()
@@ -135,5 +163,9 @@ pub fn table(spec: &ChartSpec) -> ChartTable {
             row
         })
         .collect();
-    ChartTable { caption: spec.title.clone(), headers, rows }
+    ChartTable {
+        caption: spec.title.clone(),
+        headers,
+        rows,
+    }
 }

@@ -60,8 +60,10 @@ mod tests {
 
     #[test]
     fn escapes_markup() {
-        assert_eq!(escape_xml("<img src=x onerror=\"a('1')\">&"),
-            "&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;");
+        assert_eq!(
+            escape_xml("<img src=x onerror=\"a('1')\">&"),
+            "&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;"
+        );
         assert_eq!(escape_xml("a\u{0}b\nc"), "ab c");
     }
 

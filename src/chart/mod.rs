@@ -37,22 +37,33 @@ pub struct Point {
 impl Point {
     /// A point without an interval.
     pub fn new(value: f64) -> Self {
-        Point { value: Some(value), interval: None }
+        Point {
+            value: Some(value),
+            interval: None,
+        }
     }
 
     /// A point with a 95% interval.
     pub fn with_interval(value: f64, lo: f64, hi: f64) -> Self {
-        Point { value: Some(value), interval: Some((lo, hi)) }
+        Point {
+            value: Some(value),
+            interval: Some((lo, hi)),
+        }
     }
 
     /// A missing value.
     pub fn missing() -> Self {
-        Point { value: None, interval: None }
+        Point {
+            value: None,
+            interval: None,
+        }
     }
 
     /// The value clamped to `0..=1`, or `None` when missing or not finite.
     pub fn clean_value(&self) -> Option<f64> {
-        self.value.filter(|v| v.is_finite()).map(|v| v.clamp(0.0, 1.0))
+        self.value
+            .filter(|v| v.is_finite())
+            .map(|v| v.clamp(0.0, 1.0))
     }
 
     /// The interval clamped to `0..=1` and ordered, or `None` when absent or not finite.
@@ -78,7 +89,10 @@ pub struct Series {
 impl Series {
     /// A series from plain values (no intervals).
     pub fn from_values(name: impl Into<String>, values: &[f64]) -> Self {
-        Series { name: name.into(), points: values.iter().map(|v| Point::new(*v)).collect() }
+        Series {
+            name: name.into(),
+            points: values.iter().map(|v| Point::new(*v)).collect(),
+        }
     }
 
     /// The point for category `i`, or a missing point.
@@ -161,8 +175,11 @@ pub fn render_svg(spec: &ChartSpec) -> String {
 
 /// True when at least one category has a finite value in some series.
 pub fn has_data(spec: &ChartSpec) -> bool {
-    (0..spec.categories.len())
-        .any(|i| spec.series.iter().any(|s| s.point(i).clean_value().is_some()))
+    (0..spec.categories.len()).any(|i| {
+        spec.series
+            .iter()
+            .any(|s| s.point(i).clean_value().is_some())
+    })
 }
 
 /// Sanitised id prefix used for element ids.

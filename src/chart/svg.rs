@@ -179,7 +179,15 @@ pub(crate) fn legend(svg: &mut Svg, names: &[String], top: f64, width: f64) -> f
             y += row_h;
         }
         svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
-        svg.text(x + 14.0, y + 9.5, Anchor::Start, 12.0, "#222222", false, &label);
+        svg.text(
+            x + 14.0,
+            y + 9.5,
+            Anchor::Start,
+            12.0,
+            "#222222",
+            false,
+            &label,
+        );
         x += item_w;
     }
     y + row_h - top

@@ -112,7 +112,9 @@ pub enum ShareError {
     #[error("this is not a wildtool share link (it should start with \"v1.\")")]
     MissingVersion,
     /// A version this build does not read.
-    #[error("share link format {found:?} is not supported by this version of wildtool (it reads v1)")]
+    #[error(
+        "share link format {found:?} is not supported by this version of wildtool (it reads v1)"
+    )]
     UnsupportedVersion {
         /// The version text found.
         found: String,
@@ -149,7 +151,9 @@ pub enum ShareError {
     #[error("the share link is invalid (bad task count)")]
     BadTaskCount,
     /// The dataset has another number of tasks.
-    #[error("the share link is for a dataset of {link} tasks, but the loaded dataset has {dataset}")]
+    #[error(
+        "the share link is for a dataset of {link} tasks, but the loaded dataset has {dataset}"
+    )]
     TaskCountMismatch {
         /// Count in the link.
         link: u64,
@@ -187,7 +191,9 @@ pub enum ShareError {
 
 /// FNV-1a, 32 bits.
 fn checksum(bytes: &[u8]) -> u32 {
-    bytes.iter().fold(0x811c_9dc5_u32, |h, b| (h ^ u32::from(*b)).wrapping_mul(0x0100_0193))
+    bytes.iter().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(0x0100_0193)
+    })
 }
 
 /// Cuts `s` to at most `max` bytes on a character boundary.
@@ -247,12 +253,21 @@ pub fn encode(run: &SharedRun, shapes: &[TaskShape]) -> Result<String, ShareErro
             max: MAX_SCORER_VERSION_BYTES,
         });
     }
-    let count = u32::try_from(shapes.len()).ok().filter(|c| *c <= MAX_TASKS).ok_or(ShareError::BadTaskCount)?;
+    let count = u32::try_from(shapes.len())
+        .ok()
+        .filter(|c| *c <= MAX_TASKS)
+        .ok_or(ShareError::BadTaskCount)?;
     if u64::from(h.task_count) != shapes.len() as u64 {
-        return Err(ShareError::TaskCountMismatch { link: u64::from(h.task_count), dataset: shapes.len() as u64 });
+        return Err(ShareError::TaskCountMismatch {
+            link: u64::from(h.task_count),
+            dataset: shapes.len() as u64,
+        });
     }
     if run.outcomes.len() != shapes.len() {
-        return Err(ShareError::TaskCountMismatch { link: run.outcomes.len() as u64, dataset: shapes.len() as u64 });
+        return Err(ShareError::TaskCountMismatch {
+            link: run.outcomes.len() as u64,
+            dataset: shapes.len() as u64,
+        });
     }
     let mut digits = Vec::with_capacity(shapes.len());
     for (index, (o, shape)) in run.outcomes.iter().zip(shapes).enumerate() {
@@ -262,7 +277,10 @@ pub fn encode(run: &SharedRun, shapes: &[TaskShape]) -> Result<String, ShareErro
                 reason: "its session, position, type, subtype, transitions or node count differ from the dataset".into(),
             });
         }
-        digits.push(state::to_digit(o, shape).map_err(|reason| ShareError::Unrepresentable { index, reason })?);
+        digits.push(
+            state::to_digit(o, shape)
+                .map_err(|reason| ShareError::Unrepresentable { index, reason })?,
+        );
     }
     let body = radix::pack(&digits, &radices(shapes)).ok_or(ShareError::OutOfRange)?;
     let label = cut(&h.model_label, MAX_LABEL_BYTES);
@@ -287,14 +305,23 @@ struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8], ShareError> {
-        let end = self.pos.checked_add(n).ok_or(ShareError::Truncated { what })?;
-        let out = self.bytes.get(self.pos..end).ok_or(ShareError::Truncated { what })?;
+        let end = self
+            .pos
+            .checked_add(n)
+            .ok_or(ShareError::Truncated { what })?;
+        let out = self
+            .bytes
+            .get(self.pos..end)
+            .ok_or(ShareError::Truncated { what })?;
         self.pos = end;
         Ok(out)
     }
 
     fn byte(&mut self, what: &'static str) -> Result<u8, ShareError> {
-        self.take(1, what)?.first().copied().ok_or(ShareError::Truncated { what })
+        self.take(1, what)?
+            .first()
+            .copied()
+            .ok_or(ShareError::Truncated { what })
     }
 
     fn text(&mut self, field: &'static str, max: usize) -> Result<String, ShareError> {
@@ -312,7 +339,10 @@ impl<'a> Cursor<'a> {
             let b = self.byte("task count")?;
             v |= u64::from(b & 0x7f) << shift;
             if b & 0x80 == 0 {
-                return u32::try_from(v).ok().filter(|c| *c <= MAX_TASKS).ok_or(ShareError::BadTaskCount);
+                return u32::try_from(v)
+                    .ok()
+                    .filter(|c| *c <= MAX_TASKS)
+                    .ok_or(ShareError::BadTaskCount);
             }
         }
         Err(ShareError::BadTaskCount)
@@ -324,7 +354,10 @@ impl<'a> Cursor<'a> {
 fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
     let len = link.chars().count();
     if len > MAX_LINK_CHARS {
-        return Err(ShareError::TooLong { len, max: MAX_LINK_CHARS });
+        return Err(ShareError::TooLong {
+            len,
+            max: MAX_LINK_CHARS,
+        });
     }
     let text = link.rsplit('#').next().unwrap_or(link).trim();
     if text.is_empty() {
@@ -341,7 +374,9 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
         return Err(ShareError::MissingVersion);
     }
     if version != "v1" {
-        return Err(ShareError::UnsupportedVersion { found: version.to_owned() });
+        return Err(ShareError::UnsupportedVersion {
+            found: version.to_owned(),
+        });
     }
     let mut bytes = URL_SAFE_NO_PAD.decode(data).map_err(|e| {
         ShareError::Base64(match e {
@@ -353,7 +388,8 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
                 };
                 format!("unexpected {what} at position {}", at + PREFIX.len())
             }
-            base64::DecodeError::InvalidLength(_) | base64::DecodeError::InvalidLastSymbol { .. } => {
+            base64::DecodeError::InvalidLength(_)
+            | base64::DecodeError::InvalidLastSymbol { .. } => {
                 "it ends in the middle of a character group; it was probably cut off".to_owned()
             }
             other => other.to_string(),
@@ -364,7 +400,11 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
     }
     let split = bytes.len() - 4;
     let mut sum = [0u8; 4];
-    sum.copy_from_slice(bytes.get(split..).ok_or(ShareError::Truncated { what: "checksum" })?);
+    sum.copy_from_slice(
+        bytes
+            .get(split..)
+            .ok_or(ShareError::Truncated { what: "checksum" })?,
+    );
     bytes.truncate(split);
     if checksum(&bytes) != u32::from_le_bytes(sum) {
         return Err(ShareError::Checksum);
@@ -379,31 +419,55 @@ fn header(cursor: &mut Cursor<'_>) -> Result<ShareHeader, ShareError> {
     let mut fp_bytes = [0u8; 8];
     fp_bytes.copy_from_slice(fp);
     let task_count = cursor.varint()?;
-    Ok(ShareHeader { scorer_version, model_label, dataset_fingerprint: u64::from_le_bytes(fp_bytes), task_count })
+    Ok(ShareHeader {
+        scorer_version,
+        model_label,
+        dataset_fingerprint: u64::from_le_bytes(fp_bytes),
+        task_count,
+    })
 }
 
 /// Reads the header of a link (no dataset needed): shows which dataset to load.
 pub fn read_header(link: &str) -> Result<ShareHeader, ShareError> {
     let bytes = payload(link)?;
-    header(&mut Cursor { bytes: &bytes, pos: 0 })
+    header(&mut Cursor {
+        bytes: &bytes,
+        pos: 0,
+    })
 }
 
 /// Decodes a link against the loaded dataset (its fingerprint and task shapes).
-pub fn decode(link: &str, dataset_fingerprint: u64, shapes: &[TaskShape]) -> Result<SharedRun, ShareError> {
+pub fn decode(
+    link: &str,
+    dataset_fingerprint: u64,
+    shapes: &[TaskShape],
+) -> Result<SharedRun, ShareError> {
     let bytes = payload(link)?;
-    let mut cursor = Cursor { bytes: &bytes, pos: 0 };
+    let mut cursor = Cursor {
+        bytes: &bytes,
+        pos: 0,
+    };
     let h = header(&mut cursor)?;
     if h.dataset_fingerprint != dataset_fingerprint {
-        return Err(ShareError::FingerprintMismatch { link: h.dataset_fingerprint, dataset: dataset_fingerprint });
+        return Err(ShareError::FingerprintMismatch {
+            link: h.dataset_fingerprint,
+            dataset: dataset_fingerprint,
+        });
     }
     if u64::from(h.task_count) != shapes.len() as u64 {
-        return Err(ShareError::TaskCountMismatch { link: u64::from(h.task_count), dataset: shapes.len() as u64 });
+        return Err(ShareError::TaskCountMismatch {
+            link: u64::from(h.task_count),
+            dataset: shapes.len() as u64,
+        });
     }
     let radices = radices(shapes);
     let body = bytes.get(cursor.pos..).unwrap_or(&[]);
     let expected = radix::packed_len(&radices);
     if body.len() != expected {
-        return Err(ShareError::BodyLength { expected, found: body.len() });
+        return Err(ShareError::BodyLength {
+            expected,
+            found: body.len(),
+        });
     }
     let digits = radix::unpack(body, &radices).ok_or(ShareError::OutOfRange)?;
     let outcomes = digits
@@ -412,5 +476,8 @@ pub fn decode(link: &str, dataset_fingerprint: u64, shapes: &[TaskShape]) -> Res
         .map(|(d, s)| state::from_digit(*d, s))
         .collect::<Option<Vec<_>>>()
         .ok_or(ShareError::OutOfRange)?;
-    Ok(SharedRun { header: h, outcomes })
+    Ok(SharedRun {
+        header: h,
+        outcomes,
+    })
 }

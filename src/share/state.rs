@@ -30,7 +30,10 @@ pub(crate) fn to_digit(o: &TaskOutcome, shape: &TaskShape) -> Result<u64, String
     let steps = u64::from(o.steps_logged);
     let nodes = u64::from(o.nodes_done);
     if steps >= s {
-        return Err(format!("steps_logged {steps} exceeds nodes_total + 1 = {}", s - 1));
+        return Err(format!(
+            "steps_logged {steps} exceeds nodes_total + 1 = {}",
+            s - 1
+        ));
     }
     if nodes >= d {
         return Err(format!("nodes_done {nodes} exceeds nodes_total {}", d - 1));
@@ -39,7 +42,10 @@ pub(crate) fn to_digit(o: &TaskOutcome, shape: &TaskShape) -> Result<u64, String
     let block = s * d;
     if o.incomplete {
         if o.correct || o.optimal || o.name_correct || o.error.is_some() {
-            return Err("an incomplete task must be not correct, not optimal, without names or error label".into());
+            return Err(
+                "an incomplete task must be not correct, not optimal, without names or error label"
+                    .into(),
+            );
         }
         return Ok((2 + 2 * LABELS) * block + cell);
     }

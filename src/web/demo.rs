@@ -28,7 +28,9 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
             .map(|_| match rng.below(8) {
                 0 | 1 => TaskType::SingleTool,
                 2 => TaskType::ParallelMultiTool,
-                3 => [TaskType::MixedMultiTool, TaskType::SequentialMultiTool][rng.below(2) as usize],
+                3 => {
+                    [TaskType::MixedMultiTool, TaskType::SequentialMultiTool][rng.below(2) as usize]
+                }
                 4 | 5 => TaskType::Clarify,
                 _ => TaskType::Chat,
             })
@@ -68,7 +70,11 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
                 RawErrorLabel::from_code(code).unwrap_or(RawErrorLabel::Refusal)
             });
             let name_correct = correct || error.is_some_and(|e| e.code() >= 8);
-            let nodes_done = if correct { nodes_total } else { rng.below(u64::from(nodes_total)) as u16 };
+            let nodes_done = if correct {
+                nodes_total
+            } else {
+                rng.below(u64::from(nodes_total)) as u16
+            };
             outcomes.push(TaskOutcome {
                 session,
                 position: position as u8,
@@ -78,7 +84,11 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
                 correct,
                 name_correct,
                 optimal: correct && rng.below(4) > 0,
-                steps_logged: if correct { shape.min_length } else { 1 + nodes_done.min(nodes_total) },
+                steps_logged: if correct {
+                    shape.min_length
+                } else {
+                    1 + nodes_done.min(nodes_total)
+                },
                 nodes_total,
                 nodes_done,
                 error,

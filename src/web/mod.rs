@@ -21,8 +21,9 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
 }
 
 fn parse_fingerprint(hex: &str) -> Result<u64, JsError> {
-    u64::from_str_radix(hex.trim(), 16)
-        .map_err(|_| JsError::new("dataset fingerprint must be a hexadecimal string of up to 16 digits"))
+    u64::from_str_radix(hex.trim(), 16).map_err(|_| {
+        JsError::new("dataset fingerprint must be a hexadecimal string of up to 16 digits")
+    })
 }
 
 /// Header as exchanged with JavaScript.
@@ -89,7 +90,11 @@ pub fn chart_table(spec_json: &str) -> Result<String, JsError> {
 /// `outcomes_json` is an array of task outcomes; `comparison_json` an array of
 /// `{label, values}` rows (published models, other runs) drawn after this run.
 #[wasm_bindgen(js_name = dashboardCharts)]
-pub fn dashboard_charts(label: &str, outcomes_json: &str, comparison_json: &str) -> Result<String, JsError> {
+pub fn dashboard_charts(
+    label: &str,
+    outcomes_json: &str,
+    comparison_json: &str,
+) -> Result<String, JsError> {
     let outcomes: Vec<TaskOutcome> =
         serde_json::from_str(outcomes_json).map_err(|e| json_err("outcomes", e))?;
     let others: Vec<dashboard::ComparisonRow> =
@@ -114,8 +119,10 @@ pub fn run_summary(label: &str, outcomes_json: &str) -> Result<String, JsError> 
 /// leaderboard JSON; unknown names are skipped.
 #[wasm_bindgen(js_name = leaderboardRows)]
 pub fn leaderboard_rows(leaderboard_json: &str, models_json: &str) -> Result<String, JsError> {
-    let models = dashboard::parse_leaderboard(leaderboard_json).map_err(|e| json_err("leaderboard", e))?;
-    let wanted: Vec<String> = serde_json::from_str(models_json).map_err(|e| json_err("model list", e))?;
+    let models =
+        dashboard::parse_leaderboard(leaderboard_json).map_err(|e| json_err("leaderboard", e))?;
+    let wanted: Vec<String> =
+        serde_json::from_str(models_json).map_err(|e| json_err("model list", e))?;
     let rows: Vec<dashboard::ComparisonRow> = wanted
         .iter()
         .filter_map(|w| models.iter().find(|m| &m.model == w).map(|m| m.to_row()))
@@ -128,14 +135,22 @@ pub fn leaderboard_rows(leaderboard_json: &str, models_json: &str) -> Result<Str
 #[wasm_bindgen(js_name = shareEncode)]
 pub fn share_encode(run_json: &str, shapes_json: &str) -> Result<String, JsError> {
     let run: WebRun = serde_json::from_str(run_json).map_err(|e| json_err("run", e))?;
-    let shapes: Vec<TaskShape> = serde_json::from_str(shapes_json).map_err(|e| json_err("task shapes", e))?;
+    let shapes: Vec<TaskShape> =
+        serde_json::from_str(shapes_json).map_err(|e| json_err("task shapes", e))?;
     let header = ShareHeader {
         scorer_version: run.header.scorer_version,
         model_label: run.header.model_label,
         dataset_fingerprint: parse_fingerprint(&run.header.dataset_fingerprint)?,
         task_count: run.header.task_count,
     };
-    share::encode(&SharedRun { header, outcomes: run.outcomes }, &shapes).map_err(|e| JsError::new(&e.to_string()))
+    share::encode(
+        &SharedRun {
+            header,
+            outcomes: run.outcomes,
+        },
+        &shapes,
+    )
+    .map_err(|e| JsError::new(&e.to_string()))
 }
 
 /// Reads a link's header (JSON `{scorer_version, model_label, dataset_fingerprint, task_count}`).
@@ -147,11 +162,19 @@ pub fn share_read_header(link: &str) -> Result<String, JsError> {
 
 /// Decodes a link against the loaded dataset (hex fingerprint, shapes JSON) into run JSON.
 #[wasm_bindgen(js_name = shareDecode)]
-pub fn share_decode(link: &str, fingerprint_hex: &str, shapes_json: &str) -> Result<String, JsError> {
-    let shapes: Vec<TaskShape> = serde_json::from_str(shapes_json).map_err(|e| json_err("task shapes", e))?;
+pub fn share_decode(
+    link: &str,
+    fingerprint_hex: &str,
+    shapes_json: &str,
+) -> Result<String, JsError> {
+    let shapes: Vec<TaskShape> =
+        serde_json::from_str(shapes_json).map_err(|e| json_err("task shapes", e))?;
     let fp = parse_fingerprint(fingerprint_hex)?;
     let run = share::decode(link, fp, &shapes).map_err(|e| JsError::new(&e.to_string()))?;
-    to_json(&WebRun { header: WebHeader::from(&run.header), outcomes: run.outcomes })
+    to_json(&WebRun {
+        header: WebHeader::from(&run.header),
+        outcomes: run.outcomes,
+    })
 }
 
 /// A synthetic demo dataset and run (`{shapes, run}` JSON) for the page until the
@@ -164,7 +187,13 @@ pub fn demo_run() -> Result<String, JsError> {
         shapes: Vec<TaskShape>,
         run: WebRun,
     }
-    to_json(&Demo { shapes, run: WebRun { header: WebHeader::from(&run.header), outcomes: run.outcomes } })
+    to_json(&Demo {
+        shapes,
+        run: WebRun {
+            header: WebHeader::from(&run.header),
+            outcomes: run.outcomes,
+        },
+    })
 }
 
 /// The crate version, shown in the page footer.
