@@ -16,6 +16,11 @@ impl XorShift {
     fn below(&mut self, n: u64) -> u64 {
         self.next() % n.max(1)
     }
+
+    fn pick<T: Copy>(&mut self, items: &[T], fallback: T) -> T {
+        let i = self.below(items.len() as u64) as usize;
+        items.get(i).copied().unwrap_or(fallback)
+    }
 }
 
 /// 256 sessions × 4 tasks with a WildToolBench-like type mix and a plausible run.
@@ -28,9 +33,10 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
             .map(|_| match rng.below(8) {
                 0 | 1 => TaskType::SingleTool,
                 2 => TaskType::ParallelMultiTool,
-                3 => {
-                    [TaskType::MixedMultiTool, TaskType::SequentialMultiTool][rng.below(2) as usize]
-                }
+                3 => rng.pick(
+                    &[TaskType::MixedMultiTool, TaskType::SequentialMultiTool],
+                    TaskType::MixedMultiTool,
+                ),
                 4 | 5 => TaskType::Clarify,
                 _ => TaskType::Chat,
             })
@@ -47,7 +53,8 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
                 session,
                 position: position as u8,
                 task_type: *t,
-                subtype: (position > 0).then(|| TurnSubtype::ALL[rng.below(3) as usize]),
+                subtype: (position > 0)
+                    .then(|| rng.pick(&TurnSubtype::ALL, TurnSubtype::PartialInformation)),
                 transitions,
                 nodes_total,
                 min_length: nodes_total.saturating_sub(1).max(1),
@@ -64,8 +71,8 @@ pub(crate) fn demo() -> (Vec<TaskShape>, SharedRun) {
             let error = (!correct).then(|| {
                 let code = match t {
                     TaskType::Chat => 1,
-                    TaskType::Clarify => [4u8, 0, 5][rng.below(3) as usize],
-                    _ => [0u8, 5, 6, 7, 8, 9, 10, 11, 11][rng.below(9) as usize],
+                    TaskType::Clarify => rng.pick(&[4u8, 0, 5], 4),
+                    _ => rng.pick(&[0u8, 5, 6, 7, 8, 9, 10, 11, 11], 0),
                 };
                 RawErrorLabel::from_code(code).unwrap_or(RawErrorLabel::Refusal)
             });
