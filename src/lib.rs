@@ -21,3 +21,5 @@ pub mod report;
 #[cfg(feature = "wip")]
 pub mod score;
 pub mod share;
+#[cfg(target_arch = "wasm32")]
+pub mod web;

@@ -1,0 +1,85 @@
+//! Text helpers: XML escaping, percent formatting, label shortening.
+
+/// Escapes `& < > " '` so the text is safe both as element content and inside a
+/// double- or single-quoted attribute. Control characters that XML 1.0 forbids are
+/// dropped.
+pub fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' | '\r' => out.push(' '),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Formats a proportion as a percentage with one decimal (`0.5634` → `56.3%`);
+/// non-finite numbers give `n/a`.
+pub fn format_percent(value: f64) -> String {
+    if value.is_finite() {
+        format!("{:.1}%", value * 100.0)
+    } else {
+        "n/a".to_owned()
+    }
+}
+
+/// Formats an interval as `50.1–62.4%`.
+pub(crate) fn format_interval(lo: f64, hi: f64) -> String {
+    format!("{:.1}–{:.1}%", lo * 100.0, hi * 100.0)
+}
+
+/// Shortens a label to at most `max` characters, ending with `…` when cut.
+pub(crate) fn shorten(label: &str, max: usize) -> String {
+    let count = label.chars().count();
+    if count <= max || max == 0 {
+        return label.to_owned();
+    }
+    let mut s: String = label.chars().take(max.saturating_sub(1)).collect();
+    s.push('…');
+    s
+}
+
+/// Approximate rendered width in px of `text` at `font_px` (sans-serif; CJK counts double).
+pub(crate) fn text_width(text: &str, font_px: f64) -> f64 {
+    text.chars()
+        .map(|c| if (c as u32) >= 0x2E80 { 1.0 } else { 0.56 })
+        .sum::<f64>()
+        * font_px
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup() {
+        assert_eq!(
+            escape_xml("<img src=x onerror=\"a('1')\">&"),
+            "&lt;img src=x onerror=&quot;a(&#39;1&#39;)&quot;&gt;&amp;"
+        );
+        assert_eq!(escape_xml("a\u{0}b\nc"), "ab c");
+    }
+
+    #[test]
+    fn percent() {
+        assert_eq!(format_percent(0.5634), "56.3%");
+        assert_eq!(format_percent(0.35714285714285715), "35.7%");
+        assert_eq!(format_percent(1.0), "100.0%");
+        assert_eq!(format_percent(f64::NAN), "n/a");
+        assert_eq!(format_interval(0.5, 0.625), "50.0–62.5%");
+    }
+
+    #[test]
+    fn shortens_by_chars() {
+        assert_eq!(shorten("abcdef", 4), "abc…");
+        assert_eq!(shorten("模型名称很长", 3), "模型…");
+        assert_eq!(shorten("ok", 4), "ok");
+    }
+}

@@ -1,0 +1,118 @@
+//! Stacked (and 100%-stacked) horizontal bar charts, e.g. the error-taxonomy breakdown.
+
+use super::bars::tooltip;
+use super::describe::describe;
+use super::format::{format_percent, shorten, text_width};
+use super::svg::{colour, ink_on, legend, Anchor, Svg};
+use super::{safe_id, ChartSpec};
+
+const WIDTH: f64 = 640.0;
+
+/// Renders one stacked bar per category; series are the segments.
+pub(crate) fn render(spec: &ChartSpec, normalise: bool) -> String {
+    let id = safe_id(&spec.id);
+    let names: Vec<String> = spec.series.iter().map(|s| s.name.clone()).collect();
+    let mut probe = Svg::open(&id, WIDTH, 1.0, "", "");
+    let legend_h = legend(&mut probe, &names, 38.0, WIDTH) + 6.0;
+    let labels: Vec<String> = spec.categories.iter().map(|c| shorten(c, 30)).collect();
+    let label_w = labels
+        .iter()
+        .map(|l| text_width(l, 12.0))
+        .fold(40.0, f64::max)
+        .min(200.0);
+    let left = 16.0 + label_w + 10.0;
+    let plot_w = WIDTH - left - 24.0;
+    let bar_h = 22.0;
+    let band = bar_h + 12.0;
+    let top = 40.0 + legend_h;
+    let bottom = top + band * spec.categories.len() as f64;
+    let height = bottom + 52.0;
+
+    let mut svg = Svg::open(&id, WIDTH, height, &spec.title, &describe(spec));
+    legend(&mut svg, &names, 38.0, WIDTH);
+    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let x = left + t * plot_w;
+        svg.line(x, top, x, bottom, "#e3e3e3", 1.0);
+        svg.text(
+            x,
+            bottom + 16.0,
+            Anchor::Middle,
+            11.0,
+            "#6b6b6b",
+            false,
+            &format_percent(t).replace(".0%", "%"),
+        );
+    }
+    if !spec.value_axis.is_empty() {
+        svg.text(
+            left + plot_w / 2.0,
+            bottom + 36.0,
+            Anchor::Middle,
+            12.0,
+            "#333333",
+            false,
+            &spec.value_axis,
+        );
+    }
+    for (i, (cat, label)) in spec.categories.iter().zip(&labels).enumerate() {
+        let y = top + band * i as f64 + 6.0;
+        svg.group_open(cat);
+        svg.text(
+            left - 8.0,
+            y + bar_h / 2.0 + 4.0,
+            Anchor::End,
+            12.0,
+            "#222222",
+            false,
+            label,
+        );
+        svg.group_close();
+        let values: Vec<f64> = spec
+            .series
+            .iter()
+            .map(|s| s.point(i).clean_value().unwrap_or(0.0))
+            .collect();
+        let sum: f64 = values.iter().sum();
+        if sum <= 0.0 {
+            svg.text(
+                left + 4.0,
+                y + bar_h / 2.0 + 3.5,
+                Anchor::Start,
+                10.0,
+                "#6b6b6b",
+                false,
+                "no data",
+            );
+            continue;
+        }
+        let scale = if normalise || sum > 1.0 {
+            1.0 / sum
+        } else {
+            1.0
+        };
+        let mut x = left;
+        for (k, (series, v)) in spec.series.iter().zip(&values).enumerate() {
+            if *v <= 0.0 {
+                continue;
+            }
+            let w = v * scale * plot_w;
+            let tip = tooltip(&series.name, cat, &series.point(i));
+            svg.rect(x, y, w, bar_h, colour(k), Some(&tip));
+            let text = format_percent(v * scale);
+            if w >= text_width(&text, 10.0) + 6.0 {
+                svg.text(
+                    x + w / 2.0,
+                    y + bar_h / 2.0 + 3.5,
+                    Anchor::Middle,
+                    10.0,
+                    ink_on(colour(k)),
+                    false,
+                    &text,
+                );
+            }
+            x += w;
+            svg.line(x, y, x, y + bar_h, "#ffffff", 1.0);
+        }
+    }
+    svg.finish()
+}

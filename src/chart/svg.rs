@@ -1,0 +1,194 @@
+//! A tiny SVG writer: every piece of text goes through [`escape_xml`].
+
+use super::format::escape_xml;
+use std::fmt::Write as _;
+
+/// Okabe–Ito based palette (colour-blind safe), one colour per series.
+pub(crate) const PALETTE: [&str; 9] = [
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F", "#444444",
+    "#9E9E9E",
+];
+
+/// Text colour with enough contrast on top of a palette colour.
+pub(crate) fn ink_on(fill: &str) -> &'static str {
+    match fill {
+        "#E69F00" | "#56B4E9" | "#9E9E9E" => "#000000",
+        _ => "#ffffff",
+    }
+}
+
+/// Colour of series `i`.
+pub(crate) fn colour(i: usize) -> &'static str {
+    PALETTE.get(i % PALETTE.len()).copied().unwrap_or("#0072B2")
+}
+
+/// Formats a coordinate with at most one decimal.
+pub(crate) fn num(v: f64) -> String {
+    let v = if v.is_finite() { v } else { 0.0 };
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+/// Horizontal text anchoring.
+#[derive(Clone, Copy)]
+pub(crate) enum Anchor {
+    Start,
+    Middle,
+    End,
+}
+
+impl Anchor {
+    fn as_str(self) -> &'static str {
+        match self {
+            Anchor::Start => "start",
+            Anchor::Middle => "middle",
+            Anchor::End => "end",
+        }
+    }
+}
+
+/// Accumulates the SVG markup.
+pub(crate) struct Svg {
+    out: String,
+}
+
+impl Svg {
+    /// Opens the root element with the accessibility attributes and the visible title.
+    pub(crate) fn open(id: &str, width: f64, height: f64, title: &str, desc: &str) -> Self {
+        let mut out = String::with_capacity(4096);
+        let (w, h) = (num(width), num(height));
+        let _ = write!(
+            out,
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
+             aria-labelledby=\"{id}-title {id}-desc\" viewBox=\"0 0 {w} {h}\" \
+             width=\"{w}\" height=\"{h}\" \
+             font-family=\"system-ui, -apple-system, Segoe UI, Roboto, Noto Sans, sans-serif\" \
+             font-size=\"12\">"
+        );
+        let _ = write!(
+            out,
+            "<title id=\"{id}-title\">{}</title><desc id=\"{id}-desc\">{}</desc>",
+            escape_xml(title),
+            escape_xml(desc)
+        );
+        let _ = write!(out, "<rect width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>");
+        let mut svg = Svg { out };
+        svg.text(16.0, 24.0, Anchor::Start, 15.0, "#111111", true, title);
+        svg
+    }
+
+    /// A filled rectangle, with an optional tooltip (`<title>` child).
+    pub(crate) fn rect(&mut self, x: f64, y: f64, w: f64, h: f64, fill: &str, tip: Option<&str>) {
+        let _ = write!(
+            self.out,
+            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"",
+            num(x),
+            num(y),
+            num(w.max(0.0)),
+            num(h.max(0.0)),
+            escape_xml(fill)
+        );
+        match tip {
+            Some(t) => {
+                let _ = write!(self.out, "><title>{}</title></rect>", escape_xml(t));
+            }
+            None => self.out.push_str("/>"),
+        }
+    }
+
+    /// A straight line.
+    pub(crate) fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, stroke: &str, width: f64) {
+        let _ = write!(
+            self.out,
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"{}\"/>",
+            num(x1),
+            num(y1),
+            num(x2),
+            num(y2),
+            escape_xml(stroke),
+            num(width)
+        );
+    }
+
+    /// A text element.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn text(
+        &mut self,
+        x: f64,
+        y: f64,
+        anchor: Anchor,
+        size: f64,
+        fill: &str,
+        bold: bool,
+        content: &str,
+    ) {
+        let weight = if bold { " font-weight=\"600\"" } else { "" };
+        let _ = write!(
+            self.out,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"{}\" font-size=\"{}\" fill=\"{}\"{weight}>{}</text>",
+            num(x),
+            num(y),
+            anchor.as_str(),
+            num(size),
+            escape_xml(fill),
+            escape_xml(content)
+        );
+    }
+
+    /// A text element rotated around its anchor point.
+    pub(crate) fn text_rotated(&mut self, x: f64, y: f64, angle: f64, size: f64, content: &str) {
+        let _ = write!(
+            self.out,
+            "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\" font-size=\"{}\" fill=\"#333333\" \
+             transform=\"rotate({} {x} {y})\">{}</text>",
+            num(size),
+            num(angle),
+            escape_xml(content),
+            x = num(x),
+            y = num(y)
+        );
+    }
+
+    /// Opens a group with a tooltip (the group's `<title>`).
+    pub(crate) fn group_open(&mut self, tip: &str) {
+        let _ = write!(self.out, "<g><title>{}</title>", escape_xml(tip));
+    }
+
+    /// Closes a group.
+    pub(crate) fn group_close(&mut self) {
+        self.out.push_str("</g>");
+    }
+
+    /// Closes the root element and returns the markup.
+    pub(crate) fn finish(mut self) -> String {
+        self.out.push_str("</svg>");
+        self.out
+    }
+}
+
+/// Lays out legend entries in rows under the title; returns the height used.
+pub(crate) fn legend(svg: &mut Svg, names: &[String], top: f64, width: f64) -> f64 {
+    let mut x = 16.0;
+    let mut y = top;
+    let row_h = 18.0;
+    for (i, name) in names.iter().enumerate() {
+        let label = super::format::shorten(name, 28);
+        let item_w = 16.0 + super::format::text_width(&label, 12.0) + 14.0;
+        if x + item_w > width - 8.0 && x > 16.0 {
+            x = 16.0;
+            y += row_h;
+        }
+        svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
+        svg.text(
+            x + 14.0,
+            y + 9.5,
+            Anchor::Start,
+            12.0,
+            "#222222",
+            false,
+            &label,
+        );
+        x += item_w;
+    }
+    y + row_h - top
+}

@@ -1,0 +1,70 @@
+// Shared helpers for the end-to-end suite: start scripts/serve.mjs on a free port and
+// launch the system Chromium through playwright-core with a fresh profile.
+import { spawn } from 'node:child_process';
+import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const ROOT = resolve(fileURLToPath(new URL('../../', import.meta.url)));
+export const ARTIFACTS = join(ROOT, 'test-artifacts');
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const CHROME_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+];
+
+/** Starts the static server on port 0; resolves to { url, stop }. */
+export function startServer() {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'scripts/serve.mjs'), '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const timer = setTimeout(() => { child.kill(); reject(new Error(`server did not start: ${out}`)); }, 10_000);
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) {
+        clearTimeout(timer);
+        resolvePromise({ url: m[0], stop: () => child.kill('SIGTERM') });
+      }
+    });
+    child.stderr.on('data', (chunk) => { out += chunk; });
+    child.on('exit', (code) => { clearTimeout(timer); if (code) reject(new Error(`server exited ${code}: ${out}`)); });
+  });
+}
+
+/** Launches Chromium with a fresh user-data-dir; resolves to { context, close }. */
+export async function launchBrowser() {
+  const profile = await mkdtemp(join(tmpdir(), 'wildtool-e2e-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROME_ARGS,
+    viewport: { width: 1360, height: 900 },
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      await rm(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens a page that records console errors, page errors and dialogs. */
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (msg) => { if (msg.type() === 'error') problems.push(`console: ${msg.text()}`); });
+  page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+  page.on('dialog', async (d) => { problems.push(`dialog: ${d.message()}`); await d.dismiss(); });
+  await page.goto(url);
+  await page.waitForFunction(() => document.body.dataset.wasm !== 'loading', null, { timeout: 20_000 });
+  return { page, problems };
+}
+
+export async function screenshot(page, name) {
+  await mkdir(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+}
