@@ -56,6 +56,9 @@ impl Action {
     }
 }
 
+/// CORS headers on every response, so a page on another origin can call the mock.
+const CORS: &str = "access-control-allow-origin: *\r\naccess-control-allow-headers: *\r\naccess-control-allow-methods: POST, OPTIONS\r\naccess-control-expose-headers: retry-after\r\n";
+
 type Handler = dyn Fn(&Request) -> Action + Send + Sync;
 
 /// A running mock server.
@@ -69,7 +72,11 @@ pub struct MockServer {
 impl MockServer {
     /// Starts a server answering with `handler`.
     pub fn start(handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1:0");
+        Self::start_at(("127.0.0.1", 0), handler)
+    }
+
+    fn start_at(addr: (&str, u16), handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> Self {
+        let listener = TcpListener::bind(addr).expect("bind on 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         listener.set_nonblocking(true).expect("nonblocking");
         let stop = Arc::new(AtomicBool::new(false));
@@ -95,6 +102,13 @@ impl MockServer {
             });
         }
         Self { addr, stop, log }
+    }
+
+    /// Starts a server on a fixed port (browser tests need a known address).
+    pub fn start_on(port: u16, handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> std::io::Result<Self> {
+        let probe = TcpListener::bind(("127.0.0.1", port))?;
+        drop(probe);
+        Ok(Self::start_at(("127.0.0.1", port), handler))
     }
 
     /// `http://127.0.0.1:PORT/v1`.
@@ -144,13 +158,21 @@ fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Request>>, stop: 
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        if line.starts_with("OPTIONS ") {
+            // CORS preflight (browser tests): allow everything, never logged or scripted.
+            let out = format!("HTTP/1.1 204 No Content\r\n{CORS}content-length: 0\r\n\r\n");
+            if writer.write_all(out.as_bytes()).and_then(|_| writer.flush()).is_err() {
+                return;
+            }
+            continue;
+        }
         let req = Request { path, headers, body: String::from_utf8_lossy(&body).into_owned(), index: counter.fetch_add(1, Ordering::SeqCst) };
         if let Ok(mut l) = log.lock() {
             l.push(req.clone());
         }
         match handler(&req) {
             Action::Respond { status, headers, body } => {
-                let mut out = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\n", body.len());
+                let mut out = format!("HTTP/1.1 {status} X\r\n{CORS}content-type: application/json\r\ncontent-length: {}\r\n", body.len());
                 for (k, v) in headers {
                     out.push_str(&format!("{k}: {v}\r\n"));
                 }
