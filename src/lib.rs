@@ -16,10 +16,12 @@ pub mod json;
 pub mod outcome;
 pub mod protocol;
 pub mod runner;
-#[cfg(feature = "wip")]
 pub mod report;
-#[cfg(feature = "wip")]
 pub mod score;
 pub mod share;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
+
+/// Identifies the scoring semantics: wildtool's version and the official evaluation code
+/// it reproduces (WildToolBench commit 80a5f42). Carried in share links and reports.
+pub const SCORER_VERSION: &str = concat!("wildtool-", env!("CARGO_PKG_VERSION"), "+wtb-80a5f42");

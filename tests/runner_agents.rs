@@ -1,7 +1,7 @@
 //! Built-in agents through `wildtool run`: gold scores 100 %, replay reproduces the
 //! official metric of the run it replays, baseline is deterministic and non-trivial, and
 //! resume after a kill (checkpoint cut mid-line) gives the same result file.
-#![cfg(all(feature = "wip", feature = "cli"))]
+#![cfg(feature = "cli")]
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

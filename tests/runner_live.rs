@@ -3,7 +3,7 @@
 //! transport faults. Asserts scores, retry behaviour, that transport failures never become
 //! model errors, resume of incomplete tasks, that the key is never written, and that the
 //! live labels equal an offline `wildtool score` of the run's own result file.
-#![cfg(all(feature = "wip", feature = "cli"))]
+#![cfg(feature = "cli")]
 
 mod mock_server;
 

@@ -2,7 +2,6 @@
 //! machine rebuilds exactly the recorded `inference_input` (messages and tools) of every
 //! step, up to the random `toolu_bdrk_` history ids; and the OpenAI request body carries
 //! exactly those fields.
-#![cfg(feature = "wip")]
 
 use std::path::Path;
 

@@ -9,10 +9,8 @@
 //! - `native`: the threaded scheduler with a `ureq` transport and a file checkpoint store
 //!   (native builds with the `cli` feature only).
 
-#[cfg(feature = "wip")]
 pub mod agents;
 pub mod checkpoint;
-#[cfg(feature = "wip")]
 pub mod driver;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod native;

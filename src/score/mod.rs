@@ -237,7 +237,7 @@ impl<'d> Scorer<'d> {
                         nodes_total: clamp16(task.progress_nodes),
                         nodes_done: 0,
                         error: None,
-                        incomplete: true,
+                        incomplete: false,
                     });
                 }
                 Value::Str(message)

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::protocol::{Reply, SeededIds};
-#[cfg(feature = "wip")]
 use crate::runner::driver::{task_seed, Responder, StepContext, TaskStats};
 use crate::json::Value;
 use crate::runner::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
@@ -98,7 +97,6 @@ impl LiveResponder {
     }
 }
 
-#[cfg(feature = "wip")]
 impl Responder for LiveResponder {
     fn respond(&self, ctx: &StepContext<'_>, stats: &mut TaskStats) -> Result<Reply, GaveUp> {
         let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);

@@ -3,7 +3,6 @@
 
 pub mod live;
 pub mod pool;
-#[cfg(feature = "wip")]
 pub mod run;
 pub mod store;
 pub mod transport;
