@@ -17,7 +17,10 @@ const MESSAGE: &str = r#"{"id":"msg_1","type":"message","role":"assistant","cont
 #[test]
 #[ignore = "helper server for the browser tests"]
 fn serve_for_browser_tests() {
-    let port: u16 = std::env::var("WILDTOOL_MOCK_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(18765);
+    let port: u16 = std::env::var("WILDTOOL_MOCK_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(18765);
     let stop = Arc::new(AtomicBool::new(false));
     let counts: Mutex<HashMap<String, usize>> = Mutex::new(HashMap::new());
     let stop2 = stop.clone();
@@ -38,10 +41,15 @@ fn serve_for_browser_tests() {
             p if p.starts_with("/flaky429/") && n % 2 == 1 => Action::rate_limited("0.2"),
             p if p.starts_with("/flaky500/") && n % 2 == 1 => Action::status(500, "internal"),
             "/anthropic/v1/messages" => {
-                if req.header("anthropic-dangerous-direct-browser-access") == Some("true") && req.header("x-api-key") == Some("test-key") {
+                if req.header("anthropic-dangerous-direct-browser-access") == Some("true")
+                    && req.header("x-api-key") == Some("test-key")
+                {
                     Action::ok(MESSAGE)
                 } else {
-                    Action::status(400, r#"{"type":"error","error":{"message":"missing browser header or key"}}"#)
+                    Action::status(
+                        400,
+                        r#"{"type":"error","error":{"message":"missing browser header or key"}}"#,
+                    )
                 }
             }
             _ => Action::ok(CALL),

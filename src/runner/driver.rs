@@ -62,7 +62,9 @@ pub struct TaskRun {
 
 /// The seed of a task's history ids: reproducible prompts (N2).
 pub fn task_seed(line: usize, task: usize) -> u64 {
-    (line as u64).wrapping_mul(1_000_003).wrapping_add(task as u64)
+    (line as u64)
+        .wrapping_mul(1_000_003)
+        .wrapping_add(task as u64)
 }
 
 /// Runs task `task` of `session` to its end.
@@ -86,7 +88,13 @@ pub fn run_task(session: &Session, task: usize, responder: &dyn Responder) -> Ta
         }
     };
     while !machine.is_finished() {
-        let ctx = StepContext { session, task, step: machine.step(), messages: machine.messages(), tools: machine.tools() };
+        let ctx = StepContext {
+            session,
+            task,
+            step: machine.step(),
+            messages: machine.messages(),
+            tools: machine.tools(),
+        };
         let reply = match responder.respond(&ctx, &mut run.stats) {
             Ok(r) => r,
             Err(e) => {
@@ -102,9 +110,12 @@ pub fn run_task(session: &Session, task: usize, responder: &dyn Responder) -> Ta
         }
     }
     run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
-    run.record = machine
-        .result()
-        .map(|result| TaskRecord { id: session.id.clone(), line: session.line, task, result });
+    run.record = machine.result().map(|result| TaskRecord {
+        id: session.id.clone(),
+        line: session.line,
+        task,
+        result,
+    });
     if run.record.is_none() {
         run.incomplete = Some("the task machine did not finish".to_owned());
     }

@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::dataset::Session;
-use crate::runner::checkpoint::{assemble, header_line, recover, Assembled, CheckpointMismatch, CheckpointStore, SessionSlot};
+use crate::runner::checkpoint::{
+    assemble, header_line, recover, Assembled, CheckpointMismatch, CheckpointStore, SessionSlot,
+};
 use crate::runner::driver::{run_task, Responder, TaskRun};
 use crate::runner::progress::Progress;
 
@@ -72,14 +74,26 @@ pub fn execute<S: CheckpointStore>(
 where
     S::Error: 'static,
 {
-    let RunConfig { model, dataset_fingerprint, concurrency } = config;
+    let RunConfig {
+        model,
+        dataset_fingerprint,
+        concurrency,
+    } = config;
     let lines = store.load().map_err(RunError::Store)?;
     let mut done = recover(&lines, model, dataset_fingerprint)?;
     if lines.is_empty() {
-        store.append(&header_line(model, dataset_fingerprint)).map_err(RunError::Store)?;
+        store
+            .append(&header_line(model, dataset_fingerprint))
+            .map_err(RunError::Store)?;
     }
-    let slots: Vec<SessionSlot> =
-        sessions.iter().map(|s| SessionSlot { line: s.line, id: s.id.clone(), tasks: s.tasks.len() }).collect();
+    let slots: Vec<SessionSlot> = sessions
+        .iter()
+        .map(|s| SessionSlot {
+            line: s.line,
+            id: s.id.clone(),
+            tasks: s.tasks.len(),
+        })
+        .collect();
     let mut jobs: Vec<(&Session, usize)> = Vec::new();
     let mut resumed = 0u64;
     for s in sessions {
@@ -96,37 +110,51 @@ where
     on_progress(&progress, 0.0);
     let mut incomplete = Vec::new();
     let mut store_error = None;
-    run_pool(&jobs, concurrency, cancel, |(s, t)| run_task(s, *t, responder), |i, run: TaskRun| {
-        progress.requests += run.stats.requests;
-        progress.retries += run.stats.retries;
-        progress.input_tokens += run.input_tokens;
-        progress.output_tokens += run.output_tokens;
-        match run.record {
-            Some(record) => {
-                if store_error.is_none() {
-                    if let Err(e) = store.append(&record.to_line()) {
-                        store_error = Some(e);
-                        cancel.store(true, Ordering::SeqCst);
+    run_pool(
+        &jobs,
+        concurrency,
+        cancel,
+        |(s, t)| run_task(s, *t, responder),
+        |i, run: TaskRun| {
+            progress.requests += run.stats.requests;
+            progress.retries += run.stats.retries;
+            progress.input_tokens += run.input_tokens;
+            progress.output_tokens += run.output_tokens;
+            match run.record {
+                Some(record) => {
+                    if store_error.is_none() {
+                        if let Err(e) = store.append(&record.to_line()) {
+                            store_error = Some(e);
+                            cancel.store(true, Ordering::SeqCst);
+                        }
                     }
+                    progress.done += 1;
+                    progress.names_correct += u64::from(run.names_correct);
+                    done.insert((record.line, record.task), record);
                 }
-                progress.done += 1;
-                progress.names_correct += u64::from(run.names_correct);
-                done.insert((record.line, record.task), record);
+                None => {
+                    progress.incomplete += 1;
+                    let id = jobs.get(i).map(|(s, _)| s.id.clone()).unwrap_or_default();
+                    incomplete.push(IncompleteTask {
+                        id,
+                        line: run.line,
+                        task: run.task,
+                        reason: run.incomplete.unwrap_or_default(),
+                    });
+                }
             }
-            None => {
-                progress.incomplete += 1;
-                let id = jobs.get(i).map(|(s, _)| s.id.clone()).unwrap_or_default();
-                incomplete.push(IncompleteTask { id, line: run.line, task: run.task, reason: run.incomplete.unwrap_or_default() });
-            }
-        }
-        progress.elapsed = started.elapsed().as_secs_f64();
-        on_progress(&progress, progress.elapsed);
-    });
+            progress.elapsed = started.elapsed().as_secs_f64();
+            on_progress(&progress, progress.elapsed);
+        },
+    );
     if let Some(e) = store_error {
         return Err(RunError::Store(e));
     }
     incomplete.sort_by_key(|t| (t.line, t.task));
     let assembled = assemble(model, &slots, &done);
-    Ok(RunSummary { progress, incomplete, assembled })
+    Ok(RunSummary {
+        progress,
+        incomplete,
+        assembled,
+    })
 }
-
