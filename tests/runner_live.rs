@@ -403,3 +403,42 @@ fn the_api_key_is_sent_but_never_written() {
     assert!(!String::from_utf8_lossy(&o.stdout).contains(key) && !stderr(&o).contains(key));
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
+    // Each reply takes 40 ms, so the run is still going when it is killed.
+    let ds = mini();
+    let slow = MockServer::start(move |req| {
+        std::thread::sleep(Duration::from_millis(40));
+        match model_reply(&ds, &req.body, Behaviour::Gold) {
+            Some(body) => Action::ok(body),
+            None => Action::status(400, "{}"),
+        }
+    });
+    let out = tmp("kill");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(["run", "--dataset"])
+        .arg(mini_path())
+        .args(["--model", "mock/model", "--base-url", &slow.base_url(), "--concurrency", "2", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    std::thread::sleep(Duration::from_millis(700));
+    let _ = child.kill();
+    let _ = child.wait();
+    let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
+    let saved = ckpt.lines().count().saturating_sub(1);
+    assert!(saved > 0 && saved < 32, "killed mid-run with {saved} task(s) saved");
+    assert!(!out.join("result.jsonl").exists());
+
+    let server = model_server(Behaviour::Gold, |_, _| None);
+    let o = run(&server, &out, &[], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = format!("{} task(s) finished now, {saved} resumed", 32 - saved);
+    assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
+    assert_eq!(task_accuracy(&out), 1.0);
+    assert_offline_score_matches(&out);
+    let _ = std::fs::remove_dir_all(&out);
+}
