@@ -15,6 +15,7 @@ pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
+pub mod runner;
 pub mod report;
 pub mod score;
 pub mod share;

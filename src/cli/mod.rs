@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod files;
+mod run_cmd;
 mod score_cmd;
 mod validate_cmd;
 
@@ -82,6 +83,61 @@ enum Command {
         #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
+    /// Run a model (or a built-in agent) on a dataset with the official protocol, with
+    /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
+    /// Exit code 3: some tasks are incomplete for transport reasons (re-run to resume).
+    Run(RunOpts),
+}
+
+/// Options of `wildtool run`.
+#[derive(Debug, clap::Args)]
+struct RunOpts {
+    /// The dataset (JSON Lines).
+    #[arg(long)]
+    dataset: PathBuf,
+    /// Model name sent to the endpoint and written to the result file (default: the provider name).
+    #[arg(long)]
+    model: Option<String>,
+    /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
+    #[arg(long)]
+    base_url: Option<String>,
+    /// openai | anthropic | gold | baseline | replay.
+    #[arg(long, default_value = "openai")]
+    provider: String,
+    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
+    /// The key is never written anywhere.
+    #[arg(long)]
+    api_key_env: Option<String>,
+    /// Tasks in flight at once.
+    #[arg(long, default_value_t = 8)]
+    concurrency: usize,
+    /// Sampling temperature.
+    #[arg(long, default_value_t = 0.0)]
+    temperature: f64,
+    /// Per-request timeout in seconds.
+    #[arg(long, default_value_t = 600.0)]
+    timeout: f64,
+    /// Retries per request on 429/5xx/network errors before the task is incomplete.
+    #[arg(long, default_value_t = 6)]
+    retries: u32,
+    /// First backoff delay in seconds (doubles per retry, with jitter; Retry-After wins).
+    #[arg(long, default_value_t = 2.0)]
+    backoff: f64,
+    /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
+    #[arg(long)]
+    sessions: Option<String>,
+    /// Result file whose outputs --provider replay re-feeds.
+    #[arg(long)]
+    replay_file: Option<PathBuf>,
+    /// Output directory (checkpoint.jsonl, result.jsonl, score.jsonl, metric.json, report.json).
+    #[arg(long)]
+    out: PathBuf,
+    /// Which language's fields to read.
+    #[arg(long, value_enum, default_value = "en")]
+    lang: LangArg,
+    /// Cap on logged candidates after an action error.
+    #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
+    candidate_cap: usize,
 }
 
 /// Runs the CLI and maps errors to exit codes (1: failure, 2: invalid input).
@@ -93,6 +149,32 @@ pub fn main() -> ExitCode {
         Command::Score { dataset, results, out, lang, model_name, candidate_cap } => score_cmd::score(
             &score_cmd::ScoreArgs { dataset, results, out, lang: lang.into(), model_name, candidate_cap },
         ),
+        Command::Run(o) => {
+            let args = run_cmd::RunArgs {
+                dataset: o.dataset,
+                model: o.model,
+                base_url: o.base_url,
+                provider: o.provider,
+                api_key_env: o.api_key_env,
+                concurrency: o.concurrency,
+                temperature: o.temperature,
+                timeout: o.timeout,
+                retries: o.retries,
+                sessions: o.sessions,
+                replay_file: o.replay_file,
+                out: o.out,
+                lang: o.lang.into(),
+                candidate_cap: o.candidate_cap,
+                backoff: o.backoff,
+            };
+            return match run_cmd::run(&args) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("wildtool: {e}");
+                    ExitCode::from(if matches!(e, run_cmd::RunCmdError::Usage(_)) { 2 } else { 1 })
+                }
+            };
+        }
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,212 @@
+//! Checkpoint records and the assembly of the official result file (PROTOCOL §2.7, §4.5).
+//! Pure: the storage is behind [`CheckpointStore`] (files natively, IndexedDB in the
+//! browser).
+//!
+//! The checkpoint is append-only JSON Lines. The first line is a header
+//! `{"wildtool_checkpoint": 1, "model_name", "dataset"}`; every other line is one finished
+//! task `{"id", "line", "task", "result": T}`. A line cut short by a kill is ignored (and
+//! the store removes it before appending again).
+
+use std::collections::BTreeMap;
+
+use crate::json::{dumps, loads, Escape, Map, Value};
+
+/// Persistent append-only storage of checkpoint lines.
+pub trait CheckpointStore {
+    /// Storage failure.
+    type Error: std::error::Error;
+    /// All complete lines stored so far (an unterminated last line is dropped).
+    fn load(&mut self) -> Result<Vec<String>, Self::Error>;
+    /// Appends one line (without newline) and makes it durable before returning.
+    fn append(&mut self, line: &str) -> Result<(), Self::Error>;
+}
+
+/// An in-memory store (tests, and the browser before IndexedDB is wired).
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStore {
+    /// The stored lines.
+    pub lines: Vec<String>,
+}
+
+impl CheckpointStore for MemoryStore {
+    type Error = std::convert::Infallible;
+    fn load(&mut self) -> Result<Vec<String>, Self::Error> {
+        Ok(self.lines.clone())
+    }
+    fn append(&mut self, line: &str) -> Result<(), Self::Error> {
+        self.lines.push(line.to_owned());
+        Ok(())
+    }
+}
+
+/// A checkpoint that belongs to another run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("checkpoint was written for model {found_model:?} on dataset {found_dataset:?}, not {model:?} on {dataset:?}; use another --out directory")]
+pub struct CheckpointMismatch {
+    /// This run's model.
+    pub model: String,
+    /// This run's dataset fingerprint.
+    pub dataset: String,
+    /// The checkpoint's model.
+    pub found_model: String,
+    /// The checkpoint's dataset fingerprint.
+    pub found_dataset: String,
+}
+
+/// One finished task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    /// Session id.
+    pub id: String,
+    /// Dataset line index of the session.
+    pub line: usize,
+    /// Task position.
+    pub task: usize,
+    /// The official task result object T.
+    pub result: Value,
+}
+
+impl TaskRecord {
+    /// The checkpoint line (dumps-utf8, no newline).
+    pub fn to_line(&self) -> String {
+        let mut m = Map::new();
+        m.insert("id", Value::Str(self.id.clone()));
+        m.insert("line", Value::int(self.line as i64));
+        m.insert("task", Value::int(self.task as i64));
+        m.insert("result", self.result.clone());
+        dumps(&Value::Object(m), Escape::Utf8)
+    }
+
+    /// Parses a checkpoint line; `None` for the header, garbage or a cut line.
+    pub fn from_line(line: &str) -> Option<Self> {
+        let v = loads(line).ok()?;
+        let id = v.get("id")?.as_str()?.to_owned();
+        let lineno = usize::try_from(v.get("line")?.as_i64()?).ok()?;
+        let task = usize::try_from(v.get("task")?.as_i64()?).ok()?;
+        let result = v.get("result")?.clone();
+        result.as_object()?;
+        Some(Self { id, line: lineno, task, result })
+    }
+}
+
+/// The header line.
+pub fn header_line(model: &str, dataset: &str) -> String {
+    let mut m = Map::new();
+    m.insert("wildtool_checkpoint", Value::int(1));
+    m.insert("model_name", Value::str(model));
+    m.insert("dataset", Value::str(dataset));
+    dumps(&Value::Object(m), Escape::Utf8)
+}
+
+/// Finished tasks recovered from stored lines, keyed by `(line, task)`; later duplicates
+/// replace earlier ones. Fails when the header names another model or dataset.
+pub fn recover(lines: &[String], model: &str, dataset: &str) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
+    let mut done = BTreeMap::new();
+    for line in lines {
+        if let Ok(v) = loads(line) {
+            if v.get("wildtool_checkpoint").is_some() {
+                let found_model = v.get("model_name").and_then(Value::as_str).unwrap_or("").to_owned();
+                let found_dataset = v.get("dataset").and_then(Value::as_str).unwrap_or("").to_owned();
+                if found_model != model || found_dataset != dataset {
+                    return Err(CheckpointMismatch { model: model.to_owned(), dataset: dataset.to_owned(), found_model, found_dataset });
+                }
+                continue;
+            }
+        }
+        if let Some(rec) = TaskRecord::from_line(line) {
+            done.insert((rec.line, rec.task), rec);
+        }
+    }
+    Ok(done)
+}
+
+/// A session to assemble: its dataset line, id and task count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSlot {
+    /// Dataset line index.
+    pub line: usize,
+    /// Session id.
+    pub id: String,
+    /// Number of tasks.
+    pub tasks: usize,
+}
+
+/// The assembled result file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Assembled {
+    /// `result.jsonl` text: one `{"id", "model_name", "result": [T…]}` per complete
+    /// session, dumps-utf8 plus `"\n"`, sorted by dataset line.
+    pub text: String,
+    /// Complete sessions written.
+    pub sessions: usize,
+    /// `(line, task)` of tasks still missing; their sessions are left out of the result
+    /// file (they are not model errors and are re-run on resume).
+    pub missing: Vec<(usize, usize)>,
+}
+
+/// Builds the official result file from the finished tasks.
+pub fn assemble(model: &str, slots: &[SessionSlot], done: &BTreeMap<(usize, usize), TaskRecord>) -> Assembled {
+    let mut sorted: Vec<&SessionSlot> = slots.iter().collect();
+    sorted.sort_by_key(|s| s.line);
+    let mut out = Assembled::default();
+    for slot in sorted {
+        let results: Vec<Option<&TaskRecord>> = (0..slot.tasks).map(|t| done.get(&(slot.line, t))).collect();
+        if results.iter().any(Option::is_none) {
+            out.missing.extend((0..slot.tasks).filter(|t| !done.contains_key(&(slot.line, *t))).map(|t| (slot.line, t)));
+            continue;
+        }
+        let mut m = Map::new();
+        m.insert("id", Value::Str(slot.id.clone()));
+        m.insert("model_name", Value::str(model));
+        m.insert("result", Value::Array(results.into_iter().flatten().map(|r| r.result.clone()).collect()));
+        out.text.push_str(&dumps(&Value::Object(m), Escape::Utf8));
+        out.text.push('\n');
+        out.sessions += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(line: usize, task: usize) -> TaskRecord {
+        let mut t = Map::new();
+        t.insert("action_name_label", Value::str("correct"));
+        t.insert("n", Value::int((line * 10 + task) as i64));
+        TaskRecord { id: format!("wild_tool_bench_{line}"), line, task, result: Value::Object(t) }
+    }
+
+    #[test]
+    fn records_round_trip_and_cut_lines_are_ignored() {
+        let r = rec(3, 1);
+        let line = r.to_line();
+        assert_eq!(TaskRecord::from_line(&line), Some(r));
+        let cut = &line[..line.len() / 2];
+        let lines = vec![header_line("m", "fp"), line.clone(), cut.to_owned()];
+        let done = recover(&lines, "m", "fp").unwrap_or_default();
+        assert_eq!(done.len(), 1);
+        assert!(recover(&lines, "other", "fp").is_err());
+    }
+
+    #[test]
+    fn assembly_is_sorted_complete_and_official() {
+        let slots = vec![
+            SessionSlot { line: 10, id: "wild_tool_bench_10".to_owned(), tasks: 1 },
+            SessionSlot { line: 2, id: "wild_tool_bench_2".to_owned(), tasks: 2 },
+            SessionSlot { line: 5, id: "wild_tool_bench_5".to_owned(), tasks: 2 },
+        ];
+        let mut done = BTreeMap::new();
+        for r in [rec(10, 0), rec(2, 1), rec(2, 0), rec(5, 1)] {
+            done.insert((r.line, r.task), r);
+        }
+        let a = assemble("org/m", &slots, &done);
+        assert_eq!(a.sessions, 2);
+        assert_eq!(a.missing, vec![(5, 0)]);
+        assert_eq!(
+            a.text,
+            "{\"id\": \"wild_tool_bench_2\", \"model_name\": \"org/m\", \"result\": [{\"action_name_label\": \"correct\", \"n\": 20}, {\"action_name_label\": \"correct\", \"n\": 21}]}\n\
+             {\"id\": \"wild_tool_bench_10\", \"model_name\": \"org/m\", \"result\": [{\"action_name_label\": \"correct\", \"n\": 100}]}\n"
+        );
+    }
+}
