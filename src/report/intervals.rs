@@ -27,7 +27,10 @@ pub fn wilson(k: u64, n: u64) -> Interval {
     let denom = 1.0 + z2 / n_f;
     let centre = (p + z2 / (2.0 * n_f)) / denom;
     let half = Z95 * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
-    Interval { lo: (centre - half).max(0.0), hi: (centre + half).min(1.0) }
+    // The bounds are exactly 0 and 1 at the extremes; avoid rounding residue there.
+    let lo = if k == 0 { 0.0 } else { (centre - half).max(0.0) };
+    let hi = if k >= n { 1.0 } else { (centre + half).min(1.0) };
+    Interval { lo, hi }
 }
 
 /// Deterministic SplitMix64 stream for resampling.

@@ -189,10 +189,12 @@ mod tests {
         assert_eq!(classify(&task(&steps, ""), &["a", PREPARE], &tools), RawErrorLabel::Redundant);
         // Rule 7: wrong function.
         assert_eq!(classify(&task(&step(0, &["c"], Some("x")), ""), &gold_ab, &tools), RawErrorLabel::WrongFunction);
-        // Rule 7: early stop — text where calls were due, after a correct first call.
+        // Rule 7: a text step counts as an ask, which is not a gold name → wrong function.
         let steps = [step(0, &["a"], None), step(1, &[], Some("x"))].join(", ");
         let gold_abc = ["a", "b", "c", PREPARE];
-        assert_eq!(classify(&task(&steps, ""), &gold_abc, &tools), RawErrorLabel::EarlyStop);
+        assert_eq!(classify(&task(&steps, ""), &gold_abc, &tools), RawErrorLabel::WrongFunction);
+        // Rule 7: early stop — only gold names predicted, but not all of them (b before a).
+        assert_eq!(classify(&task(&step(0, &["b"], Some("x")), ""), &gold_ab, &tools), RawErrorLabel::EarlyStop);
     }
 
     #[test]
