@@ -130,3 +130,48 @@ async fn throughput_at_concurrency_32() {
     assert_eq!(ok as usize, TOTAL);
     console_log!("browser runner overhead: {TOTAL} requests in {secs:.2}s = {:.0} req/s at concurrency {WIDTH}", TOTAL as f64 / secs);
 }
+
+#[wasm_bindgen_test]
+async fn the_async_scheduler_runs_a_dataset_through_fetch_and_survives_5xx() {
+    use std::cell::Cell;
+    use wildtool::dataset::{load_dataset, Lang, Session};
+    use wildtool::runner::checkpoint::MemoryStore;
+    use wildtool::runner::plan::RunConfig;
+    use wildtool::runner::schedule::execute_async;
+
+    let loaded = load_dataset(include_str!("fixtures/mini.jsonl"), Lang::En);
+    let sessions: Vec<&Session> = loaded.sessions.iter().collect();
+    for prefix in ["ok", "flaky500"] {
+        let Some(c) = client(prefix, ProviderKind::OpenAi, None) else {
+            return;
+        };
+        let mut store = MemoryStore::default();
+        let config = RunConfig {
+            model: "mock",
+            dataset_fingerprint: "fp",
+            concurrency: 8,
+        };
+        let now = || js_sys::Date::now() / 1000.0;
+        let summary = execute_async(
+            &sessions,
+            &c,
+            &mut store,
+            config,
+            &Cell::new(false),
+            &now,
+            &mut |_, _| {},
+        )
+        .await;
+        let summary = summary.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(summary.progress.done, 32, "{prefix}");
+        assert!(
+            summary.incomplete.is_empty(),
+            "{prefix}: transport faults are retried, not model errors"
+        );
+        assert_eq!(summary.assembled.sessions, 8);
+        assert_eq!(store.lines.len(), 33, "header + one line per task");
+        if prefix == "flaky500" {
+            assert!(summary.progress.retries > 0);
+        }
+    }
+}

@@ -2,7 +2,8 @@
 //! driving `fetch` from WebAssembly (window or worker scope). The key is held in memory
 //! and attached per request; for Anthropic the direct-browser-access header is added by the
 //! provider mapping (`Endpoint::browser`). Timeouts abort the fetch with an
-//! `AbortController`.
+//! `AbortController`. [`WebClient`] is an [`AsyncResponder`], so
+//! [`execute_async`](super::schedule::execute_async) runs whole datasets with it.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -15,9 +16,11 @@ use wasm_bindgen_futures::JsFuture;
 use crate::json::Value;
 use crate::protocol::{Reply, SeededIds};
 
+use super::driver::{task_seed, StepContext, TaskStats};
 use super::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
 use super::provider::{AuthStyle, ChatRequest, Endpoint, HttpRequest, ProviderKind};
 use super::retry::{with_retries_async, Attempt, GaveUp};
+use super::schedule::{AsyncResponder, LocalFuture};
 
 /// A response read through `fetch`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -235,5 +238,18 @@ impl WebClient {
         )
         .await;
         (result, (requests.get(), retries))
+    }
+}
+
+impl AsyncResponder for WebClient {
+    fn respond<'a>(
+        &'a self,
+        ctx: StepContext<'a>,
+    ) -> LocalFuture<'a, (Result<Reply, GaveUp>, TaskStats)> {
+        Box::pin(async move {
+            let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);
+            let (reply, (requests, retries)) = self.complete(ctx.messages, ctx.tools, seed).await;
+            (reply, TaskStats { requests, retries })
+        })
     }
 }
