@@ -84,12 +84,24 @@ impl<'s> Plan<'s> {
         S::Error: 'static,
     {
         let lines = store.load().map_err(RunError::Store)?;
-        let done = recover(&lines, config.model, config.dataset_fingerprint)?;
-        if lines.is_empty() {
-            store
-                .append(&header_line(config.model, config.dataset_fingerprint))
-                .map_err(RunError::Store)?;
+        let (plan, header) = Self::from_lines(sessions, &lines, config)?;
+        if let Some(header) = header {
+            store.append(&header).map_err(RunError::Store)?;
         }
+        Ok(plan)
+    }
+
+    /// The plan for stored checkpoint `lines`, and the header line to store first when the
+    /// checkpoint is new (for stores that are driven by the caller, e.g. async ones).
+    pub fn from_lines(
+        sessions: &[&'s Session],
+        lines: &[String],
+        config: RunConfig<'_>,
+    ) -> Result<(Self, Option<String>), CheckpointMismatch> {
+        let done = recover(lines, config.model, config.dataset_fingerprint)?;
+        let header = lines
+            .is_empty()
+            .then(|| header_line(config.model, config.dataset_fingerprint));
         let slots = sessions
             .iter()
             .map(|s| SessionSlot {
@@ -110,14 +122,15 @@ impl<'s> Plan<'s> {
             }
         }
         let progress = Progress::new(jobs.len() as u64, resumed);
-        Ok(Self {
+        let plan = Self {
             jobs,
             progress,
             done,
             slots,
             incomplete: Vec::new(),
             model: config.model.to_owned(),
-        })
+        };
+        Ok((plan, header))
     }
 
     /// Records a settled task: a finished one is appended to the store before this returns.
@@ -127,6 +140,15 @@ impl<'s> Plan<'s> {
         store: &mut S,
         elapsed: f64,
     ) -> Result<(), S::Error> {
+        match self.settle(run, elapsed) {
+            Some(line) => store.append(&line),
+            None => Ok(()),
+        }
+    }
+
+    /// Counts a settled task and returns the checkpoint line the caller must store (for a
+    /// finished task), or `None` for an incomplete one.
+    pub fn settle(&mut self, run: TaskRun, elapsed: f64) -> Option<String> {
         let p = &mut self.progress;
         p.requests += run.stats.requests;
         p.retries += run.stats.retries;
@@ -135,10 +157,11 @@ impl<'s> Plan<'s> {
         p.elapsed = elapsed;
         match run.record {
             Some(record) => {
-                store.append(&record.to_line())?;
+                let line = record.to_line();
                 p.done += 1;
                 p.names_correct += u64::from(run.names_correct);
                 self.done.insert((record.line, record.task), record);
+                Some(line)
             }
             None => {
                 p.incomplete += 1;
@@ -154,9 +177,9 @@ impl<'s> Plan<'s> {
                     task: run.task,
                     reason: run.incomplete.unwrap_or_default(),
                 });
+                None
             }
         }
-        Ok(())
     }
 
     /// Assembles the official result file from everything finished so far.

@@ -5,6 +5,7 @@
 //! [`block_on`] for always-ready futures) can drive them.
 
 use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -13,7 +14,7 @@ use crate::dataset::Session;
 use crate::json::Value;
 use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
 
-use super::checkpoint::{CheckpointStore, TaskRecord};
+use super::checkpoint::{AsyncCheckpointStore, TaskRecord};
 use super::driver::{task_seed, Responder, StepContext, TaskRun, TaskStats};
 use super::plan::{Plan, RunConfig, RunError, RunSummary};
 use super::progress::Progress;
@@ -148,10 +149,11 @@ impl Future for JoinAll<'_> {
 
 /// Runs every task of `sessions` not already in `store`, `config.concurrency` at a time.
 ///
-/// `now()` returns seconds since any fixed origin (e.g. `Date.now() / 1000`);
-/// `on_progress` is called after each task. Setting `cancel` stops starting new tasks; a
-/// storage failure sets it and is returned.
-pub async fn execute_async<S: CheckpointStore>(
+/// Each finished task's checkpoint line is queued at once and written by one worker at a
+/// time, in completion order. `now()` returns seconds since any fixed origin (e.g.
+/// `Date.now() / 1000`); `on_progress` is called after each task. Setting `cancel` stops
+/// starting new tasks; a storage failure sets it and is returned.
+pub async fn execute_async<S: AsyncCheckpointStore>(
     sessions: &[&Session],
     responder: &dyn AsyncResponder,
     store: &mut S,
@@ -163,12 +165,20 @@ pub async fn execute_async<S: CheckpointStore>(
 where
     S::Error: 'static,
 {
-    let mut plan = Plan::prepare(sessions, store, config)?;
+    let lines = store.load().await.map_err(RunError::Store)?;
+    let (mut plan, header) = Plan::from_lines(sessions, &lines, config)?;
+    if let Some(header) = header {
+        store.append(&header).await.map_err(RunError::Store)?;
+    }
     let start = now();
     on_progress(&plan.progress, 0.0);
     let jobs = std::mem::take(&mut plan.jobs);
     let next = Cell::new(0usize);
-    let shared = RefCell::new((plan, store, on_progress, None::<S::Error>));
+    let state = RefCell::new((plan, on_progress));
+    let queue: RefCell<VecDeque<String>> = RefCell::new(VecDeque::new());
+    // The store is taken out by the one worker that is writing (`None` while it writes).
+    let writer: Cell<Option<&mut S>> = Cell::new(Some(store));
+    let error: RefCell<Option<S::Error>> = RefCell::new(None);
     let workers = (0..config.concurrency.clamp(1, jobs.len().max(1)))
         .map(|_| {
             let fut: LocalFuture<'_, ()> = Box::pin(async {
@@ -180,24 +190,37 @@ where
                     };
                     let run = run_task_async(session, task, responder).await;
                     let elapsed = now() - start;
-                    let mut guard = shared.borrow_mut();
-                    let (plan, store, on_progress, error) = &mut *guard;
-                    if let Err(e) = plan.record(run, &mut **store, elapsed) {
-                        error.get_or_insert(e);
-                        cancel.set(true);
+                    {
+                        let mut guard = state.borrow_mut();
+                        let (plan, on_progress) = &mut *guard;
+                        if let Some(line) = plan.settle(run, elapsed) {
+                            queue.borrow_mut().push_back(line);
+                        }
+                        on_progress(&plan.progress, elapsed);
                     }
-                    on_progress(&plan.progress, elapsed);
+                    if let Some(store) = writer.take() {
+                        loop {
+                            let Some(line) = queue.borrow_mut().pop_front() else {
+                                break;
+                            };
+                            if let Err(e) = store.append(&line).await {
+                                error.borrow_mut().get_or_insert(e);
+                                cancel.set(true);
+                                break;
+                            }
+                        }
+                        writer.set(Some(store));
+                    }
                 }
             });
             Some(fut)
         })
         .collect();
     JoinAll { futures: workers }.await;
-    let (plan, _, _, error) = shared.into_inner();
-    match error {
-        Some(e) => Err(RunError::Store(e)),
-        None => Ok(plan.finish()),
+    if let Some(e) = error.into_inner() {
+        return Err(RunError::Store(e));
     }
+    Ok(state.into_inner().0.finish())
 }
 
 #[cfg(test)]
@@ -230,6 +253,104 @@ mod tests {
                 (GoldAgent.respond(&ctx, &mut stats), stats)
             })
         }
+    }
+
+    fn yield_once() -> impl Future<Output = ()> {
+        let mut yielded = false;
+        std::future::poll_fn(move |cx| {
+            if yielded {
+                Poll::Ready(())
+            } else {
+                yielded = true;
+                cx.waker().wake_by_ref();
+                Poll::Pending
+            }
+        })
+    }
+
+    /// An async store whose writes pend once (like IndexedDB), failing after `fail_after`.
+    struct SlowStore {
+        lines: Vec<String>,
+        fail_after: usize,
+    }
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("disk full")]
+    struct Full;
+
+    impl AsyncCheckpointStore for SlowStore {
+        type Error = Full;
+        fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Full>> {
+            Box::pin(std::future::ready(Ok(self.lines.clone())))
+        }
+        fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Full>> {
+            Box::pin(async move {
+                yield_once().await;
+                if self.lines.len() >= self.fail_after {
+                    return Err(Full);
+                }
+                self.lines.push(line.to_owned());
+                Ok(())
+            })
+        }
+    }
+
+    #[test]
+    fn async_stores_receive_every_line_and_failures_stop_the_run() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/mini.jsonl"
+        ))
+        .unwrap_or_default();
+        let loaded = load_dataset(&text, Lang::En);
+        let sessions: Vec<&Session> = loaded.sessions.iter().collect();
+        let config = RunConfig {
+            model: "gold",
+            dataset_fingerprint: "fp",
+            concurrency: 4,
+        };
+        let mut store = SlowStore {
+            lines: Vec::new(),
+            fail_after: usize::MAX,
+        };
+        let r = block_on(execute_async(
+            &sessions,
+            &Yielding,
+            &mut store,
+            config,
+            &Cell::new(false),
+            &|| 0.0,
+            &mut |_, _| {},
+        ));
+        assert!(r.is_ok());
+        assert_eq!(store.lines.len(), 33);
+        let mut keys: Vec<(usize, usize)> = store
+            .lines
+            .iter()
+            .filter_map(|l| TaskRecord::from_line(l))
+            .map(|r| (r.line, r.task))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), 32, "every task stored exactly once");
+
+        let mut full = SlowStore {
+            lines: Vec::new(),
+            fail_after: 10,
+        };
+        let cancel = Cell::new(false);
+        let r = block_on(execute_async(
+            &sessions,
+            &Yielding,
+            &mut full,
+            config,
+            &cancel,
+            &|| 0.0,
+            &mut |_, _| {},
+        ));
+        assert!(matches!(r, Err(RunError::Store(Full))));
+        assert!(cancel.get());
+        assert_eq!(full.lines.len(), 10);
     }
 
     #[test]
