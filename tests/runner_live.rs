@@ -406,10 +406,10 @@ fn the_api_key_is_sent_but_never_written() {
 
 #[test]
 fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
-    // Each reply takes 40 ms, so the run is still going when it is killed.
+    // Each reply takes 60 ms, so the run is still going when it is killed.
     let ds = mini();
     let slow = MockServer::start(move |req| {
-        std::thread::sleep(Duration::from_millis(40));
+        std::thread::sleep(Duration::from_millis(60));
         match model_reply(&ds, &req.body, Behaviour::Gold) {
             Some(body) => Action::ok(body),
             None => Action::status(400, "{}"),
@@ -425,7 +425,7 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap_or_else(|e| panic!("spawn: {e}"));
-    std::thread::sleep(Duration::from_millis(700));
+    std::thread::sleep(Duration::from_millis(1000));
     let _ = child.kill();
     let _ = child.wait();
     let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
