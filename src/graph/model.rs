@@ -84,6 +84,7 @@ pub struct Graph {
     names: Vec<String>,
     distinct: Vec<String>,
     name_ids: Vec<u16>,
+    name_masks: Vec<u64>,
     kinds: Vec<NodeKind>,
     deps: Vec<u64>,
     heights: Vec<u32>,
@@ -175,10 +176,16 @@ impl Graph {
         let mut distinct = names.clone();
         distinct.sort();
         distinct.dedup();
-        let name_ids = names
+        let name_ids: Vec<u16> = names
             .iter()
             .map(|n| distinct.binary_search(n).map(|i| i as u16).unwrap_or(0))
             .collect();
+        let mut name_masks = vec![0u64; distinct.len()];
+        for (node, &id) in name_ids.iter().enumerate() {
+            if let Some(m) = name_masks.get_mut(usize::from(id)) {
+                *m |= bit(node);
+            }
+        }
         let kinds: Vec<NodeKind> = names.iter().map(|n| NodeKind::from_name(n)).collect();
         let mask_of = |k: NodeKind| {
             kinds.iter().enumerate().filter(|(_, &x)| x == k).fold(0u64, |m, (i, _)| m | bit(i))
@@ -190,6 +197,7 @@ impl Graph {
             names,
             distinct,
             name_ids,
+            name_masks,
             kinds,
             deps,
             heights,
@@ -279,6 +287,11 @@ impl Graph {
 
     pub(crate) fn name_id_of(&self, node: usize) -> u16 {
         self.name_ids.get(node).copied().unwrap_or(u16::MAX)
+    }
+
+    /// The nodes carrying name id `id`.
+    pub(crate) fn name_mask(&self, id: u16) -> u64 {
+        self.name_masks.get(usize::from(id)).copied().unwrap_or(0)
     }
 
     pub(crate) fn deps_of(&self, node: usize) -> u64 {
