@@ -118,6 +118,45 @@ pub(crate) fn mask_to_vec(mask: u64) -> Vec<usize> {
     bits(mask).collect()
 }
 
+/// A topological order (Kahn on bitmasks); nodes left over are on or behind a cycle.
+fn topological_order(deps: &[u64], full: u64) -> Result<Vec<usize>, GraphError> {
+    let mut order = Vec::with_capacity(deps.len());
+    let mut done = 0u64;
+    loop {
+        let ready = bits(full & !done)
+            .filter(|&u| deps.get(u).is_some_and(|d| d & !done == 0))
+            .fold(0u64, |m, u| m | bit(u));
+        if ready == 0 {
+            break;
+        }
+        order.extend(bits(ready));
+        done |= ready;
+    }
+    if done == full {
+        Ok(order)
+    } else {
+        Err(GraphError::Cycle { nodes: mask_to_vec(full & !done) })
+    }
+}
+
+/// Per node, the number of nodes on the longest dependency chain starting at it.
+fn chain_heights(deps: &[u64], order: &[usize]) -> Vec<u32> {
+    let mut heights = vec![1u32; deps.len()];
+    for &u in order.iter().rev() {
+        let below = deps
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| *d & bit(u) != 0)
+            .filter_map(|(v, _)| heights.get(v).copied())
+            .max()
+            .unwrap_or(0);
+        if let Some(h) = heights.get_mut(u) {
+            *h = below + 1;
+        }
+    }
+    heights
+}
+
 impl Graph {
     /// Largest supported node count.
     pub const MAX_NODES: usize = 64;
@@ -143,35 +182,14 @@ impl Graph {
                 if dependency == node {
                     return Err(GraphError::SelfDependency { node });
                 }
-                deps[node] |= bit(dependency);
+                if let Some(d) = deps.get_mut(node) {
+                    *d |= bit(dependency);
+                }
             }
         }
         let full = if len == 64 { u64::MAX } else { bit(len) - 1 };
-        // Topological order (Kahn on bitmasks); leftovers are on or behind a cycle.
-        let mut order = Vec::with_capacity(len);
-        let mut done = 0u64;
-        loop {
-            let ready: u64 = bits(full & !done).filter(|&u| deps[u] & !done == 0).fold(0, |m, u| m | bit(u));
-            if ready == 0 {
-                break;
-            }
-            order.extend(bits(ready));
-            done |= ready;
-        }
-        if done != full {
-            return Err(GraphError::Cycle { nodes: mask_to_vec(full & !done) });
-        }
-        let mut heights = vec![1u32; len];
-        for &u in order.iter().rev() {
-            let below = (0..len)
-                .filter(|&v| deps[v] & bit(u) != 0)
-                .filter_map(|v| heights.get(v).copied())
-                .max()
-                .unwrap_or(0);
-            if let Some(h) = heights.get_mut(u) {
-                *h = below + 1;
-            }
-        }
+        let order = topological_order(&deps, full)?;
+        let heights = chain_heights(&deps, &order);
         let names: Vec<String> = nodes.iter().map(|(n, _)| n.as_ref().to_owned()).collect();
         let mut distinct = names.clone();
         distinct.sort();
