@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use wildtool::checker;
-use wildtool::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset};
+use wildtool::dataset::{fingerprint_hex, Lang, LoadedDataset};
 use wildtool::outcome::TaskOutcome;
 use wildtool::report::summary::summary_table;
 use wildtool::report::RunReport;
@@ -98,7 +98,7 @@ pub fn write_report_json(
 /// Runs `wildtool score`.
 pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     let dataset_text = read_text(&args.dataset)?;
-    let loaded = load_dataset(&dataset_text, args.lang);
+    let loaded = wildtool::protocol::load_checked(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(

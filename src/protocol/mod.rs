@@ -6,6 +6,7 @@ mod machine;
 mod paths;
 mod quirks;
 mod reply;
+mod validate;
 
 pub use history::{render_task_history, system_message, text_message, tool_message};
 pub use ids::{IdSource, SeededIds};
@@ -16,3 +17,4 @@ pub use machine::{
 pub use paths::{Paths, PathsError, TextMatch};
 pub use quirks::Quirk;
 pub use reply::Reply;
+pub use validate::{history_problems, load_checked};
