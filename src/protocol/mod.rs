@@ -15,6 +15,6 @@ pub use machine::{
     REASON_NO_MATCH,
 };
 pub use paths::{Paths, PathsError, TextMatch};
-pub use quirks::Quirk;
+pub use quirks::{fallback_of, Quirk};
 pub use reply::Reply;
 pub use validate::{history_problems, load_checked};
