@@ -4,6 +4,38 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Name of the clarification pseudo-action.
+pub const ASK_NAME: &str = "ask_user_for_required_parameters";
+/// Name of the final-answer pseudo-action.
+pub const PREPARE_NAME: &str = "prepare_to_answer";
+
+/// The role of a gold node, derived from its action name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeKind {
+    /// An ordinary tool call.
+    Tool,
+    /// `ask_user_for_required_parameters`: a clarifying question.
+    Ask,
+    /// `prepare_to_answer`: the final answer.
+    Prepare,
+}
+
+impl NodeKind {
+    /// The kind of a node with this action name.
+    pub fn from_name(name: &str) -> NodeKind {
+        match name {
+            ASK_NAME => NodeKind::Ask,
+            PREPARE_NAME => NodeKind::Prepare,
+            _ => NodeKind::Tool,
+        }
+    }
+
+    /// Whether the node is a pseudo-action (ask or prepare), answered with text.
+    pub fn is_pseudo(self) -> bool {
+        !matches!(self, NodeKind::Tool)
+    }
+}
+
 /// The six official task types (PROTOCOL §1.2).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TaskType {

@@ -498,7 +498,7 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
             .and_then(|v| expect_str(v, &name_path, sink))
         {
             node.name = name.to_owned();
-            node.kind = NodeKind::of_name(name);
+            node.kind = NodeKind::from_name(name);
             if node.kind == NodeKind::Tool && !tool_names.contains(&name) {
                 sink.error(
                     name_path,

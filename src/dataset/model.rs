@@ -5,10 +5,7 @@ use crate::outcome::{transition_count, TaskType, TurnSubtype};
 
 use super::problem::{Problem, Severity};
 
-/// Name of the clarification pseudo-action (PROTOCOL conventions).
-pub const ASK_NAME: &str = "ask_user_for_required_parameters";
-/// Name of the final-answer pseudo-action (PROTOCOL conventions).
-pub const PREPARE_NAME: &str = "prepare_to_answer";
+pub use crate::outcome::{NodeKind, ASK_NAME, PREPARE_NAME};
 
 /// Which language's fields a session is read from (PROTOCOL §1.2).
 ///
@@ -69,33 +66,6 @@ pub enum Field {
     TaskTypes,
     /// `english_turn_subtypes` / `turn_subtypes`
     TurnSubtypes,
-}
-
-/// What a gold node does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NodeKind {
-    /// A real tool call.
-    Tool,
-    /// `ask_user_for_required_parameters`: a clarifying question.
-    Ask,
-    /// `prepare_to_answer`: the final answer.
-    Prepare,
-}
-
-impl NodeKind {
-    /// The kind of a node with action name `name`.
-    pub fn of_name(name: &str) -> Self {
-        match name {
-            ASK_NAME => NodeKind::Ask,
-            PREPARE_NAME => NodeKind::Prepare,
-            _ => NodeKind::Tool,
-        }
-    }
-
-    /// True for ask and prepare.
-    pub fn is_pseudo(self) -> bool {
-        !matches!(self, NodeKind::Tool)
-    }
 }
 
 /// One gold node (PROTOCOL §1.3).

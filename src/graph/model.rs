@@ -5,37 +5,7 @@ use thiserror::Error;
 
 use super::moves::{self, MoveSource};
 
-/// Name of the clarification pseudo-action.
-pub const ASK_NAME: &str = "ask_user_for_required_parameters";
-/// Name of the final-answer pseudo-action.
-pub const PREPARE_NAME: &str = "prepare_to_answer";
-
-/// The role of a gold node, derived from its action name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum NodeKind {
-    /// An ordinary tool call.
-    Tool,
-    /// `ask_user_for_required_parameters`.
-    Ask,
-    /// `prepare_to_answer`.
-    Prepare,
-}
-
-impl NodeKind {
-    /// The kind of a node with this action name.
-    pub fn from_name(name: &str) -> NodeKind {
-        match name {
-            ASK_NAME => NodeKind::Ask,
-            PREPARE_NAME => NodeKind::Prepare,
-            _ => NodeKind::Tool,
-        }
-    }
-
-    /// Whether the node is a pseudo-action (ask or prepare), answered with text.
-    pub fn is_pseudo(self) -> bool {
-        !matches!(self, NodeKind::Tool)
-    }
-}
+pub use crate::outcome::{NodeKind, ASK_NAME, PREPARE_NAME};
 
 /// Why a node list cannot be turned into a [`Graph`].
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

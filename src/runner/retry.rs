@@ -40,42 +40,16 @@ pub fn with_retries<T>(
     jitter: &mut Jitter,
     mut attempt: impl FnMut() -> Attempt<T>,
     mut wait: impl FnMut(Duration) -> bool,
-    mut on_retry: impl FnMut(&str),
+    on_retry: impl FnMut(&str),
 ) -> Result<T, GaveUp> {
-    let mut attempts = 0u32;
-    loop {
-        attempts += 1;
-        match attempt() {
-            Attempt::Done(t) => return Ok(t),
-            Attempt::Failed {
-                class,
-                retry_after,
-                message,
-            } => {
-                let delay = match class {
-                    FailureClass::Permanent => None,
-                    FailureClass::Transient => {
-                        policy.delay(attempts, retry_after, jitter.next_unit())
-                    }
-                };
-                let Some(delay) = delay else {
-                    return Err(GaveUp {
-                        attempts,
-                        last_error: message,
-                        cancelled: false,
-                    });
-                };
-                on_retry(&message);
-                if !wait(delay) {
-                    return Err(GaveUp {
-                        attempts,
-                        last_error: "cancelled".to_owned(),
-                        cancelled: true,
-                    });
-                }
-            }
-        }
-    }
+    // One retry loop: the synchronous form drives the async one with ready futures.
+    super::schedule::block_on(with_retries_async(
+        policy,
+        jitter,
+        || std::future::ready(attempt()),
+        |d| std::future::ready(wait(d)),
+        on_retry,
+    ))
 }
 
 /// [`with_retries`] for async transports (the browser's `fetch`): `attempt` and `wait`
