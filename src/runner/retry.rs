@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use super::policy::{FailureClass, Jitter, RetryPolicy};
+use super::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
+use super::provider::ProviderKind;
+use crate::protocol::{IdSource, Reply};
 
 /// The outcome of one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +33,39 @@ pub struct GaveUp {
     pub last_error: String,
     /// The run was cancelled.
     pub cancelled: bool,
+}
+
+impl Attempt<Reply> {
+    /// The attempt after the run was cancelled (never retried).
+    pub fn cancelled() -> Self {
+        Attempt::Failed { class: FailureClass::Permanent, retry_after: None, message: "cancelled".to_owned() }
+    }
+
+    /// A network-level failure (no response): retried.
+    pub fn network(message: String) -> Self {
+        Attempt::Failed { class: FailureClass::Transient, retry_after: None, message }
+    }
+
+    /// One HTTP exchange mapped by `provider`: a reply, or a failure classified by its
+    /// status (an unusable body with a 2xx status is transient), honouring `Retry-After`.
+    /// Shared by the native and the browser transports.
+    pub fn from_response(
+        provider: ProviderKind,
+        status: u16,
+        body: &str,
+        retry_after: Option<&str>,
+        latency: f64,
+        ids: &mut dyn IdSource,
+    ) -> Self {
+        match provider.parse_response(status, body, latency, ids) {
+            Ok(reply) => Attempt::Done(reply),
+            Err(e) => Attempt::Failed {
+                class: if (200..300).contains(&status) { FailureClass::Transient } else { classify_status(status) },
+                retry_after: retry_after.and_then(parse_retry_after),
+                message: e.to_string(),
+            },
+        }
+    }
 }
 
 /// Runs `attempt` until it succeeds, fails permanently, exhausts the policy's retries, or

@@ -17,7 +17,7 @@ use crate::json::Value;
 use crate::protocol::{Reply, SeededIds};
 
 use super::driver::{task_seed, StepContext, TaskStats};
-use super::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
+use super::policy::{Jitter, RetryPolicy};
 use super::provider::{AuthStyle, ChatRequest, Endpoint, HttpRequest, ProviderKind};
 use super::retry::{with_retries_async, Attempt, GaveUp};
 use super::schedule::{AsyncResponder, LocalFuture};
@@ -185,45 +185,20 @@ impl WebClient {
                 let requests = &requests;
                 async move {
                     if self.cancel.get() {
-                        return Attempt::Failed {
-                            class: FailureClass::Permanent,
-                            retry_after: None,
-                            message: "cancelled".to_owned(),
-                        };
+                        return Attempt::cancelled();
                     }
                     requests.set(requests.get() + 1);
                     let started = js_sys::Date::now();
                     match fetch(http, auth, self.policy.timeout).await {
-                        Err(message) => Attempt::Failed {
-                            class: FailureClass::Transient,
-                            retry_after: None,
-                            message,
-                        },
-                        Ok(resp) => {
-                            let latency = (js_sys::Date::now() - started) / 1000.0;
-                            let class = if (200..300).contains(&resp.status) {
-                                FailureClass::Transient
-                            } else {
-                                classify_status(resp.status)
-                            };
-                            let parsed = self.provider.parse_response(
-                                resp.status,
-                                &resp.body,
-                                latency,
-                                &mut *ids.borrow_mut(),
-                            );
-                            match parsed {
-                                Ok(reply) => Attempt::Done(reply),
-                                Err(e) => Attempt::Failed {
-                                    class,
-                                    retry_after: resp
-                                        .retry_after
-                                        .as_deref()
-                                        .and_then(parse_retry_after),
-                                    message: e.to_string(),
-                                },
-                            }
-                        }
+                        Err(message) => Attempt::network(message),
+                        Ok(resp) => Attempt::from_response(
+                            self.provider,
+                            resp.status,
+                            &resp.body,
+                            resp.retry_after.as_deref(),
+                            (js_sys::Date::now() - started) / 1000.0,
+                            &mut *ids.borrow_mut(),
+                        ),
                     }
                 }
             },

@@ -7,9 +7,7 @@ use std::time::{Duration, Instant};
 use crate::json::Value;
 use crate::protocol::{Reply, SeededIds};
 use crate::runner::driver::{task_seed, Responder, StepContext, TaskStats};
-use crate::runner::policy::{
-    classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy,
-};
+use crate::runner::policy::{Jitter, RetryPolicy};
 use crate::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 use crate::runner::retry::{with_retries, Attempt, GaveUp};
 
@@ -82,44 +80,20 @@ impl LiveResponder {
             &mut jitter,
             || {
                 if self.cancel.load(Ordering::Relaxed) {
-                    return Attempt::Failed {
-                        class: FailureClass::Permanent,
-                        retry_after: None,
-                        message: "cancelled".to_owned(),
-                    };
+                    return Attempt::cancelled();
                 }
                 requests += 1;
                 let started = Instant::now();
                 match self.transport.send(&http, self.policy.timeout) {
-                    Err(e) => Attempt::Failed {
-                        class: FailureClass::Transient,
-                        retry_after: None,
-                        message: e.to_string(),
-                    },
-                    Ok(resp) => {
-                        let latency = started.elapsed().as_secs_f64();
-                        let class = if (200..300).contains(&resp.status) {
-                            FailureClass::Transient
-                        } else {
-                            classify_status(resp.status)
-                        };
-                        match self.provider.parse_response(
-                            resp.status,
-                            &resp.body,
-                            latency,
-                            &mut ids,
-                        ) {
-                            Ok(reply) => Attempt::Done(reply),
-                            Err(e) => Attempt::Failed {
-                                class,
-                                retry_after: resp
-                                    .retry_after
-                                    .as_deref()
-                                    .and_then(parse_retry_after),
-                                message: e.to_string(),
-                            },
-                        }
-                    }
+                    Err(e) => Attempt::network(e.to_string()),
+                    Ok(resp) => Attempt::from_response(
+                        self.provider,
+                        resp.status,
+                        &resp.body,
+                        resp.retry_after.as_deref(),
+                        started.elapsed().as_secs_f64(),
+                        &mut ids,
+                    ),
                 }
             },
             |d| interruptible_sleep(d, &self.cancel),
