@@ -3,18 +3,28 @@
 import { yieldToBrowser } from './dom.js';
 
 const CJK = /[\u4e00-\u9fa5]/;
-let dictBytes = null;
+let segmenter = null;
 
-/** Installs jieba's dictionary into `ws` when `text` needs it (fetched once per page). */
+/** Loads the jieba module and dictionary once per page. */
+function loadSegmenter() {
+  if (!segmenter) {
+    segmenter = (async () => {
+      const [mod, res] = await Promise.all([import('../pkg/jieba/wildtool_jieba.js'), fetch('./data/jieba-dict.txt')]);
+      if (!res.ok) throw new Error(`cannot load the Chinese dictionary (HTTP ${res.status})`);
+      await mod.default();
+      const seg = new mod.Segmenter(new Uint8Array(await res.arrayBuffer()));
+      document.body.dataset.dictionary = 'loaded';
+      return (text) => seg.cut(text);
+    })();
+    segmenter.catch(() => { segmenter = null; });
+  }
+  return segmenter;
+}
+
+/** Installs jieba into `ws` when `text` holds Chinese characters (U+4E00–U+9FA5). */
 export async function ensureDictionary(ws, text) {
   if (ws.hasDictionary() || !CJK.test(text)) return false;
-  if (!dictBytes) {
-    const res = await fetch('./data/jieba-dict.txt');
-    if (!res.ok) throw new Error(`cannot load the Chinese dictionary (HTTP ${res.status})`);
-    dictBytes = new Uint8Array(await res.arrayBuffer());
-  }
-  ws.setDictionary(dictBytes);
-  document.body.dataset.dictionary = 'loaded';
+  ws.setSegmenter(await loadSegmenter());
   return true;
 }
 
