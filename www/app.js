@@ -88,28 +88,29 @@ async function useDataset(text, source, lang) {
     (info.errors ? ` — ${info.errors} error(s): invalid sessions are still run and scored with the documented fallbacks.` : '');
   renderProblems(ws, info);
   document.body.dataset.dataset = info.fingerprint;
-  if (state.pendingLink) await openLink(state.pendingLink, true);
-  return info;
+  if (state.pendingLink) return openLink(state.pendingLink, true);
+  return false;
 }
 
 async function loadDatasetFromSetup() {
   const kind = document.querySelector('input[name="ds-kind"]:checked').value;
   const lang = $('ds-lang').value;
+  let opened = false;
   try {
     if (kind === 'bundled') {
       setStatus('Loading the bundled suite…');
-      await useDataset(await fetchText(BUNDLED), { kind: 'bundled' }, lang);
+      opened = await useDataset(await fetchText(BUNDLED), { kind: 'bundled' }, lang);
     } else if (kind === 'url') {
       const url = $('ds-url').value.trim();
       if (!url) throw new Error('enter a dataset URL');
       setStatus(`Fetching ${url}…`);
-      await useDataset(await fetchText(url), { kind: 'url', url }, lang);
+      opened = await useDataset(await fetchText(url), { kind: 'url', url }, lang);
     } else {
       const file = $('ds-file').files[0];
       if (!file) throw new Error('choose a dataset file');
-      await useDataset(await file.text(), { kind: 'upload', name: file.name }, lang);
+      opened = await useDataset(await file.text(), { kind: 'upload', name: file.name }, lang);
     }
-    setStatus(`Dataset loaded: ${state.info.sessions} sessions, ${state.info.tasks} tasks.`, state.info.errors ? 'warn' : 'ok');
+    if (!opened) setStatus(`Dataset loaded: ${state.info.sessions} sessions, ${state.info.tasks} tasks.`, state.info.errors ? 'warn' : 'ok');
   } catch (err) {
     setStatus(`The dataset could not be loaded: ${err.message}`, 'error');
   }
@@ -208,6 +209,7 @@ function updateRunView(r) {
   }
   document.body.dataset.runState = ['done', 'incomplete', 'cancelled'].includes(r.state) ? 'done' : r.state;
   document.body.dataset.runOutcome = r.state;
+  document.body.dataset.tasksSaved = String(r.records.length);
   const now = performance.now();
   if (!r.lastLive || now - r.lastLive > 400 || settled === p.total) {
     r.lastLive = now;
@@ -430,6 +432,7 @@ async function openLink(link, fromPending = false) {
     await showRun({ label: run.header.model_label, model: run.header.model_label, outcomes: run.outcomes, kind: 'share' });
     setStatus(`Loaded from a share link: ${run.header.model_label}, ${run.header.task_count} tasks (scorer ${run.header.scorer_version}).`, 'ok');
     document.body.dataset.share = 'opened';
+    return true;
   } catch (err) {
     state.pendingLink = null;
     setStatus(`This share link cannot be opened: ${err.message}`, 'error');
