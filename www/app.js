@@ -215,6 +215,7 @@ function updateRunView(r) {
     r.lastLive = now;
     const outcomes = r.book.outcomes();
     if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(JSON.stringify(outcomes))));
+    else $('run-live').replaceChildren(el('p', { cls: 'live-note', text: 'Sessions are scored as soon as all their tasks finish; the first results appear here then.' }));
   }
 }
 

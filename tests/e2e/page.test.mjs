@@ -170,7 +170,8 @@ describe('live run against the mock endpoint', () => {
     await page.$$eval('#trace-list details.sub', (ds) => ds.slice(0, 6).forEach((d) => { d.open = true; }));
     const text = await page.textContent('#trace-list');
     assert.ok(text.includes(HOSTILE) || text.includes('Verdict'), 'trace text rendered');
-    await screenshot(page, 'traces.png');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await screenshot(page, 'traces.png', { fullPage: false });
     await assertInert(page);
     assert.deepEqual(problems, []);
     await page.close();
