@@ -99,16 +99,16 @@ async function loadDatasetFromSetup() {
   try {
     if (kind === 'bundled') {
       setStatus('Loading the bundled suite…');
-      opened = await useDataset(await fetchText(BUNDLED), { kind: 'bundled' }, lang);
+      opened = await useDataset(await fetchText(BUNDLED), { kind: 'bundled', lang }, lang);
     } else if (kind === 'url') {
       const url = $('ds-url').value.trim();
       if (!url) throw new Error('enter a dataset URL');
       setStatus(`Fetching ${url}…`);
-      opened = await useDataset(await fetchText(url), { kind: 'url', url }, lang);
+      opened = await useDataset(await fetchText(url), { kind: 'url', url, lang }, lang);
     } else {
       const file = $('ds-file').files[0];
       if (!file) throw new Error('choose a dataset file');
-      opened = await useDataset(await file.text(), { kind: 'upload', name: file.name }, lang);
+      opened = await useDataset(await file.text(), { kind: 'upload', name: file.name, lang }, lang);
     }
     if (!opened) setStatus(`Dataset loaded: ${state.info.sessions} sessions, ${state.info.tasks} tasks.`, state.info.errors ? 'warn' : 'ok');
   } catch (err) {
@@ -280,9 +280,9 @@ async function offerResume() {
   $('resume-run').onclick = async () => {
     if (!state.ws || state.ws.fingerprint() !== saved.fingerprint) {
       if (saved.dataset?.kind === 'bundled') {
-        await useDataset(await fetchText(BUNDLED), { kind: 'bundled' }, 'en');
+        await useDataset(await fetchText(BUNDLED), saved.dataset, saved.dataset.lang || 'en');
       } else if (saved.dataset?.kind === 'url') {
-        await useDataset(await fetchText(saved.dataset.url), saved.dataset, 'en');
+        await useDataset(await fetchText(saved.dataset.url), saved.dataset, saved.dataset.lang || 'en');
       }
     }
     if (!state.ws || state.ws.fingerprint() !== saved.fingerprint) {
@@ -536,14 +536,14 @@ async function initialDataset(params) {
   const ds = params.get('dataset');
   const lang = params.get('lang') === 'zh' ? 'zh' : 'en';
   if (!ds || ds === 'bundled') {
-    await useDataset(await fetchText(BUNDLED), { kind: 'bundled' }, lang);
+    await useDataset(await fetchText(BUNDLED), { kind: 'bundled', lang }, lang);
     return;
   }
   const url = ds === 'official' ? OFFICIAL_DATA : new URL(ds, location.href).href;
   document.querySelector('input[name="ds-kind"][value="url"]').checked = true;
   $('ds-url').value = url;
   $('ds-url-box').hidden = false;
-  await useDataset(await fetchText(url), { kind: 'url', url }, lang);
+  await useDataset(await fetchText(url), { kind: 'url', url, lang }, lang);
 }
 
 // ---------------------------------------------------------------- main

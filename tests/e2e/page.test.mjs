@@ -182,6 +182,14 @@ describe('live run against the mock endpoint', () => {
     const q = new URLSearchParams({ dataset: 'bundled', provider: 'openai', base_url: mock.url, model: 'mock', concurrency: '2', autorun: '1' });
     const { page, problems } = await openPage(browser.context, `${server.url}?${q}`);
     await page.waitForFunction(() => Number(document.body.dataset.tasksSaved || 0) >= 20, null, { timeout: 60_000 });
+    await page.click('#pause-run');
+    await page.waitForFunction(() => document.body.dataset.runState === 'paused');
+    await page.waitForTimeout(400); // in-flight tasks settle
+    const paused = Number(await page.evaluate(() => document.body.dataset.tasksSaved));
+    await page.waitForTimeout(500);
+    assert.equal(Number(await page.evaluate(() => document.body.dataset.tasksSaved)), paused, 'no task starts while paused');
+    await page.click('#pause-run'); // resume
+    await page.waitForFunction((n) => Number(document.body.dataset.tasksSaved) > n, paused);
     const saved = Number(await page.evaluate(() => document.body.dataset.tasksSaved));
     await page.goto(server.url);
     await page.waitForFunction(() => document.body.dataset.resume === 'offered', null, { timeout: 20_000 });
@@ -193,6 +201,32 @@ describe('live run against the mock endpoint', () => {
     assert.match(runText, /resumed/);
     assert.ok(saved >= 20);
     assert.equal(await downloadText(page, '#exp-metric'), pageMockMetric);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
+describe('Chinese data', () => {
+  test('lang=zh run loads jieba lazily and matches `wildtool run --lang zh` on the mock', async () => {
+    const text = (await readFile(MINI, 'utf8')).replaceAll('Paris', '巴黎').replaceAll('Berlin', '柏林').replaceAll('Madrid', '马德里');
+    const path = join(work, 'mini-zh.jsonl');
+    await writeFile(path, text);
+    const out = join(work, 'cli-zh');
+    await cli(['run', '--dataset', path, '--lang', 'zh', '--provider', 'openai', '--base-url', mock.url, '--model', 'mock-zh', '--out', out, '--api-key-env', 'WILDTOOL_E2E_NO_KEY']);
+    const cliMetric = await readFile(join(out, 'metric.json'), 'utf8');
+    const cliScore = await readFile(join(out, 'score.jsonl'), 'utf8');
+
+    const q = new URLSearchParams({ provider: 'openai', base_url: mock.url, model: 'mock-zh', lang: 'zh' });
+    const { page, problems } = await openPage(browser.context, `${server.url}?${q}`);
+    assert.equal(await page.evaluate(() => document.body.dataset.dictionary), undefined, 'no dictionary before Chinese text');
+    await page.check('input[name="ds-kind"][value="upload"]');
+    await page.setInputFiles('#ds-file', path);
+    await page.waitForFunction(() => /8 sessions/.test(document.getElementById('ds-info').textContent));
+    await page.click('#start-run');
+    await waitDone(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.dictionary), 'loaded');
+    assert.deepEqual(labelsOf(await downloadText(page, '#exp-score')), labelsOf(cliScore));
+    assert.equal(await downloadText(page, '#exp-metric'), cliMetric);
     assert.deepEqual(problems, []);
     await page.close();
   });
