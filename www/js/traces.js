@@ -54,7 +54,13 @@ function stepNode(name, step) {
         text: `${k}: ${actions.map((a) => `${asText(a?.name)}(${asText(a?.arguments)})`).join(', ')}` + (cand?.observation !== undefined ? `\n  observation: ${asText(cand.observation)}` : ''),
       }));
     }
-    const verdictBox = el('p', { cls: `verdict ${verdict}`, text: `Verdict: ${verdict}` + (out.error_reason ? ` — ${asText(out.error_reason)}` : '') });
+    const reasons = [];
+    if (out.error_reason) reasons.push(asText(out.error_reason));
+    if (Array.isArray(out.current_action_arguments_check_result)) {
+      const checks = out.current_action_arguments_check_result.map(asText);
+      if (checks.some((c) => c !== 'correct')) reasons.push(`argument checks: ${checks.join('; ')}`);
+    }
+    const verdictBox = el('p', { cls: `verdict ${verdict}`, text: `Verdict: ${verdict}` + (reasons.length ? ` — ${reasons.join(' · ')}` : '') });
     d.append(verdictBox, output, gold, seen);
   });
   return d;
