@@ -204,7 +204,7 @@ function updateRunView(r) {
     $('run-error').hidden = false;
     $('run-error').textContent = `Last transport failure: ${r.lastError}` + (isNetworkFailure(r.lastError) ? ' — see "Connecting to a local or hosted model" in Setup for CORS settings.' : '');
     if (isNetworkFailure(r.lastError)) $('cors-help').open = true;
-  } else {
+  } else if (document.body.dataset.probe !== 'failed') {
     $('run-error').hidden = true;
   }
   document.body.dataset.runState = ['done', 'incomplete', 'cancelled'].includes(r.state) ? 'done' : r.state;
@@ -216,6 +216,22 @@ function updateRunView(r) {
     const outcomes = r.book.outcomes();
     if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(JSON.stringify(outcomes))));
     else $('run-live').replaceChildren(el('p', { cls: 'live-note', text: 'Sessions are scored as soon as all their tasks finish; the first results appear here then.' }));
+  }
+}
+
+/**
+ * A quick reachability check of the endpoint (GET {base}/models, 5 s): a network or CORS
+ * failure opens the help box at once instead of after the retries of the first task.
+ */
+async function probeEndpoint(base) {
+  try {
+    await fetch(`${base.replace(/\/+$/, '')}/models`, { method: 'GET', signal: AbortSignal.timeout(5000), credentials: 'omit' });
+    document.body.dataset.probe = 'ok';
+  } catch {
+    document.body.dataset.probe = 'failed';
+    $('cors-help').open = true;
+    $('run-error').hidden = false;
+    $('run-error').textContent = `Could not reach ${base} from this page (network error, or the server does not allow this origin — CORS). The run tries anyway; see "Connecting to a local or hosted model" in Setup.`;
   }
 }
 
@@ -234,6 +250,7 @@ async function startRun(saved = null, opts = {}) {
     return;
   }
   const key = opts.key ?? $('m-key').value;
+  if (!BUILTIN.has(settings.provider)) await probeEndpoint(settings.base_url);
   let runner;
   try {
     runner = new Runner({ ws: state.ws, store: state.store, settings, key, datasetSource: state.source, onUpdate: updateRunView });

@@ -81,19 +81,26 @@ export function decide(body) {
   };
 }
 
-const CORS = {
+const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
   'Access-Control-Allow-Headers': 'authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
   'Access-Control-Expose-Headers': 'retry-after',
 };
 
-export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0) } = {}) {
+/** Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests). */
+export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true } = {}) {
   const stats = { requests: 0 };
+  const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
       res.end();
+      return;
+    }
+    if (req.method === 'GET' && req.url.endsWith('/models')) {
+      res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
+      res.end('{"object": "list", "data": [{"id": "mock", "object": "model"}]}');
       return;
     }
     if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {

@@ -206,6 +206,31 @@ describe('live run against the mock endpoint', () => {
   });
 });
 
+describe('network failures', () => {
+  test('an endpoint without CORS opens the help at once; cancel stops the run', async () => {
+    const closed = await startMock(0, { cors: false });
+    try {
+      const q = new URLSearchParams({ provider: 'openai', base_url: closed.url, model: 'm', concurrency: '2', autorun: '1' });
+      const { page } = await openPage(browser.context, `${server.url}?${q}`);
+      await page.waitForFunction(() => document.body.dataset.probe === 'failed');
+      await page.waitForFunction(() => document.body.dataset.runState === 'running');
+      assert.match(await page.textContent('#run-error'), /CORS/);
+      assert.equal(await page.$eval('#cors-help', (d) => d.open), true);
+      assert.match(await page.textContent('#cors-help'), /OLLAMA_ORIGINS/);
+      assert.match(await page.textContent('#cors-help'), /--allowed-origins/);
+      await page.click('#cancel-run');
+      await waitDone(page, 30_000);
+      assert.equal(await page.evaluate(() => document.body.dataset.runOutcome), 'cancelled');
+      assert.equal(await page.evaluate(() => document.body.dataset.tasksSaved), '0');
+      await page.click('nav button[data-view="setup"]');
+      await screenshot(page, 'cors-help.png');
+      await page.close();
+    } finally {
+      await closed.stop();
+    }
+  });
+});
+
 describe('Chinese data', () => {
   test('lang=zh run loads jieba lazily and matches `wildtool run --lang zh` on the mock', async () => {
     const text = (await readFile(MINI, 'utf8')).replaceAll('Paris', '巴黎').replaceAll('Berlin', '柏林').replaceAll('Madrid', '马德里');
