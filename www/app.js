@@ -207,7 +207,8 @@ function updateRunView(r) {
   } else if (document.body.dataset.probe !== 'failed') {
     $('run-error').hidden = true;
   }
-  document.body.dataset.runState = ['done', 'incomplete', 'cancelled'].includes(r.state) ? 'done' : r.state;
+  // 'done' is set by startRun once the dashboard and exports show this run.
+  document.body.dataset.runState = r.finished ? 'finishing' : r.state === 'cancelled' ? 'cancelling' : r.state;
   document.body.dataset.runOutcome = r.state;
   document.body.dataset.tasksSaved = String(r.records.length);
   const now = performance.now();

@@ -222,6 +222,7 @@ describe('network failures', () => {
       await waitDone(page, 30_000);
       assert.equal(await page.evaluate(() => document.body.dataset.runOutcome), 'cancelled');
       assert.equal(await page.evaluate(() => document.body.dataset.tasksSaved), '0');
+      await page.waitForFunction(() => /cancelled/.test(document.getElementById('status').textContent));
       await page.click('nav button[data-view="setup"]');
       await screenshot(page, 'cors-help.png');
       await page.close();

@@ -192,6 +192,7 @@ export class Runner {
     this.meta.summary = { outcomes: this.scoredRun.outcomes.length };
     await this.store.putRun(this.meta);
     this.state = status;
+    this.finished = true;
     this.onUpdate(this);
     return this.scoredRun;
   }
