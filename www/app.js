@@ -393,7 +393,10 @@ function wireExports() {
     download(textBlob(JSON.stringify(doc), 'application/json'), `${safeName(r.label)}.wildtool-run.json`);
   });
   $('exp-result').addEventListener('click', () => download(textBlob(state.run.resultText, 'application/x-ndjson'), `${safeName(state.run.model)}_result.jsonl`));
-  $('exp-score').addEventListener('click', () => download(textBlob(state.run.scoreJsonl, 'application/x-ndjson'), `${safeName(state.run.model)}_score.jsonl`));
+  $('exp-score').addEventListener('click', () => {
+    const text = typeof state.run.scoreJsonl === 'function' ? state.run.scoreJsonl() : state.run.scoreJsonl;
+    download(textBlob(text, 'application/x-ndjson'), `${safeName(state.run.model)}_score.jsonl`);
+  });
   $('exp-metric').addEventListener('click', () => download(textBlob(state.run.metric, 'application/json'), 'metric.json'));
   $('exp-csv').addEventListener('click', () => download(textBlob(perTaskCsv(state.run), 'text/csv'), `${safeName(state.run.label)}_tasks.csv`));
   $('add-compare').addEventListener('click', async () => {

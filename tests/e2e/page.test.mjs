@@ -290,6 +290,47 @@ describe('offline scoring', () => {
   }
 });
 
+describe('large uploads', () => {
+  test('a 40 MB result file is streamed in slices without freezing the tab', async () => {
+    const src = (await readFile(join(ROOT, 'tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl'), 'utf8')).trim().split('\n');
+    const copies = [];
+    let size = 0;
+    while (size < 40 * 1048576) {
+      for (const l of src) { copies.push(l); size += l.length + 1; }
+    }
+    const path = join(work, 'big_result.jsonl');
+    await writeFile(path, `${copies.join('\n')}\n`);
+    const { page, problems } = await openPage(browser.context, server.url);
+    await page.check('input[name="ds-kind"][value="upload"]');
+    await page.setInputFiles('#ds-file', MINI);
+    await page.waitForFunction(() => /8 sessions/.test(document.getElementById('ds-info').textContent));
+    await page.click('nav button[data-view="offline"]');
+    await page.evaluate(() => {
+      window.__lag = 0;
+      window.__seen = new Set();
+      let last = performance.now();
+      setInterval(() => {
+        const now = performance.now();
+        if (document.body.dataset.offline === 'scoring') window.__lag = Math.max(window.__lag, now - last - 50);
+        last = now;
+      }, 50);
+      new MutationObserver(() => window.__seen.add(document.getElementById('offline-bar').getAttribute('aria-valuenow')))
+        .observe(document.getElementById('offline-bar'), { attributes: true });
+    });
+    await page.setInputFiles('#result-file', path);
+    await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.offline), null, { timeout: 120_000 });
+    assert.equal(await page.evaluate(() => document.body.dataset.offline), 'done');
+    assert.match(await page.textContent('#offline-info'), new RegExp(`${(copies.length / 8) * 32} tasks scored`));
+    const lag = await page.evaluate(() => window.__lag);
+    const steps = await page.evaluate(() => window.__seen.size);
+    console.log(`40 MB upload: longest event-loop stall while scoring ${Math.round(lag)} ms; ${steps} progress updates`);
+    assert.ok(lag < 1000, `event loop stalled ${lag} ms`);
+    assert.ok(steps >= 10, `progress updates: ${steps}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('share links', () => {
   test('a 1,024-task run fits in 2,000 characters and reopens identically in a fresh profile (dataset asked for, fingerprint checked)', async () => {
     // 4 × the bundled suite, ids renumbered: 256 sessions, 1,024 tasks.

@@ -66,7 +66,8 @@ export class ScoreBook {
     return {
       model: name,
       outcomes: sorted.flatMap((e) => e.outcomes),
-      scoreJsonl: sorted.map((e) => e.scoreLine).join('\n'),
+      // Built on demand: for a 200 MB upload this is a 200 MB string.
+      scoreJsonl: () => sorted.map((e) => e.scoreLine).join('\n'),
       scoreLines: new Map(sorted.map((e) => [e.index, e.scoreLine])),
       metric: this.scorer.metricJson(name),
       stats: JSON.parse(this.scorer.stats()),
