@@ -156,6 +156,13 @@ describe('live run against the mock endpoint', () => {
     assert.equal(pageMockMetric, cliMetric);
     const result = await downloadText(page, '#exp-result');
     assert.equal(result.trim().split('\n').length, 64);
+    const [runDl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-run')]);
+    const runFile = join(work, 'page-run.wildtool-run.json');
+    await runDl.saveAs(runFile);
+    const runDoc = JSON.parse(await readFile(runFile, 'utf8'));
+    assert.equal(runDoc.wildtool_run, 1);
+    assert.equal(runDoc.records.length, 256);
+    assert.ok(!JSON.stringify(runDoc).includes(mock.url), 'the run file holds no endpoint URL');
     assert.ok(mock.stats.requests > 256);
 
     // Traces: failed tasks, opened down to the steps; the model's hostile text stays text.
@@ -173,6 +180,16 @@ describe('live run against the mock endpoint', () => {
     await page.evaluate(() => window.scrollTo(0, 0));
     await screenshot(page, 'traces.png', { fullPage: false });
     await assertInert(page);
+
+    // Offline: the page's run file and the CLI's checkpoint score to the same metric.json.
+    for (const file of [runFile, join(out, 'checkpoint.jsonl')]) {
+      await page.click('nav button[data-view="offline"]');
+      await page.evaluate(() => { delete document.body.dataset.offline; });
+      await page.setInputFiles('#result-file', file);
+      await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.offline));
+      assert.equal(await page.evaluate(() => document.body.dataset.offline), 'done', await page.textContent('#status'));
+      assert.equal(await downloadText(page, '#exp-metric'), cliMetric, file);
+    }
     assert.deepEqual(problems, []);
     await page.close();
   });
