@@ -25,7 +25,10 @@ impl Segmenter {
 
     /// The words of `text` as `jieba.cut(text)` gives them.
     pub fn cut(&self, text: &str) -> Result<js_sys::Array, JsError> {
-        let words = self.inner.cut(text).map_err(|e| JsError::new(&e.to_string()))?;
+        let words = self
+            .inner
+            .cut(text)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(words.iter().map(|w| JsValue::from_str(w)).collect())
     }
 }

@@ -40,7 +40,12 @@ fn pct(x: f64) -> String {
 }
 
 fn metric(out: &mut String, name: &str, value: Option<f64>, notes: &[String]) {
-    let _ = write!(out, "<div class=\"metric\"><b>{}</b><span>{}</span>", value.map(pct).unwrap_or_else(|| "—".to_owned()), escape_xml(name));
+    let _ = write!(
+        out,
+        "<div class=\"metric\"><b>{}</b><span>{}</span>",
+        value.map(pct).unwrap_or_else(|| "—".to_owned()),
+        escape_xml(name)
+    );
     for n in notes {
         let _ = write!(out, "<span>{}</span>", escape_xml(n));
     }
@@ -48,11 +53,18 @@ fn metric(out: &mut String, name: &str, value: Option<f64>, notes: &[String]) {
 }
 
 fn rate_notes(r: &Rate) -> Vec<String> {
-    vec![format!("95% CI {} – {}", pct(r.ci95.lo), pct(r.ci95.hi)), format!("{} / {}", r.correct, r.total)]
+    vec![
+        format!("95% CI {} – {}", pct(r.ci95.lo), pct(r.ci95.hi)),
+        format!("{} / {}", r.correct, r.total),
+    ]
 }
 
 fn table_html(out: &mut String, t: &ChartTable) {
-    let _ = write!(out, "<table><caption>{}</caption><thead><tr>", escape_xml(&t.caption));
+    let _ = write!(
+        out,
+        "<table><caption>{}</caption><thead><tr>",
+        escape_xml(&t.caption)
+    );
     for h in &t.headers {
         let _ = write!(out, "<th scope=\"col\">{}</th>", escape_xml(h));
     }
@@ -77,7 +89,11 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
     out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
     out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
-    let _ = write!(out, "<title>wildtool report — {}</title><style>{STYLE}</style></head><body>", escape_xml(&meta.model));
+    let _ = write!(
+        out,
+        "<title>wildtool report — {}</title><style>{STYLE}</style></head><body>",
+        escape_xml(&meta.model)
+    );
     let _ = write!(
         out,
         "<header><h1>wildtool report — {}</h1><p>{} · fingerprint {} · {} sessions · {} tasks · scorer {}</p></header><main>",
@@ -95,10 +111,25 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
         pct(report.task_accuracy_bootstrap95.lo),
         pct(report.task_accuracy_bootstrap95.hi)
     ));
-    metric(&mut out, "Task accuracy", Some(report.task_accuracy.rate), &task_notes);
-    metric(&mut out, "Session accuracy", Some(report.session_accuracy.rate), &rate_notes(&report.session_accuracy));
+    metric(
+        &mut out,
+        "Task accuracy",
+        Some(report.task_accuracy.rate),
+        &task_notes,
+    );
+    metric(
+        &mut out,
+        "Session accuracy",
+        Some(report.session_accuracy.rate),
+        &rate_notes(&report.session_accuracy),
+    );
     match report.optimal.get("Total") {
-        Some(r) => metric(&mut out, "Optimal-path rate (Parallel + Mixed)", Some(r.rate), &rate_notes(r)),
+        Some(r) => metric(
+            &mut out,
+            "Optimal-path rate (Parallel + Mixed)",
+            Some(r.rate),
+            &rate_notes(r),
+        ),
         None => metric(&mut out, "Optimal-path rate (Parallel + Mixed)", None, &[]),
     }
     match report.progress.get("Total") {
@@ -106,21 +137,38 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
             &mut out,
             "Progress rate (Sequential + Mixed, node-based)",
             Some(p.ap_nodes),
-            &[format!("{} gold nodes · official step-based {}", p.nodes, pct(p.step_based))],
+            &[format!(
+                "{} gold nodes · official step-based {}",
+                p.nodes,
+                pct(p.step_based)
+            )],
         ),
-        None => metric(&mut out, "Progress rate (Sequential + Mixed, node-based)", None, &[]),
+        None => metric(
+            &mut out,
+            "Progress rate (Sequential + Mixed, node-based)",
+            None,
+            &[],
+        ),
     }
     out.push_str("</section><section class=\"charts\" aria-label=\"Charts\">");
     for spec in charts {
         let _ = write!(out, "<figure id=\"{}\">", escape_xml(&spec.id));
         out.push_str(&render_svg(spec));
-        let _ = write!(out, "<figcaption>{}</figcaption>", escape_xml(&describe(spec)));
+        let _ = write!(
+            out,
+            "<figcaption>{}</figcaption>",
+            escape_xml(&describe(spec))
+        );
         table_html(&mut out, &table(spec));
         out.push_str("</figure>");
     }
     out.push_str("</section>");
     if !meta.summary.is_empty() {
-        let _ = write!(out, "<h2>Summary</h2><pre>{}</pre>", escape_xml(&meta.summary));
+        let _ = write!(
+            out,
+            "<h2>Summary</h2><pre>{}</pre>",
+            escape_xml(&meta.summary)
+        );
     }
     out.push_str("</main></body></html>\n");
     out
@@ -136,7 +184,13 @@ mod tests {
         let evil = "<img src=x onerror=alert(1)>";
         let report = RunReport::from_outcomes(&[]);
         let charts = standard_charts(evil, &[]);
-        let meta = ReportMeta { model: evil.to_owned(), dataset: evil.to_owned(), fingerprint: "00".to_owned(), scorer: "s".to_owned(), summary: evil.to_owned() };
+        let meta = ReportMeta {
+            model: evil.to_owned(),
+            dataset: evil.to_owned(),
+            fingerprint: "00".to_owned(),
+            scorer: "s".to_owned(),
+            summary: evil.to_owned(),
+        };
         let html = report_html(&meta, &report, &charts);
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("<script"));

@@ -60,8 +60,10 @@ impl LiveClient {
     /// timeout, retries, backoff}`; `key` may be empty.
     #[wasm_bindgen(constructor)]
     pub fn new(config_json: &str, key: &str) -> Result<LiveClient, JsError> {
-        let c: LiveConfig = serde_json::from_str(config_json).map_err(|e| JsError::new(&format!("invalid endpoint settings: {e}")))?;
-        let provider = ProviderKind::from_name(&c.provider).ok_or_else(|| JsError::new(&format!("unknown provider {:?}", c.provider)))?;
+        let c: LiveConfig = serde_json::from_str(config_json)
+            .map_err(|e| JsError::new(&format!("invalid endpoint settings: {e}")))?;
+        let provider = ProviderKind::from_name(&c.provider)
+            .ok_or_else(|| JsError::new(&format!("unknown provider {:?}", c.provider)))?;
         if c.base_url.trim().is_empty() {
             return Err(JsError::new("the base URL is empty"));
         }
@@ -72,8 +74,20 @@ impl LiveClient {
             ..RetryPolicy::default()
         };
         let key = (!key.is_empty()).then(|| key.to_owned());
-        let endpoint = Endpoint { base_url: c.base_url.trim().to_owned(), browser: true };
-        Ok(LiveClient { client: Rc::new(WebClient::new(provider, endpoint, c.model, c.temperature, policy, key)) })
+        let endpoint = Endpoint {
+            base_url: c.base_url.trim().to_owned(),
+            browser: true,
+        };
+        Ok(LiveClient {
+            client: Rc::new(WebClient::new(
+                provider,
+                endpoint,
+                c.model,
+                c.temperature,
+                policy,
+                key,
+            )),
+        })
     }
 
     /// Stops retries and new requests of every task in flight (they end incomplete).
@@ -88,7 +102,12 @@ impl LiveClient {
 
     /// Runs task `task` of session `line`; resolves to [`TaskRunJs`] JSON.
     #[wasm_bindgen(js_name = runTask)]
-    pub fn run_task(&self, ws: &Workspace, line: usize, task: usize) -> Result<js_sys::Promise, JsError> {
+    pub fn run_task(
+        &self,
+        ws: &Workspace,
+        line: usize,
+        task: usize,
+    ) -> Result<js_sys::Promise, JsError> {
         let session = ws.session(line)?;
         let client = self.client.clone();
         Ok(wasm_bindgen_futures::future_to_promise(async move {
@@ -98,7 +117,11 @@ impl LiveClient {
     }
 }
 
-async fn drive(session: &'static crate::dataset::Session, task: usize, client: &WebClient) -> TaskRunJs {
+async fn drive(
+    session: &'static crate::dataset::Session,
+    task: usize,
+    client: &WebClient,
+) -> TaskRunJs {
     let mut run = TaskRunJs {
         line: session.line,
         task,
@@ -121,7 +144,9 @@ async fn drive(session: &'static crate::dataset::Session, task: usize, client: &
     };
     while !machine.is_finished() {
         let step_seed = seed.wrapping_mul(31).wrapping_add(machine.step() as u64);
-        let (reply, (requests, retries)) = client.complete(machine.messages(), machine.tools(), step_seed).await;
+        let (reply, (requests, retries)) = client
+            .complete(machine.messages(), machine.tools(), step_seed)
+            .await;
         run.requests += requests;
         run.retries += retries;
         let reply = match reply {
@@ -139,9 +164,15 @@ async fn drive(session: &'static crate::dataset::Session, task: usize, client: &
         }
     }
     run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
-    run.record = machine
-        .result()
-        .map(|result| TaskRecord { id: session.id.clone(), line: session.line, task, result }.to_line());
+    run.record = machine.result().map(|result| {
+        TaskRecord {
+            id: session.id.clone(),
+            line: session.line,
+            task,
+            result,
+        }
+        .to_line()
+    });
     if run.record.is_none() {
         run.incomplete = Some("the task machine did not finish".to_owned());
     }

@@ -44,8 +44,22 @@ impl WebScorer {
     #[wasm_bindgen(js_name = scoreLine)]
     pub fn score_line(&mut self, line_no: usize, text: &str) -> Result<String, JsError> {
         match self.scorer.score_line(line_no, text) {
-            Ok(s) => to_json(&ScoredJs { ok: true, index: s.index, id: &s.id, score_line: &s.score_line, outcomes: &s.outcomes, error: None }),
-            Err(e) => to_json(&ScoredJs { ok: false, index: usize::MAX, id: "", score_line: "", outcomes: &[], error: Some(e.to_string()) }),
+            Ok(s) => to_json(&ScoredJs {
+                ok: true,
+                index: s.index,
+                id: &s.id,
+                score_line: &s.score_line,
+                outcomes: &s.outcomes,
+                error: None,
+            }),
+            Err(e) => to_json(&ScoredJs {
+                ok: false,
+                index: usize::MAX,
+                id: "",
+                score_line: "",
+                outcomes: &[],
+                error: Some(e.to_string()),
+            }),
         }
     }
 
@@ -59,7 +73,11 @@ impl WebScorer {
     /// `unknown-model`, as `wildtool score`).
     #[wasm_bindgen(js_name = metricJson)]
     pub fn metric_json(&self, model: &str) -> String {
-        let name = if model.is_empty() { self.scorer.model_name().unwrap_or("unknown-model") } else { model };
+        let name = if model.is_empty() {
+            self.scorer.model_name().unwrap_or("unknown-model")
+        } else {
+            model
+        };
         self.scorer.metric_json(name)
     }
 
@@ -72,13 +90,18 @@ impl WebScorer {
 /// The run report (intervals, breakdowns, taxonomy) of outcomes (JSON array).
 #[wasm_bindgen(js_name = runReport)]
 pub fn run_report(outcomes_json: &str) -> Result<String, JsError> {
-    let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json).map_err(|e| JsError::new(&format!("invalid outcomes JSON: {e}")))?;
+    let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json)
+        .map_err(|e| JsError::new(&format!("invalid outcomes JSON: {e}")))?;
     to_json(&RunReport::from_outcomes(&outcomes))
 }
 
 /// The summary table `wildtool score` prints, for the page's text export.
 #[wasm_bindgen(js_name = summaryText)]
 pub fn summary_text(model: &str, outcomes_json: &str) -> Result<String, JsError> {
-    let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json).map_err(|e| JsError::new(&format!("invalid outcomes JSON: {e}")))?;
-    Ok(crate::report::summary::summary_table(model, &RunReport::from_outcomes(&outcomes)))
+    let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json)
+        .map_err(|e| JsError::new(&format!("invalid outcomes JSON: {e}")))?;
+    Ok(crate::report::summary::summary_table(
+        model,
+        &RunReport::from_outcomes(&outcomes),
+    ))
 }

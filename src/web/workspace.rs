@@ -38,9 +38,17 @@ pub(crate) struct JsSegmenter {
 
 impl Segmenter for JsSegmenter {
     fn cut(&self, s: &str) -> Result<Vec<String>, SegmentError> {
-        let out = self.cut.call1(&JsValue::NULL, &JsValue::from_str(s)).map_err(|_| SegmentError::Unavailable)?;
-        let array = out.dyn_into::<js_sys::Array>().map_err(|_| SegmentError::Unavailable)?;
-        array.iter().map(|w| w.as_string().ok_or(SegmentError::Unavailable)).collect()
+        let out = self
+            .cut
+            .call1(&JsValue::NULL, &JsValue::from_str(s))
+            .map_err(|_| SegmentError::Unavailable)?;
+        let array = out
+            .dyn_into::<js_sys::Array>()
+            .map_err(|_| SegmentError::Unavailable)?;
+        array
+            .iter()
+            .map(|w| w.as_string().ok_or(SegmentError::Unavailable))
+            .collect()
     }
 }
 
@@ -165,7 +173,9 @@ impl Workspace {
             shapes,
             dataset,
         };
-        Workspace { inner: Box::leak(Box::new(loaded)) }
+        Workspace {
+            inner: Box::leak(Box::new(loaded)),
+        }
     }
 
     pub(crate) fn session(&self, line: usize) -> Result<&'static Session, JsError> {
@@ -180,7 +190,11 @@ impl Workspace {
             .dataset
             .sessions
             .iter()
-            .map(|s| SessionSlot { line: s.line, id: s.id.clone(), tasks: s.tasks.len() })
+            .map(|s| SessionSlot {
+                line: s.line,
+                id: s.id.clone(),
+                tasks: s.tasks.len(),
+            })
             .collect()
     }
 }
@@ -189,7 +203,9 @@ fn lang_of(name: &str) -> Result<Lang, JsError> {
     match name {
         "en" | "" => Ok(Lang::En),
         "zh" => Ok(Lang::Zh),
-        other => Err(JsError::new(&format!("unknown language {other:?} (en or zh)"))),
+        other => Err(JsError::new(&format!(
+            "unknown language {other:?} (en or zh)"
+        ))),
     }
 }
 
@@ -283,7 +299,11 @@ impl Workspace {
             .dataset
             .sessions
             .iter()
-            .map(|s| S { line: s.line, id: &s.id, tasks: s.tasks.iter().map(|t| t.user_message.as_str()).collect() })
+            .map(|s| S {
+                line: s.line,
+                id: &s.id,
+                tasks: s.tasks.iter().map(|t| t.user_message.as_str()).collect(),
+            })
             .collect();
         to_json(&list)
     }
@@ -310,8 +330,10 @@ impl Workspace {
     /// `[[line, task], …]`. Fails when the header names another model or dataset.
     #[wasm_bindgen(js_name = doneTasks)]
     pub fn done_tasks(&self, model: &str, lines_json: &str) -> Result<String, JsError> {
-        let lines: Vec<String> = serde_json::from_str(lines_json).map_err(|e| JsError::new(&format!("invalid checkpoint lines: {e}")))?;
-        let done = recover(&lines, model, &self.inner.fingerprint).map_err(|e| JsError::new(&e.to_string()))?;
+        let lines: Vec<String> = serde_json::from_str(lines_json)
+            .map_err(|e| JsError::new(&format!("invalid checkpoint lines: {e}")))?;
+        let done = recover(&lines, model, &self.inner.fingerprint)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         to_json(&done.keys().collect::<Vec<_>>())
     }
 
@@ -319,22 +341,34 @@ impl Workspace {
     /// strings): complete sessions only, sorted by dataset line.
     #[wasm_bindgen(js_name = assembleResults)]
     pub fn assemble_results(&self, model: &str, lines_json: &str) -> Result<String, JsError> {
-        let lines: Vec<String> = serde_json::from_str(lines_json).map_err(|e| JsError::new(&format!("invalid checkpoint lines: {e}")))?;
-        let done = recover(&lines, model, &self.inner.fingerprint).map_err(|e| JsError::new(&e.to_string()))?;
+        let lines: Vec<String> = serde_json::from_str(lines_json)
+            .map_err(|e| JsError::new(&format!("invalid checkpoint lines: {e}")))?;
+        let done = recover(&lines, model, &self.inner.fingerprint)
+            .map_err(|e| JsError::new(&e.to_string()))?;
         Ok(assemble(model, &self.slots(), &done).text)
     }
 
     /// The result line of session `line` if every task of it is among `records_json`
     /// (JSON array of checkpoint lines), else an empty string.
     #[wasm_bindgen(js_name = sessionResult)]
-    pub fn session_result(&self, model: &str, line: usize, records_json: &str) -> Result<String, JsError> {
-        let lines: Vec<String> = serde_json::from_str(records_json).map_err(|e| JsError::new(&format!("invalid records: {e}")))?;
+    pub fn session_result(
+        &self,
+        model: &str,
+        line: usize,
+        records_json: &str,
+    ) -> Result<String, JsError> {
+        let lines: Vec<String> = serde_json::from_str(records_json)
+            .map_err(|e| JsError::new(&format!("invalid records: {e}")))?;
         let session = self.session(line)?;
         let mut done = BTreeMap::new();
         for rec in lines.iter().filter_map(|l| TaskRecord::from_line(l)) {
             done.insert((rec.line, rec.task), rec);
         }
-        let slot = SessionSlot { line, id: session.id.clone(), tasks: session.tasks.len() };
+        let slot = SessionSlot {
+            line,
+            id: session.id.clone(),
+            tasks: session.tasks.len(),
+        };
         Ok(assemble(model, &[slot], &done).text)
     }
 
@@ -348,7 +382,8 @@ impl Workspace {
     /// partial runs).
     #[wasm_bindgen(js_name = fillOutcomes)]
     pub fn fill_outcomes(&self, outcomes_json: &str) -> Result<String, JsError> {
-        let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json).map_err(|e| JsError::new(&format!("invalid outcomes: {e}")))?;
+        let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json)
+            .map_err(|e| JsError::new(&format!("invalid outcomes: {e}")))?;
         to_json(&fill(&self.inner.shapes, &outcomes))
     }
 }
