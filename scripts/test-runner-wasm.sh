@@ -13,4 +13,4 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 WILDTOOL_MOCK_URL="http://127.0.0.1:$PORT" CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_ONLY_WEB=1 \
-  cargo test --target wasm32-unknown-unknown --no-default-features --test runner_wasm -- --nocapture
+  cargo test ${WILDTOOL_WASM_PROFILE:-} --target wasm32-unknown-unknown --no-default-features --test runner_wasm -- --nocapture

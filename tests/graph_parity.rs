@@ -37,8 +37,8 @@ impl Rng {
 
 /// A random DAG of at most 7 nodes: tools named from `alphabet`, optional asks, usually one
 /// prepare depending on all or some nodes, in a random (non-topological) index order.
-fn random_graph(rng: &mut Rng, alphabet: &[&str]) -> Vec<(String, Vec<usize>)> {
-    let tools = rng.below(6);
+fn random_graph(rng: &mut Rng, alphabet: &[&str], max_other: usize) -> Vec<(String, Vec<usize>)> {
+    let tools = rng.below(max_other);
     let asks = match rng.below(20) {
         0..=10 => 0,
         11..=17 => 1,
@@ -46,7 +46,7 @@ fn random_graph(rng: &mut Rng, alphabet: &[&str]) -> Vec<(String, Vec<usize>)> {
     };
     let mut kinds: Vec<String> = (0..tools).map(|_| alphabet[rng.below(alphabet.len())].to_string()).collect();
     kinds.extend((0..asks).map(|_| ASK.to_string()));
-    kinds.truncate(6);
+    kinds.truncate(max_other);
     rng.shuffle(&mut kinds);
     // Topological order first: node t may depend on nodes before it.
     let mut topo: Vec<(String, Vec<usize>)> = Vec::new();
@@ -124,8 +124,12 @@ struct Stats {
 
 /// Build a random case from `seed` and compare engine and reference at every step.
 fn check_case(seed: u64, alphabet: &[&str], stats: &mut Stats) -> Result<(), TestCaseError> {
+    check_sized(seed, alphabet, 6, stats)
+}
+
+fn check_sized(seed: u64, alphabet: &[&str], max_other: usize, stats: &mut Stats) -> Result<(), TestCaseError> {
     let mut rng = Rng(seed);
-    let list = random_graph(&mut rng, alphabet);
+    let list = random_graph(&mut rng, alphabet, max_other);
     let graph = Graph::new(&list).map_err(|e| TestCaseError::fail(format!("{e}: {list:?}")))?;
     let mut reference = RefTracker::new(RefGraph::new(&list));
     prop_assert_eq!(graph.min_length(), reference.min_length(), "min_length of {:?}", list);
@@ -228,4 +232,52 @@ fn coverage_of_fixed_seeds() {
     assert!(stats.answers > 100, "{stats:?}");
     assert!(stats.short_paths > 0, "{stats:?}");
     assert!(stats.truncations > 100, "{stats:?}");
+}
+
+/// Larger graphs (up to 9 nodes); slow with the materialising reference, run on demand:
+/// `cargo test --release --test graph_parity -- --ignored`.
+#[test]
+#[ignore]
+fn larger_graphs_match_reference() {
+    let mut stats = Stats::default();
+    for seed in 0..3000u64 {
+        if let Err(e) = check_sized(seed ^ 0xABCD, &ABC, 8, &mut stats) {
+            panic!("seed {seed}: {e}");
+        }
+    }
+    println!("{stats:?}");
+}
+
+/// Extreme sizes stay fast (run on demand in release; prints the times).
+#[test]
+#[ignore]
+fn extreme_sizes_are_fast() {
+    for k in [20usize, 32, 48, 63] {
+        let mut list: Vec<(String, Vec<usize>)> = (0..k).map(|i| (format!("t{i:02}"), Vec::new())).collect();
+        list.push((PREPARE.to_string(), (0..k).collect()));
+        let start = std::time::Instant::now();
+        let graph = Graph::new(&list).unwrap();
+        assert_eq!(graph.min_length(), 2);
+        assert_eq!(graph.first_optimal_path().len(), 2);
+        let mut tracker = PathTracker::new(&graph);
+        let names: Vec<&str> = list[..k].iter().map(|(n, _)| n.as_str()).collect();
+        assert!(matches!(tracker.match_tool_call(0, &names), ToolMatch::Matched { .. }));
+        assert!(matches!(tracker.match_text(1), TextMatch::Prepare { .. }));
+        let parallel = start.elapsed();
+        let start = std::time::Instant::now();
+        let mut tracker = PathTracker::new(&graph);
+        for (s, name) in names.iter().enumerate() {
+            assert!(matches!(tracker.match_tool_call(s, &[*name]), ToolMatch::Matched { .. }));
+        }
+        assert!(matches!(tracker.match_text(k), TextMatch::Prepare { .. }));
+        let serial = start.elapsed();
+        let start = std::time::Instant::now();
+        let tracker = PathTracker::new(&graph);
+        assert_eq!(tracker.match_text(0), TextMatch::NoMatch { step_out_of_range: false });
+        let c = tracker.candidates(0, 1000);
+        assert!(c.truncated && c.entries.len() == 1000);
+        let log = start.elapsed();
+        println!("k={k}: parallel {parallel:?}, serial {serial:?}, reject+log {log:?}");
+        assert!(parallel.as_secs() < 2 && serial.as_secs() < 2 && log.as_secs() < 2);
+    }
 }

@@ -17,14 +17,30 @@ fn tmp(name: &str) -> PathBuf {
 }
 
 fn wildtool(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_wildtool")).args(args).output().unwrap_or_else(|e| panic!("spawn: {e}"))
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("spawn: {e}"))
 }
 
 fn run_agent(dataset: &Path, provider: &str, out: &Path, extra: &[&str]) -> std::process::Output {
-    let mut args = vec!["run", "--dataset", dataset.to_str().unwrap_or(""), "--provider", provider, "--out", out.to_str().unwrap_or("")];
+    let mut args = vec![
+        "run",
+        "--dataset",
+        dataset.to_str().unwrap_or(""),
+        "--provider",
+        provider,
+        "--out",
+        out.to_str().unwrap_or(""),
+    ];
     args.extend_from_slice(extra);
     let o = wildtool(&args);
-    assert!(o.status.success(), "{provider}: {}\n{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(
+        o.status.success(),
+        "{provider}: {}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
     o
 }
 
@@ -36,7 +52,12 @@ fn metric(out: &Path) -> wildtool::json::Value {
 fn accuracy(m: &wildtool::json::Value, level: &str) -> Option<f64> {
     match m.get("total_info")?.get(level)?.get("accuracy")? {
         wildtool::json::Value::Float(f) => Some(*f),
-        wildtool::json::Value::Int(_) => m.get("total_info")?.get(level)?.get("accuracy")?.as_i64().map(|i| i as f64),
+        wildtool::json::Value::Int(_) => m
+            .get("total_info")?
+            .get(level)?
+            .get("accuracy")?
+            .as_i64()
+            .map(|i| i as f64),
         _ => None,
     }
 }
@@ -65,7 +86,12 @@ fn replay_reproduces_the_official_metric_byte_for_byte() {
         let dir = root().join("tests/fixtures/official-runs").join(run);
         let out = tmp(&format!("replay-{run}"));
         let file = dir.join("mini_result.jsonl");
-        run_agent(&mini, "replay", &out, &["--model", run, "--replay-file", file.to_str().unwrap_or("")]);
+        run_agent(
+            &mini,
+            "replay",
+            &out,
+            &["--model", run, "--replay-file", file.to_str().unwrap_or("")],
+        );
         let got = std::fs::read_to_string(out.join("metric.json")).unwrap_or_default();
         let want = std::fs::read_to_string(dir.join("mini_metric.json")).unwrap_or_default();
         assert_eq!(got, want, "{run}");
@@ -81,7 +107,10 @@ fn baseline_is_deterministic_and_non_trivial() {
     run_agent(&mini, "baseline", &a, &["--concurrency", "3"]);
     run_agent(&mini, "baseline", &b, &["--concurrency", "1"]);
     let ra = std::fs::read_to_string(a.join("result.jsonl")).unwrap_or_default();
-    assert_eq!(ra, std::fs::read_to_string(b.join("result.jsonl")).unwrap_or_default());
+    assert_eq!(
+        ra,
+        std::fs::read_to_string(b.join("result.jsonl")).unwrap_or_default()
+    );
     let acc = accuracy(&metric(&a), "task").unwrap_or(-1.0);
     assert!(acc > 0.0 && acc < 1.0, "baseline task accuracy {acc}");
     let _ = std::fs::remove_dir_all(&a);
@@ -107,10 +136,16 @@ fn resume_after_a_kill_loses_nothing_and_gives_the_same_result() {
     let o = run_agent(&mini, "gold", &out, &[]);
     let log = String::from_utf8_lossy(&o.stderr);
     assert!(log.contains("22 task(s) finished now, 10 resumed"), "{log}");
-    assert_eq!(std::fs::read_to_string(out.join("result.jsonl")).unwrap_or_default(), full);
+    assert_eq!(
+        std::fs::read_to_string(out.join("result.jsonl")).unwrap_or_default(),
+        full
+    );
     let after = std::fs::read_to_string(&ckpt).unwrap_or_default();
     assert_eq!(after.lines().count(), 33);
-    assert!(after.lines().all(|l| wildtool::json::loads(l).is_ok()), "the cut line was removed");
+    assert!(
+        after.lines().all(|l| wildtool::json::loads(l).is_ok()),
+        "the cut line was removed"
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -119,7 +154,15 @@ fn a_checkpoint_of_another_model_is_refused() {
     let mini = root().join("tests/fixtures/mini.jsonl");
     let out = tmp("mismatch");
     run_agent(&mini, "gold", &out, &["--sessions", "0"]);
-    let o = wildtool(&["run", "--dataset", mini.to_str().unwrap_or(""), "--provider", "baseline", "--out", out.to_str().unwrap_or("")]);
+    let o = wildtool(&[
+        "run",
+        "--dataset",
+        mini.to_str().unwrap_or(""),
+        "--provider",
+        "baseline",
+        "--out",
+        out.to_str().unwrap_or(""),
+    ]);
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("checkpoint was written for model"));
     let _ = std::fs::remove_dir_all(&out);

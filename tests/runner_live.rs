@@ -50,23 +50,44 @@ enum Behaviour {
 
 /// Finds (session line, task, step) of a request from its messages.
 fn locate(ds: &LoadedDataset, messages: &[Value]) -> Option<(usize, usize, usize)> {
-    let content = |m: &Value| m.get("content").and_then(Value::as_str).unwrap_or("").to_owned();
-    let role = |m: &Value| m.get("role").and_then(Value::as_str).unwrap_or("").to_owned();
+    let content = |m: &Value| {
+        m.get("content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let role = |m: &Value| {
+        m.get("role")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
     let system = content(messages.first()?);
     let first_user = content(messages.get(1)?);
-    let session = ds
-        .sessions
-        .iter()
-        .find(|s| system == format!("Current Date: {}", s.env_info) && s.tasks.first().is_some_and(|t| t.user_message == first_user))?;
+    let session = ds.sessions.iter().find(|s| {
+        system == format!("Current Date: {}", s.env_info)
+            && s.tasks
+                .first()
+                .is_some_and(|t| t.user_message == first_user)
+    })?;
     let mut k = 0;
     let mut start = 0;
     for (i, m) in messages.iter().enumerate() {
-        if role(m) == "user" && session.tasks.get(k).is_some_and(|t| t.user_message == content(m)) {
+        if role(m) == "user"
+            && session
+                .tasks
+                .get(k)
+                .is_some_and(|t| t.user_message == content(m))
+        {
             k += 1;
             start = i;
         }
     }
-    let step = messages.iter().skip(start).filter(|m| role(m) == "assistant").count();
+    let step = messages
+        .iter()
+        .skip(start)
+        .filter(|m| role(m) == "assistant")
+        .count();
     Some((session.line, k.checked_sub(1)?, step))
 }
 
@@ -76,7 +97,13 @@ fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<S
     let tools = req.get("tools")?.clone();
     let (line, task, step) = locate(ds, &messages)?;
     let session = ds.sessions.iter().find(|s| s.line == line)?;
-    let ctx = StepContext { session, task, step, messages: &messages, tools: &tools };
+    let ctx = StepContext {
+        session,
+        task,
+        step,
+        messages: &messages,
+        tools: &tools,
+    };
     let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
     let mut message = Map::new();
     message.insert("role", Value::str("assistant"));
@@ -90,7 +117,11 @@ fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<S
         Behaviour::BadArguments => {
             if let Some(cs) = calls.as_mut() {
                 for c in cs.iter_mut() {
-                    if let Some(f) = c.as_object_mut().and_then(|o| o.get_mut("function")).and_then(Value::as_object_mut) {
+                    if let Some(f) = c
+                        .as_object_mut()
+                        .and_then(|o| o.get_mut("function"))
+                        .and_then(Value::as_object_mut)
+                    {
                         f.insert("arguments", Value::str(r#"{"zzz_unknown": 1}"#));
                     }
                 }
@@ -119,7 +150,10 @@ fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<S
 }
 
 /// A mock model; `fault(request, attempt_of_this_body)` may inject a transport fault.
-fn model_server(behaviour: Behaviour, fault: impl Fn(&Request, usize) -> Option<Action> + Send + Sync + 'static) -> MockServer {
+fn model_server(
+    behaviour: Behaviour,
+    fault: impl Fn(&Request, usize) -> Option<Action> + Send + Sync + 'static,
+) -> MockServer {
     let ds = mini();
     let attempts: Mutex<HashMap<String, usize>> = Mutex::new(HashMap::new());
     MockServer::start(move |req| {
@@ -136,25 +170,53 @@ fn model_server(behaviour: Behaviour, fault: impl Fn(&Request, usize) -> Option<
         }
         match model_reply(&ds, &req.body, behaviour) {
             Some(body) => Action::ok(body),
-            None => Action::status(400, r#"{"error": {"message": "mock could not place the request"}}"#),
+            None => Action::status(
+                400,
+                r#"{"error": {"message": "mock could not place the request"}}"#,
+            ),
         }
     })
 }
 
 fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wildtool"));
-    cmd.args(["run", "--dataset"]).arg(mini_path()).args(["--model", "mock/model", "--base-url", &server.base_url(), "--out"]).arg(out);
-    cmd.args(["--timeout", "0.5", "--backoff", "0.01", "--retries", "3", "--concurrency", "4"]).args(extra);
+    cmd.args(["run", "--dataset"])
+        .arg(mini_path())
+        .args([
+            "--model",
+            "mock/model",
+            "--base-url",
+            &server.base_url(),
+            "--out",
+        ])
+        .arg(out);
+    cmd.args([
+        "--timeout",
+        "0.5",
+        "--backoff",
+        "0.01",
+        "--retries",
+        "3",
+        "--concurrency",
+        "4",
+    ])
+    .args(extra);
     cmd.env_remove("OPENAI_API_KEY");
     if let Some(k) = key {
-        cmd.env("WT_TEST_KEY", k).args(["--api-key-env", "WT_TEST_KEY"]);
+        cmd.env("WT_TEST_KEY", k)
+            .args(["--api-key-env", "WT_TEST_KEY"]);
     }
     cmd.output().unwrap_or_else(|e| panic!("spawn: {e}"))
 }
 
 fn task_accuracy(out: &Path) -> f64 {
-    let m = loads(&std::fs::read_to_string(out.join("metric.json")).unwrap_or_default()).unwrap_or(Value::Null);
-    match m.get("total_info").and_then(|t| t.get("task")).and_then(|t| t.get("accuracy")) {
+    let m = loads(&std::fs::read_to_string(out.join("metric.json")).unwrap_or_default())
+        .unwrap_or(Value::Null);
+    match m
+        .get("total_info")
+        .and_then(|t| t.get("task"))
+        .and_then(|t| t.get("accuracy"))
+    {
         Some(Value::Float(f)) => *f,
         Some(v) => v.as_i64().map(|i| i as f64).unwrap_or(-1.0),
         None => -1.0,
@@ -176,10 +238,18 @@ fn assert_offline_score_matches(out: &Path) {
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for f in ["score.jsonl", "metric.json"] {
-        assert_eq!(std::fs::read(out.join(f)).ok(), std::fs::read(offline.join(f)).ok(), "{f}");
+        assert_eq!(
+            std::fs::read(out.join(f)).ok(),
+            std::fs::read(offline.join(f)).ok(),
+            "{f}"
+        );
     }
-    let report = loads(&std::fs::read_to_string(out.join("report.json")).unwrap_or_default()).unwrap_or(Value::Null);
-    let dis = report.get("scoring").and_then(|s| s.get("label_disagreements")).and_then(Value::as_i64);
+    let report = loads(&std::fs::read_to_string(out.join("report.json")).unwrap_or_default())
+        .unwrap_or(Value::Null);
+    let dis = report
+        .get("scoring")
+        .and_then(|s| s.get("label_disagreements"))
+        .and_then(Value::as_i64);
     assert_eq!(dis, Some(0), "live labels equal the offline decisions");
 }
 
@@ -206,7 +276,11 @@ fn gold_model_with_transport_faults_scores_everything() {
     let out = tmp("gold-faults");
     let o = run(&server, &out, &[], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(task_accuracy(&out), 1.0, "transport faults never become model errors");
+    assert_eq!(
+        task_accuracy(&out),
+        1.0,
+        "transport faults never become model errors"
+    );
     let log = stderr(&o);
     assert!(log.contains("0 incomplete"), "{log}");
     assert!(!log.contains(" 0 retr"), "retries happened: {log}");
@@ -229,8 +303,13 @@ fn model_errors_are_scored_as_model_errors() {
         let acc = task_accuracy(&out);
         match behaviour {
             Behaviour::WrongNames => assert_eq!(acc, 0.0, "{name}"),
-            Behaviour::BadArguments | Behaviour::TextOnly => assert!(acc > 0.0 && acc < 1.0, "{name}: {acc}"),
-            _ => assert_eq!(acc, 1.0, "{name}: same-name pairing and name sorting make order irrelevant"),
+            Behaviour::BadArguments | Behaviour::TextOnly => {
+                assert!(acc > 0.0 && acc < 1.0, "{name}: {acc}")
+            }
+            _ => assert_eq!(
+                acc, 1.0,
+                "{name}: same-name pairing and name sorting make order irrelevant"
+            ),
         }
         assert_offline_score_matches(&out);
         let _ = std::fs::remove_dir_all(&out);
@@ -241,25 +320,57 @@ fn model_errors_are_scored_as_model_errors() {
 fn exhausted_retries_leave_tasks_incomplete_and_a_rerun_resumes_them() {
     // Session 2 is unreachable: every request 503s.
     let ds = mini();
-    let s2_first = ds.sessions.iter().find(|s| s.line == 2).and_then(|s| s.tasks.first()).map(|t| t.user_message.clone()).unwrap_or_default();
+    let s2_first = ds
+        .sessions
+        .iter()
+        .find(|s| s.line == 2)
+        .and_then(|s| s.tasks.first())
+        .map(|t| t.user_message.clone())
+        .unwrap_or_default();
     let needle = dumps(&Value::str(s2_first), Escape::Utf8);
-    let down = model_server(Behaviour::Gold, move |req, _| req.body.contains(&needle).then(|| Action::status(503, "down")));
+    let down = model_server(Behaviour::Gold, move |req, _| {
+        req.body
+            .contains(&needle)
+            .then(|| Action::status(503, "down"))
+    });
     let out = tmp("incomplete");
     let o = run(&down, &out, &[], None);
     assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
     let result = std::fs::read_to_string(out.join("result.jsonl")).unwrap_or_default();
-    assert_eq!(result.lines().count(), 7, "the incomplete session is left out");
+    assert_eq!(
+        result.lines().count(),
+        7,
+        "the incomplete session is left out"
+    );
     assert!(!result.contains("\"wild_tool_bench_2\""));
-    let inc = loads(&std::fs::read_to_string(out.join("incomplete.json")).unwrap_or_default()).unwrap_or(Value::Null);
-    assert_eq!(inc.get("tasks").and_then(Value::as_array).map(Vec::len), Some(4));
-    assert_eq!(task_accuracy(&out), 1.0, "incomplete tasks are not model errors");
+    let inc = loads(&std::fs::read_to_string(out.join("incomplete.json")).unwrap_or_default())
+        .unwrap_or(Value::Null);
+    assert_eq!(
+        inc.get("tasks").and_then(Value::as_array).map(Vec::len),
+        Some(4)
+    );
+    assert_eq!(
+        task_accuracy(&out),
+        1.0,
+        "incomplete tasks are not model errors"
+    );
 
     let up = model_server(Behaviour::Gold, |_, _| None);
     let o = run(&up, &out, &[], None);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(stderr(&o).contains("4 task(s) finished now, 28 resumed"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("4 task(s) finished now, 28 resumed"),
+        "{}",
+        stderr(&o)
+    );
     assert!(!out.join("incomplete.json").exists());
-    assert_eq!(std::fs::read_to_string(out.join("result.jsonl")).unwrap_or_default().lines().count(), 8);
+    assert_eq!(
+        std::fs::read_to_string(out.join("result.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .count(),
+        8
+    );
     assert_eq!(task_accuracy(&out), 1.0);
     assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);
@@ -274,15 +385,60 @@ fn the_api_key_is_sent_but_never_written() {
     assert!(o.status.success(), "{}", stderr(&o));
     let reqs = server.requests();
     assert!(!reqs.is_empty());
-    assert!(reqs.iter().all(|r| r.header("authorization") == Some(&format!("Bearer {key}"))));
+    assert!(reqs
+        .iter()
+        .all(|r| r.header("authorization") == Some(&format!("Bearer {key}"))));
     assert!(reqs.iter().all(|r| !r.body.contains(key)));
     let mut files = 0;
     for entry in std::fs::read_dir(&out).into_iter().flatten().flatten() {
         let bytes = std::fs::read(entry.path()).unwrap_or_default();
-        assert!(!String::from_utf8_lossy(&bytes).contains(key), "{} contains the key", entry.path().display());
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(key),
+            "{} contains the key",
+            entry.path().display()
+        );
         files += 1;
     }
     assert!(files >= 5, "checkpoint, result, score, metric, report");
     assert!(!String::from_utf8_lossy(&o.stdout).contains(key) && !stderr(&o).contains(key));
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
+    // Each reply takes 60 ms, so the run is still going when it is killed.
+    let ds = mini();
+    let slow = MockServer::start(move |req| {
+        std::thread::sleep(Duration::from_millis(60));
+        match model_reply(&ds, &req.body, Behaviour::Gold) {
+            Some(body) => Action::ok(body),
+            None => Action::status(400, "{}"),
+        }
+    });
+    let out = tmp("kill");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(["run", "--dataset"])
+        .arg(mini_path())
+        .args(["--model", "mock/model", "--base-url", &slow.base_url(), "--concurrency", "2", "--out"])
+        .arg(&out)
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    std::thread::sleep(Duration::from_millis(1000));
+    let _ = child.kill();
+    let _ = child.wait();
+    let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
+    let saved = ckpt.lines().count().saturating_sub(1);
+    assert!(saved > 0 && saved < 32, "killed mid-run with {saved} task(s) saved");
+    assert!(!out.join("result.jsonl").exists());
+
+    let server = model_server(Behaviour::Gold, |_, _| None);
+    let o = run(&server, &out, &[], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let expected = format!("{} task(s) finished now, {saved} resumed", 32 - saved);
+    assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
+    assert_eq!(task_accuracy(&out), 1.0);
+    assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);
 }

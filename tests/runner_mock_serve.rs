@@ -1,6 +1,7 @@
 //! Serves the scripted mock on a fixed port for the browser tests of the runner
 //! (`tests/runner_wasm.rs`, driven by `scripts/test-runner-wasm.sh`). Ignored by default;
-//! it stops after `/shutdown` or 300 seconds.
+//! it stops after `/shutdown` or 300 seconds. Under `/flaky429/` and `/flaky500/` the
+//! first request with a given body fails (429 with `Retry-After: 0.2`, or 500).
 
 mod mock_server;
 
@@ -17,7 +18,10 @@ const MESSAGE: &str = r#"{"id":"msg_1","type":"message","role":"assistant","cont
 #[test]
 #[ignore = "helper server for the browser tests"]
 fn serve_for_browser_tests() {
-    let port: u16 = std::env::var("WILDTOOL_MOCK_PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(18765);
+    let port: u16 = std::env::var("WILDTOOL_MOCK_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(18765);
     let stop = Arc::new(AtomicBool::new(false));
     let counts: Mutex<HashMap<String, usize>> = Mutex::new(HashMap::new());
     let stop2 = stop.clone();
@@ -25,7 +29,7 @@ fn serve_for_browser_tests() {
         let n = counts
             .lock()
             .map(|mut c| {
-                let e = c.entry(req.path.clone()).or_insert(0);
+                let e = c.entry(format!("{}\n{}", req.path, req.body)).or_insert(0);
                 *e += 1;
                 *e
             })
@@ -35,13 +39,18 @@ fn serve_for_browser_tests() {
                 stop2.store(true, Ordering::SeqCst);
                 Action::ok("{}")
             }
-            p if p.starts_with("/flaky429/") && n % 2 == 1 => Action::rate_limited("0.2"),
-            p if p.starts_with("/flaky500/") && n % 2 == 1 => Action::status(500, "internal"),
+            p if p.starts_with("/flaky429/") && n == 1 => Action::rate_limited("0.2"),
+            p if p.starts_with("/flaky500/") && n == 1 => Action::status(500, "internal"),
             "/anthropic/v1/messages" => {
-                if req.header("anthropic-dangerous-direct-browser-access") == Some("true") && req.header("x-api-key") == Some("test-key") {
+                if req.header("anthropic-dangerous-direct-browser-access") == Some("true")
+                    && req.header("x-api-key") == Some("test-key")
+                {
                     Action::ok(MESSAGE)
                 } else {
-                    Action::status(400, r#"{"type":"error","error":{"message":"missing browser header or key"}}"#)
+                    Action::status(
+                        400,
+                        r#"{"type":"error","error":{"message":"missing browser header or key"}}"#,
+                    )
                 }
             }
             _ => Action::ok(CALL),

@@ -20,7 +20,10 @@ const REPLY: &str = r#"{"id":"c","object":"chat.completion","choices":[{"index":
 
 fn conversation() -> (Vec<Value>, Value) {
     // A mid-session request: system, 3 earlier tasks with tool calls and results, user.
-    let mut m = vec![loads(r#"{"role": "system", "content": "Current Date: 2024-06-15 09:30:12 Saturday"}"#).unwrap_or(Value::Null)];
+    let mut m = vec![loads(
+        r#"{"role": "system", "content": "Current Date: 2024-06-15 09:30:12 Saturday"}"#,
+    )
+    .unwrap_or(Value::Null)];
     for i in 0..3 {
         m.push(loads(&format!(r#"{{"role": "user", "content": "Task {i}: what is the weather in Paris and Berlin tomorrow morning?"}}"#)).unwrap_or(Value::Null));
         m.push(loads(r#"{"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}, "id": "toolu_bdrk_01234567890123456789abcd"}]}"#).unwrap_or(Value::Null));
@@ -38,24 +41,53 @@ fn requests_per_second_at_concurrency_32() {
     let server = MockServer::start(|_| Action::ok(REPLY));
     let client = LiveResponder {
         provider: ProviderKind::OpenAi,
-        endpoint: Endpoint { base_url: server.base_url(), browser: false },
+        endpoint: Endpoint {
+            base_url: server.base_url(),
+            browser: false,
+        },
         model: "bench".to_owned(),
         temperature: 0.0,
-        policy: RetryPolicy { timeout: Duration::from_secs(10), ..RetryPolicy::default() },
+        policy: RetryPolicy {
+            timeout: Duration::from_secs(10),
+            ..RetryPolicy::default()
+        },
         transport: Box::new(UreqTransport::new(None, 32)),
         cancel: Arc::new(AtomicBool::new(false)),
     };
     let (messages, tools) = conversation();
     let jobs: Vec<u64> = (0..4000).collect();
     // Warm up the connection pool.
-    run_pool(&jobs[..64], 32, &AtomicBool::new(false), |&i| client.complete(&messages, &tools, i).0.is_ok(), |_, _| {});
+    run_pool(
+        &jobs[..64],
+        32,
+        &AtomicBool::new(false),
+        |&i| client.complete(&messages, &tools, i).0.is_ok(),
+        |_, _| {},
+    );
     let start = Instant::now();
     let mut ok = 0usize;
-    run_pool(&jobs, 32, &AtomicBool::new(false), |&i| client.complete(&messages, &tools, i).0.is_ok(), |_, r| ok += usize::from(r));
+    run_pool(
+        &jobs,
+        32,
+        &AtomicBool::new(false),
+        |&i| client.complete(&messages, &tools, i).0.is_ok(),
+        |_, r| ok += usize::from(r),
+    );
     let secs = start.elapsed().as_secs_f64();
     assert_eq!(ok, jobs.len());
     let body = wildtool::runner::provider::ProviderKind::OpenAi
-        .build(&wildtool::runner::provider::ChatRequest { model: "bench", temperature: 0.0, messages: &messages, tools: &tools }, &Endpoint { base_url: String::new(), browser: false })
+        .build(
+            &wildtool::runner::provider::ChatRequest {
+                model: "bench",
+                temperature: 0.0,
+                messages: &messages,
+                tools: &tools,
+            },
+            &Endpoint {
+                base_url: String::new(),
+                browser: false,
+            },
+        )
         .body
         .len();
     println!("runner overhead: {} requests in {secs:.2}s = {:.0} req/s at concurrency 32 (request body {body} bytes)", jobs.len(), jobs.len() as f64 / secs);

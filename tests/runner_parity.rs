@@ -11,7 +11,9 @@ use wildtool::protocol::{Reply, SeededIds, TaskMachine};
 use wildtool::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 
 fn fixture(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -23,7 +25,11 @@ fn mask_ids(text: &str) -> String {
     while let Some(i) = rest.find(P) {
         out.push_str(&rest[..i]);
         let after = &rest[i + P.len()..];
-        let n = after.chars().take(24).take_while(char::is_ascii_alphanumeric).count();
+        let n = after
+            .chars()
+            .take(24)
+            .take_while(char::is_ascii_alphanumeric)
+            .count();
         out.push_str("toolu_bdrk_<ID>");
         rest = &after[n..];
     }
@@ -40,35 +46,84 @@ fn rebuilt_requests_equal_the_recorded_official_inputs() {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let v = loads(line).unwrap_or(Value::Null);
             let id = v.get("id").and_then(Value::as_str).unwrap_or("");
-            let session = loaded.sessions.iter().find(|s| s.id == id).unwrap_or_else(|| panic!("no session {id}"));
-            let tasks = v.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
+            let session = loaded
+                .sessions
+                .iter()
+                .find(|s| s.id == id)
+                .unwrap_or_else(|| panic!("no session {id}"));
+            let tasks = v
+                .get("result")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             for (t, task) in tasks.iter().enumerate() {
                 let mut ids = SeededIds::new(99);
-                let mut machine = TaskMachine::new(session, t, &mut ids).unwrap_or_else(|e| panic!("{e}"));
+                let mut machine =
+                    TaskMachine::new(session, t, &mut ids).unwrap_or_else(|e| panic!("{e}"));
                 let log = task.get("inference_log").cloned().unwrap_or(Value::Null);
                 let mut s = 0;
                 while let Some(step) = log.get(&format!("step_{s}")) {
-                    assert!(!machine.is_finished(), "{run} {id} task {t}: machine finished before step_{s}");
+                    assert!(
+                        !machine.is_finished(),
+                        "{run} {id} task {t}: machine finished before step_{s}"
+                    );
                     let input = step.get("inference_input").cloned().unwrap_or(Value::Null);
-                    let want_messages = mask_ids(&dumps(input.get("messages").unwrap_or(&Value::Null), Escape::Utf8));
-                    let got_messages = mask_ids(&dumps(&Value::Array(machine.messages().to_vec()), Escape::Utf8));
-                    assert_eq!(got_messages, want_messages, "{run} {id} task {t} step {s}: messages differ");
-                    let want_tools = dumps(input.get("tools").unwrap_or(&Value::Null), Escape::Utf8);
-                    assert_eq!(dumps(machine.tools(), Escape::Utf8), want_tools, "{run} {id} task {t} step {s}: tools differ");
+                    let want_messages = mask_ids(&dumps(
+                        input.get("messages").unwrap_or(&Value::Null),
+                        Escape::Utf8,
+                    ));
+                    let got_messages = mask_ids(&dumps(
+                        &Value::Array(machine.messages().to_vec()),
+                        Escape::Utf8,
+                    ));
+                    assert_eq!(
+                        got_messages, want_messages,
+                        "{run} {id} task {t} step {s}: messages differ"
+                    );
+                    let want_tools =
+                        dumps(input.get("tools").unwrap_or(&Value::Null), Escape::Utf8);
+                    assert_eq!(
+                        dumps(machine.tools(), Escape::Utf8),
+                        want_tools,
+                        "{run} {id} task {t} step {s}: tools differ"
+                    );
 
-                    let req = ChatRequest { model: run, temperature: 0.0, messages: machine.messages(), tools: machine.tools() };
-                    let http = ProviderKind::OpenAi.build(&req, &Endpoint { base_url: "http://x/v1".to_owned(), browser: false });
+                    let req = ChatRequest {
+                        model: run,
+                        temperature: 0.0,
+                        messages: machine.messages(),
+                        tools: machine.tools(),
+                    };
+                    let http = ProviderKind::OpenAi.build(
+                        &req,
+                        &Endpoint {
+                            base_url: "http://x/v1".to_owned(),
+                            browser: false,
+                        },
+                    );
                     let body = loads(&http.body).unwrap_or(Value::Null);
-                    let keys: Vec<&String> = body.as_object().map(|m| m.keys().collect()).unwrap_or_default();
+                    let keys: Vec<&String> = body
+                        .as_object()
+                        .map(|m| m.keys().collect())
+                        .unwrap_or_default();
                     assert_eq!(keys, ["messages", "model", "temperature", "tools"]);
-                    assert_eq!(mask_ids(&dumps(body.get("messages").unwrap_or(&Value::Null), Escape::Utf8)), want_messages);
+                    assert_eq!(
+                        mask_ids(&dumps(
+                            body.get("messages").unwrap_or(&Value::Null),
+                            Escape::Utf8
+                        )),
+                        want_messages
+                    );
 
                     let output = step.get("inference_output").cloned().unwrap_or(Value::Null);
                     machine.feed(&Reply::from_recorded_output(&output));
                     steps_checked += 1;
                     s += 1;
                 }
-                assert!(machine.is_finished(), "{run} {id} task {t}: the log ended before the machine did");
+                assert!(
+                    machine.is_finished(),
+                    "{run} {id} task {t}: the log ended before the machine did"
+                );
             }
         }
     }

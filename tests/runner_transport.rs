@@ -30,17 +30,24 @@ fn policy(timeout_ms: u64) -> RetryPolicy {
 fn client(server: &MockServer, timeout_ms: u64) -> LiveResponder {
     LiveResponder {
         provider: ProviderKind::OpenAi,
-        endpoint: Endpoint { base_url: server.base_url(), browser: false },
+        endpoint: Endpoint {
+            base_url: server.base_url(),
+            browser: false,
+        },
         model: "mock-model".to_owned(),
         temperature: 0.0,
         policy: policy(timeout_ms),
-        transport: Box::new(UreqTransport::new(Some((AuthStyle::Bearer, "sk-secret-123".to_owned())), 4)),
+        transport: Box::new(UreqTransport::new(
+            Some((AuthStyle::Bearer, "sk-secret-123".to_owned())),
+            4,
+        )),
         cancel: Arc::new(AtomicBool::new(false)),
     }
 }
 
 fn messages() -> (Vec<Value>, Value) {
-    let m = vec![loads(r#"{"role": "user", "content": "Weather in Paris?"}"#).unwrap_or(Value::Null)];
+    let m =
+        vec![loads(r#"{"role": "user", "content": "Weather in Paris?"}"#).unwrap_or(Value::Null)];
     let t = loads(r#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]"#).unwrap_or(Value::Null);
     (m, t)
 }
@@ -48,7 +55,12 @@ fn messages() -> (Vec<Value>, Value) {
 /// A handler that plays `script` in order and then answers `CALL`.
 fn scripted(script: Vec<Action>) -> impl Fn(&mock_server::Request) -> Action + Send + Sync {
     let n = AtomicUsize::new(0);
-    move |_| script.get(n.fetch_add(1, Ordering::SeqCst)).cloned().unwrap_or_else(|| Action::ok(CALL))
+    move |_| {
+        script
+            .get(n.fetch_add(1, Ordering::SeqCst))
+            .cloned()
+            .unwrap_or_else(|| Action::ok(CALL))
+    }
 }
 
 #[test]
@@ -62,13 +74,19 @@ fn sends_the_official_body_with_the_key_only_in_the_header() {
     let reqs = server.requests();
     assert_eq!(reqs.len(), 1);
     assert_eq!(reqs[0].path, "/v1/chat/completions");
-    assert_eq!(reqs[0].header("authorization"), Some("Bearer sk-secret-123"));
+    assert_eq!(
+        reqs[0].header("authorization"),
+        Some("Bearer sk-secret-123")
+    );
     assert_eq!(
         reqs[0].body,
         r#"{"messages": [{"role": "user", "content": "Weather in Paris?"}], "model": "mock-model", "temperature": 0.0, "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]}"#
     );
     let t = UreqTransport::new(Some((AuthStyle::Bearer, "sk-secret-123".to_owned())), 1);
-    assert!(!format!("{t:?}").contains("sk-secret"), "Debug never prints the key");
+    assert!(
+        !format!("{t:?}").contains("sk-secret"),
+        "Debug never prints the key"
+    );
 }
 
 #[test]
@@ -78,8 +96,18 @@ fn honours_retry_after_on_429() {
     let start = Instant::now();
     let (reply, counts) = client(&server, 2000).complete(&m, &t, 1);
     assert!(reply.is_ok());
-    assert_eq!(counts, wildtool::runner::native::StepCounts { requests: 2, retries: 1 });
-    assert!(start.elapsed() >= Duration::from_millis(300), "waited {:?}", start.elapsed());
+    assert_eq!(
+        counts,
+        wildtool::runner::native::StepCounts {
+            requests: 2,
+            retries: 1
+        }
+    );
+    assert!(
+        start.elapsed() >= Duration::from_millis(300),
+        "waited {:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -107,7 +135,11 @@ fn a_hang_past_the_timeout_is_retried() {
     let (reply, counts) = client(&server, 200).complete(&m, &t, 1);
     assert!(reply.is_ok(), "{reply:?}");
     assert_eq!(counts.retries, 1);
-    assert!(start.elapsed() < Duration::from_millis(1400), "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_millis(1400),
+        "took {:?}",
+        start.elapsed()
+    );
 }
 
 #[test]

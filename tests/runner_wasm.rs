@@ -29,7 +29,10 @@ fn client(prefix: &str, provider: ProviderKind, key: Option<&str>) -> Option<Web
     };
     Some(WebClient::new(
         provider,
-        Endpoint { base_url: format!("{base}/{prefix}/v1"), browser: true },
+        Endpoint {
+            base_url: format!("{base}/{prefix}/v1"),
+            browser: true,
+        },
         "mock".to_owned(),
         0.0,
         policy,
@@ -39,7 +42,8 @@ fn client(prefix: &str, provider: ProviderKind, key: Option<&str>) -> Option<Web
 
 fn conversation() -> (Vec<Value>, Value) {
     let m = vec![
-        loads(r#"{"role": "system", "content": "Current Date: 2024-06-15"}"#).unwrap_or(Value::Null),
+        loads(r#"{"role": "system", "content": "Current Date: 2024-06-15"}"#)
+            .unwrap_or(Value::Null),
         loads(r#"{"role": "user", "content": "Weather in Paris?"}"#).unwrap_or(Value::Null),
     ];
     let t = loads(r#"[{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]"#).unwrap_or(Value::Null);
@@ -48,7 +52,9 @@ fn conversation() -> (Vec<Value>, Value) {
 
 #[wasm_bindgen_test]
 async fn fetch_maps_an_openai_reply() {
-    let Some(c) = client("ok", ProviderKind::OpenAi, Some("k")) else { return };
+    let Some(c) = client("ok", ProviderKind::OpenAi, Some("k")) else {
+        return;
+    };
     let (m, t) = conversation();
     let (reply, (requests, retries)) = c.complete(&m, &t, 1).await;
     let reply = reply.unwrap_or_else(|e| panic!("{e}"));
@@ -59,14 +65,21 @@ async fn fetch_maps_an_openai_reply() {
 
 #[wasm_bindgen_test]
 async fn retry_after_is_honoured_through_cors() {
-    let Some(c) = client("flaky429", ProviderKind::OpenAi, None) else { return };
+    let Some(c) = client("flaky429", ProviderKind::OpenAi, None) else {
+        return;
+    };
     let (m, t) = conversation();
     let start = js_sys::Date::now();
     let (reply, (requests, retries)) = c.complete(&m, &t, 1).await;
     assert!(reply.is_ok());
     assert_eq!((requests, retries), (2, 1));
-    assert!(js_sys::Date::now() - start >= 190.0, "Retry-After 0.2 s was read");
-    let Some(c) = client("flaky500", ProviderKind::OpenAi, None) else { return };
+    assert!(
+        js_sys::Date::now() - start >= 190.0,
+        "Retry-After 0.2 s was read"
+    );
+    let Some(c) = client("flaky500", ProviderKind::OpenAi, None) else {
+        return;
+    };
     let (reply, (_, retries)) = c.complete(&m, &t, 1).await;
     assert!(reply.is_ok());
     assert_eq!(retries, 1);
@@ -74,7 +87,9 @@ async fn retry_after_is_honoured_through_cors() {
 
 #[wasm_bindgen_test]
 async fn anthropic_from_the_browser_sends_the_access_header() {
-    let Some(c) = client("anthropic", ProviderKind::Anthropic, Some("test-key")) else { return };
+    let Some(c) = client("anthropic", ProviderKind::Anthropic, Some("test-key")) else {
+        return;
+    };
     let (m, t) = conversation();
     let (reply, _) = c.complete(&m, &t, 1).await;
     assert_eq!(reply.map(|r| r.content), Ok(Value::str("Hi from Claude")));
@@ -82,7 +97,9 @@ async fn anthropic_from_the_browser_sends_the_access_header() {
 
 #[wasm_bindgen_test]
 async fn throughput_at_concurrency_32() {
-    let Some(c) = client("ok", ProviderKind::OpenAi, None) else { return };
+    let Some(c) = client("ok", ProviderKind::OpenAi, None) else {
+        return;
+    };
     let c = Rc::new(c);
     let conv = Rc::new(conversation());
     const TOTAL: usize = 2000;
@@ -102,9 +119,59 @@ async fn throughput_at_concurrency_32() {
             Ok(JsValue::from(ok))
         }));
     }
-    let done = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&workers)).await.unwrap_or(JsValue::NULL);
-    let ok: f64 = js_sys::Array::from(&done).iter().filter_map(|v| v.as_f64()).sum();
+    let done = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::all(&workers))
+        .await
+        .unwrap_or(JsValue::NULL);
+    let ok: f64 = js_sys::Array::from(&done)
+        .iter()
+        .filter_map(|v| v.as_f64())
+        .sum();
     let secs = (js_sys::Date::now() - start) / 1000.0;
     assert_eq!(ok as usize, TOTAL);
     console_log!("browser runner overhead: {TOTAL} requests in {secs:.2}s = {:.0} req/s at concurrency {WIDTH}", TOTAL as f64 / secs);
+}
+
+#[wasm_bindgen_test]
+async fn the_async_scheduler_runs_a_dataset_through_fetch_and_survives_5xx() {
+    use std::cell::Cell;
+    use wildtool::dataset::{load_dataset, Lang, Session};
+    use wildtool::runner::checkpoint::MemoryStore;
+    use wildtool::runner::plan::RunConfig;
+    use wildtool::runner::schedule::execute_async;
+
+    let loaded = load_dataset(include_str!("fixtures/mini.jsonl"), Lang::En);
+    let sessions: Vec<&Session> = loaded.sessions.iter().collect();
+    for prefix in ["ok", "flaky500"] {
+        let Some(c) = client(prefix, ProviderKind::OpenAi, None) else {
+            return;
+        };
+        let mut store = MemoryStore::default();
+        let config = RunConfig {
+            model: "mock",
+            dataset_fingerprint: "fp",
+            concurrency: 8,
+        };
+        let now = || js_sys::Date::now() / 1000.0;
+        let summary = execute_async(
+            &sessions,
+            &c,
+            &mut store,
+            config,
+            &Cell::new(false),
+            &now,
+            &mut |_, _| {},
+        )
+        .await;
+        let summary = summary.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(summary.progress.done, 32, "{prefix}");
+        assert!(
+            summary.incomplete.is_empty(),
+            "{prefix}: transport faults are retried, not model errors"
+        );
+        assert_eq!(summary.assembled.sessions, 8);
+        assert_eq!(store.lines.len(), 33, "header + one line per task");
+        if prefix == "flaky500" {
+            assert!(summary.progress.retries > 0);
+        }
+    }
 }

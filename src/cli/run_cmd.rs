@@ -92,24 +92,37 @@ impl Agent {
     }
 }
 
-fn build_agent(args: &RunArgs, model: &str, cancel: &Arc<AtomicBool>) -> Result<Agent, RunCmdError> {
+fn build_agent(
+    args: &RunArgs,
+    model: &str,
+    cancel: &Arc<AtomicBool>,
+) -> Result<Agent, RunCmdError> {
     match args.provider.as_str() {
         "gold" => Ok(Agent::Gold(GoldAgent)),
         "baseline" => Ok(Agent::Baseline(BaselineAgent)),
         "replay" => {
-            let path = args.replay_file.as_ref().ok_or_else(|| RunCmdError::Usage("--provider replay needs --replay-file".to_owned()))?;
+            let path = args.replay_file.as_ref().ok_or_else(|| {
+                RunCmdError::Usage("--provider replay needs --replay-file".to_owned())
+            })?;
             let text = read_text(path)?;
-            let agent = ReplayAgent::from_text(&text).map_err(|e| RunCmdError::Usage(format!("{}: {e}", path.display())))?;
+            let agent = ReplayAgent::from_text(&text)
+                .map_err(|e| RunCmdError::Usage(format!("{}: {e}", path.display())))?;
             Ok(Agent::Replay(agent))
         }
         name => {
             let kind = ProviderKind::from_name(name).ok_or_else(|| {
-                RunCmdError::Usage(format!("unknown --provider {name:?} (openai, anthropic, gold, baseline, replay)"))
+                RunCmdError::Usage(format!(
+                    "unknown --provider {name:?} (openai, anthropic, gold, baseline, replay)"
+                ))
             })?;
             let base_url = match (&args.base_url, kind) {
                 (Some(u), _) => u.clone(),
                 (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
-                (None, ProviderKind::OpenAi) => return Err(RunCmdError::Usage("--base-url is required for --provider openai".to_owned())),
+                (None, ProviderKind::OpenAi) => {
+                    return Err(RunCmdError::Usage(
+                        "--base-url is required for --provider openai".to_owned(),
+                    ))
+                }
             };
             let var = args.api_key_env.clone().unwrap_or_else(|| match kind {
                 ProviderKind::OpenAi => "OPENAI_API_KEY".to_owned(),
@@ -131,7 +144,10 @@ fn build_agent(args: &RunArgs, model: &str, cancel: &Arc<AtomicBool>) -> Result<
             };
             Ok(Agent::Live(LiveResponder {
                 provider: kind,
-                endpoint: Endpoint { base_url, browser: false },
+                endpoint: Endpoint {
+                    base_url,
+                    browser: false,
+                },
                 model: model.to_owned(),
                 temperature: args.temperature,
                 policy,
@@ -152,12 +168,17 @@ impl Display {
     fn new() -> Self {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(0);
-            let style = indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} tasks {per_sec} eta {eta} {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
+            let style = indicatif::ProgressStyle::with_template(
+                "{bar:30} {pos}/{len} tasks {per_sec} eta {eta} {msg}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
             bar.set_style(style);
             bar
         });
-        Self { bar, last_line: None }
+        Self {
+            bar,
+            last_line: None,
+        }
     }
 
     fn update(&mut self, p: &Progress, elapsed: f64) {
@@ -171,7 +192,10 @@ impl Display {
                 ));
             }
             None => {
-                let due = self.last_line.is_none_or(|t| t.elapsed() >= Duration::from_secs(2)) || p.settled() == p.total;
+                let due = self
+                    .last_line
+                    .is_none_or(|t| t.elapsed() >= Duration::from_secs(2))
+                    || p.settled() == p.total;
                 if due {
                     eprintln!("{}", p.line(elapsed));
                     self.last_line = Some(Instant::now());
@@ -193,10 +217,22 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     let loaded = load_dataset(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
-        eprintln!("warning: dataset {} has {errors} error(s) (run `wildtool validate`)", args.dataset.display());
+        eprintln!(
+            "warning: dataset {} has {errors} error(s) (run `wildtool validate`)",
+            args.dataset.display()
+        );
     }
-    let range = args.sessions.as_deref().map(SessionRange::parse).transpose().map_err(|e| RunCmdError::Usage(e.to_string()))?;
-    let sessions: Vec<&Session> = loaded.sessions.iter().filter(|s| range.as_ref().is_none_or(|r| r.contains(s.line))).collect();
+    let range = args
+        .sessions
+        .as_deref()
+        .map(SessionRange::parse)
+        .transpose()
+        .map_err(|e| RunCmdError::Usage(e.to_string()))?;
+    let sessions: Vec<&Session> = loaded
+        .sessions
+        .iter()
+        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.line)))
+        .collect();
     if sessions.is_empty() {
         return Err(RunCmdError::Usage("no sessions selected".to_owned()));
     }
@@ -210,7 +246,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         &sessions,
         agent.responder(),
         &mut store,
-        RunConfig { model: &model, dataset_fingerprint: &fingerprint_hex(&dataset_text), concurrency: args.concurrency.max(1) },
+        RunConfig {
+            model: &model,
+            dataset_fingerprint: &fingerprint_hex(&dataset_text),
+            concurrency: args.concurrency.max(1),
+        },
         &cancel,
         |p, e| display.update(p, e),
     )?;
@@ -237,7 +277,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         }))
         .unwrap_or_default();
         fs::write(&incomplete_path, text + "\n").map_err(at(&incomplete_path))?;
-        eprintln!("warning: {} task(s) incomplete (transport); see {}; re-run to resume", summary.incomplete.len(), incomplete_path.display());
+        eprintln!(
+            "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
+            summary.incomplete.len(),
+            incomplete_path.display()
+        );
     }
     if summary.assembled.sessions == 0 {
         eprintln!("no complete session yet; nothing to score");

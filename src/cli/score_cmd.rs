@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use wildtool::checker;
-use wildtool::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset};
+use wildtool::dataset::{fingerprint_hex, Lang, LoadedDataset};
 use wildtool::outcome::TaskOutcome;
 use wildtool::report::summary::summary_table;
 use wildtool::report::RunReport;
-use wildtool::score::{ScoreOptions, ScoreStats, Scorer};
+use wildtool::score::{OfficialChecker, ScoreOptions, ScoreStats, Scorer};
 
 use super::files::{at, for_each_line, read_text, FileError, LineReader, LineSpan};
 
@@ -83,6 +83,11 @@ pub fn write_report_json(
         },
         "report": report,
         "scoring": stats,
+        "official_crash_fallbacks": stats
+            .official_crashes
+            .keys()
+            .map(|code| (code.clone(), wildtool::protocol::fallback_of(code).unwrap_or("see PROTOCOL §6")))
+            .collect::<std::collections::BTreeMap<_, _>>(),
         "failed_tasks": failed,
         "tasks": outcomes,
         "notes": [
@@ -98,7 +103,7 @@ pub fn write_report_json(
 /// Runs `wildtool score`.
 pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     let dataset_text = read_text(&args.dataset)?;
-    let loaded = load_dataset(&dataset_text, args.lang);
+    let loaded = wildtool::protocol::load_checked(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(
@@ -114,9 +119,7 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     spans.sort_by_key(|(index, span)| (*index, span.line));
 
     let segmenter = checker::default_segmenter();
-    let check = |tools: &wildtool::json::Value, name: &str, predicted: &wildtool::json::Value, gold: &str| {
-        checker::check(tools, name, predicted, gold, segmenter.as_ref())
-    };
+    let check = OfficialChecker::new(segmenter.as_ref());
     let mut scorer = Scorer::new(&loaded, &check, ScoreOptions { candidate_cap: args.candidate_cap });
     let score_path = args.out.join("score.jsonl");
     let file = fs::File::create(&score_path).map_err(at(&score_path))?;
@@ -156,11 +159,11 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
         &dataset_text,
         &loaded,
         &report,
-        scorer.stats(),
+        &scorer.final_stats(),
         &outcomes,
     )?;
     print!("{}", summary_table(&model, &report));
-    let stats = scorer.stats();
+    let stats = scorer.final_stats();
     if stats.label_disagreements > 0 {
         println!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements);
     }

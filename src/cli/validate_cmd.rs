@@ -4,14 +4,14 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use wildtool::checker;
-use wildtool::dataset::{load_dataset, semantic_problems_with, Lang, Stats};
+use wildtool::dataset::{semantic_problems_with, Lang, Stats};
 
 use super::files::{read_text, FileError};
 
 /// `wildtool validate FILE`: exit 0 with a summary when valid, 2 with every problem when not.
 pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, FileError> {
     let text = read_text(path)?;
-    let mut loaded = load_dataset(&text, lang);
+    let mut loaded = wildtool::protocol::load_checked(&text, lang);
     if semantic {
         let segmenter = checker::default_segmenter();
         let check = |tools: &wildtool::json::Value, name: &str, args: &wildtool::json::Value| {
@@ -41,7 +41,7 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
 /// `wildtool stats FILE`: the distribution table.
 pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
     let text = read_text(path)?;
-    let loaded = load_dataset(&text, lang);
+    let loaded = wildtool::protocol::load_checked(&text, lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!("warning: {} has {errors} error(s); run `wildtool validate` for details", path.display());

@@ -19,6 +19,18 @@ pub(crate) enum Want<'a> {
 }
 
 impl Want<'_> {
+    /// A necessary condition for some later step to satisfy the want: the nodes not yet done
+    /// still carry the wanted names (or a pseudo node).
+    fn available(self, g: &Graph, done: u64) -> bool {
+        match self {
+            Want::Names(names) => names.chunk_by(|a, b| a == b).all(|run| {
+                let id = run.first().copied().unwrap_or(u16::MAX);
+                (g.name_mask(id) & !done).count_ones() as usize >= run.len()
+            }),
+            Want::Pseudo => g.pseudo_mask() & !done != 0,
+        }
+    }
+
     fn accepts(self, g: &Graph, step: u64) -> bool {
         match self {
             Want::Names(names) => g.sorted_name_ids(step) == names,
@@ -119,10 +131,20 @@ impl<'a> AliveQuery<'a> {
     }
 
     fn find_from(&mut self, done: u64, j: usize, s: usize, want: Want<'_>) -> Option<u64> {
-        if done == self.g.full() || j > s || j + self.remaining(done) <= s || self.failed.contains(&(done, j)) {
+        if done == self.g.full()
+            || j > s
+            || j + self.remaining(done) <= s
+            || !want.available(self.g, done)
+            || self.failed.contains(&(done, j))
+        {
             return None;
         }
         let g = self.g;
+        if j == s && !self.constraints.contains_key(&j) && !want.available(g, !g.ready(done)) {
+            // The step at s is a subset of the ready set, which lacks the wanted names.
+            self.failed.insert((done, j));
+            return None;
+        }
         let filter = match self.constraints.get(&j) {
             Some(&c) => Filter::Exact(c),
             None if j == s => match want {

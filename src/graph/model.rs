@@ -84,6 +84,7 @@ pub struct Graph {
     names: Vec<String>,
     distinct: Vec<String>,
     name_ids: Vec<u16>,
+    name_masks: Vec<u64>,
     kinds: Vec<NodeKind>,
     deps: Vec<u64>,
     heights: Vec<u32>,
@@ -117,6 +118,45 @@ pub(crate) fn mask_to_vec(mask: u64) -> Vec<usize> {
     bits(mask).collect()
 }
 
+/// A topological order (Kahn on bitmasks); nodes left over are on or behind a cycle.
+fn topological_order(deps: &[u64], full: u64) -> Result<Vec<usize>, GraphError> {
+    let mut order = Vec::with_capacity(deps.len());
+    let mut done = 0u64;
+    loop {
+        let ready = bits(full & !done)
+            .filter(|&u| deps.get(u).is_some_and(|d| d & !done == 0))
+            .fold(0u64, |m, u| m | bit(u));
+        if ready == 0 {
+            break;
+        }
+        order.extend(bits(ready));
+        done |= ready;
+    }
+    if done == full {
+        Ok(order)
+    } else {
+        Err(GraphError::Cycle { nodes: mask_to_vec(full & !done) })
+    }
+}
+
+/// Per node, the number of nodes on the longest dependency chain starting at it.
+fn chain_heights(deps: &[u64], order: &[usize]) -> Vec<u32> {
+    let mut heights = vec![1u32; deps.len()];
+    for &u in order.iter().rev() {
+        let below = deps
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| *d & bit(u) != 0)
+            .filter_map(|(v, _)| heights.get(v).copied())
+            .max()
+            .unwrap_or(0);
+        if let Some(h) = heights.get_mut(u) {
+            *h = below + 1;
+        }
+    }
+    heights
+}
+
 impl Graph {
     /// Largest supported node count.
     pub const MAX_NODES: usize = 64;
@@ -142,43 +182,28 @@ impl Graph {
                 if dependency == node {
                     return Err(GraphError::SelfDependency { node });
                 }
-                deps[node] |= bit(dependency);
+                if let Some(d) = deps.get_mut(node) {
+                    *d |= bit(dependency);
+                }
             }
         }
         let full = if len == 64 { u64::MAX } else { bit(len) - 1 };
-        // Topological order (Kahn on bitmasks); leftovers are on or behind a cycle.
-        let mut order = Vec::with_capacity(len);
-        let mut done = 0u64;
-        loop {
-            let ready: u64 = bits(full & !done).filter(|&u| deps[u] & !done == 0).fold(0, |m, u| m | bit(u));
-            if ready == 0 {
-                break;
-            }
-            order.extend(bits(ready));
-            done |= ready;
-        }
-        if done != full {
-            return Err(GraphError::Cycle { nodes: mask_to_vec(full & !done) });
-        }
-        let mut heights = vec![1u32; len];
-        for &u in order.iter().rev() {
-            let below = (0..len)
-                .filter(|&v| deps[v] & bit(u) != 0)
-                .filter_map(|v| heights.get(v).copied())
-                .max()
-                .unwrap_or(0);
-            if let Some(h) = heights.get_mut(u) {
-                *h = below + 1;
-            }
-        }
+        let order = topological_order(&deps, full)?;
+        let heights = chain_heights(&deps, &order);
         let names: Vec<String> = nodes.iter().map(|(n, _)| n.as_ref().to_owned()).collect();
         let mut distinct = names.clone();
         distinct.sort();
         distinct.dedup();
-        let name_ids = names
+        let name_ids: Vec<u16> = names
             .iter()
             .map(|n| distinct.binary_search(n).map(|i| i as u16).unwrap_or(0))
             .collect();
+        let mut name_masks = vec![0u64; distinct.len()];
+        for (node, &id) in name_ids.iter().enumerate() {
+            if let Some(m) = name_masks.get_mut(usize::from(id)) {
+                *m |= bit(node);
+            }
+        }
         let kinds: Vec<NodeKind> = names.iter().map(|n| NodeKind::from_name(n)).collect();
         let mask_of = |k: NodeKind| {
             kinds.iter().enumerate().filter(|(_, &x)| x == k).fold(0u64, |m, (i, _)| m | bit(i))
@@ -190,6 +215,7 @@ impl Graph {
             names,
             distinct,
             name_ids,
+            name_masks,
             kinds,
             deps,
             heights,
@@ -279,6 +305,11 @@ impl Graph {
 
     pub(crate) fn name_id_of(&self, node: usize) -> u16 {
         self.name_ids.get(node).copied().unwrap_or(u16::MAX)
+    }
+
+    /// The nodes carrying name id `id`.
+    pub(crate) fn name_mask(&self, id: u16) -> u64 {
+        self.name_masks.get(usize::from(id)).copied().unwrap_or(0)
     }
 
     pub(crate) fn deps_of(&self, node: usize) -> u64 {

@@ -6,6 +6,7 @@ mod machine;
 mod paths;
 mod quirks;
 mod reply;
+mod validate;
 
 pub use history::{render_task_history, system_message, text_message, tool_message};
 pub use ids::{IdSource, SeededIds};
@@ -14,5 +15,6 @@ pub use machine::{
     REASON_NO_MATCH,
 };
 pub use paths::{Paths, PathsError, TextMatch};
-pub use quirks::Quirk;
+pub use quirks::{fallback_of, Quirk};
 pub use reply::Reply;
+pub use validate::{history_problems, load_checked};

@@ -53,3 +53,23 @@ impl Quirk {
         }
     }
 }
+
+/// What wildtool does instead of crashing, per PROTOCOL §6 row (for reports).
+pub fn fallback_of(code: &str) -> Option<&'static str> {
+    Some(match code {
+        "C1" => "step without inference_answer: treated as a name-error step (walk stops, name label error, step counts toward progress)",
+        "C2" => "session result is an error string: the session counts and is wrong; each dataset task fails with 0 logged steps",
+        "C3" => "list-valued schema type: the union of the listed types is allowed",
+        "C4" => "gold tool not defined: verdict 'error: tool not defined'",
+        "C5" => "alive path shorter than the current step at a tool match: dropped (it cannot match)",
+        "C6" => "text reply beyond the gold graph: action error, no candidates",
+        "C7" => "multi-node pseudo candidate: decided by its pseudo node (ask first)",
+        "C8" => "history step mixing ask/prepare with tool nodes: pseudo messages in node order, then the step's calls and results",
+        "C9" => "no complete gold path: every reply is an action error",
+        "C10" => "tool call with a non-string name: 'parse tool_calls failed'",
+        "C11" => "response without usage: null token counts",
+        "C12" => "non-string function.arguments: 'error: args invalid json format'",
+        "uncaught-parse-error" => "predicted arguments Python cannot parse without an uncaught error (huge int, deep nesting): 'error: args invalid json format'",
+        _ => return None,
+    })
+}

@@ -35,27 +35,35 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
     );
     rate_row(&mut out, "Session accuracy", &report.session_accuracy);
     let _ = writeln!(out, "By task type");
-    for (k, r) in &report.by_type {
-        rate_row(&mut out, k, r);
+    let type_order = ["Single-Tool", "Multi-Tool", "Parallel Multi-Tool", "Sequential Multi-Tool", "Mixed Multi-Tool", "Clarify", "Chat"];
+    for k in type_order {
+        if let Some(r) = report.by_type.get(k) {
+            rate_row(&mut out, k, r);
+        }
     }
     let _ = writeln!(out, "By task position");
     for (k, r) in &report.by_position {
         rate_row(&mut out, &format!("Task {k}"), r);
     }
     let _ = writeln!(out, "By hidden intent");
-    for (k, r) in &report.by_subtype {
-        rate_row(&mut out, k, r);
+    let subtype_order = ["First Turn", "Subsequent Turn", "Coreferential Reference", "Partial Information", "Long-Range Dependency"];
+    for k in subtype_order {
+        if let Some(r) = report.by_subtype.get(k) {
+            rate_row(&mut out, k, r);
+        }
     }
     let _ = writeln!(out, "By instruction transitions (session)");
     for (k, r) in &report.by_transitions {
         rate_row(&mut out, &format!("{k} transitions"), r);
     }
     let _ = writeln!(out, "Optimal path (OP)");
-    for (k, r) in &report.optimal {
-        rate_row(&mut out, k, r);
+    for k in ["Parallel Multi-Tool", "Mixed Multi-Tool", "Total"] {
+        if let Some(r) = report.optimal.get(k) {
+            rate_row(&mut out, k, r);
+        }
     }
     let _ = writeln!(out, "Progress: official step-based | node-based AP");
-    for (k, p) in &report.progress {
+    for (k, p) in ["Sequential Multi-Tool", "Mixed Multi-Tool", "Total"].iter().filter_map(|k| report.progress.get(k).map(|p| (k, p))) {
         let _ = writeln!(out, "  {k:<28} {} | {}  ({} nodes)", pct(p.step_based), pct(p.ap_nodes), p.nodes);
     }
     if report.errors.failed > 0 {

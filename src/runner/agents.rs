@@ -35,7 +35,11 @@ fn text_of(v: &Value) -> String {
 }
 
 fn gave_up(message: String) -> GaveUp {
-    GaveUp { attempts: 0, last_error: message, cancelled: false }
+    GaveUp {
+        attempts: 0,
+        last_error: message,
+        cancelled: false,
+    }
 }
 
 /// Answers along the first optimal gold path: the tool nodes of a step as tool calls with
@@ -55,12 +59,22 @@ impl GoldAgent {
             .iter()
             .filter(|n| n.kind == NodeKind::Tool)
             .enumerate()
-            .map(|(j, n)| call(format!("call_gold_{step}_{j}"), &n.name, dumps(&n.arguments, Escape::Utf8)))
+            .map(|(j, n)| {
+                call(
+                    format!("call_gold_{step}_{j}"),
+                    &n.name,
+                    dumps(&n.arguments, Escape::Utf8),
+                )
+            })
             .collect();
         if !tools.is_empty() {
             return Ok(calls_reply(tools));
         }
-        let text = nodes.iter().find(|n| n.kind.is_pseudo()).map(|n| text_of(&n.observation)).unwrap_or_default();
+        let text = nodes
+            .iter()
+            .find(|n| n.kind.is_pseudo())
+            .map(|n| text_of(&n.observation))
+            .unwrap_or_default();
         Ok(Reply::text(text))
     }
 }
@@ -68,7 +82,11 @@ impl GoldAgent {
 impl Responder for GoldAgent {
     fn respond(&self, ctx: &StepContext<'_>, stats: &mut TaskStats) -> Result<Reply, GaveUp> {
         stats.requests += 1;
-        let task = ctx.session.tasks.get(ctx.task).ok_or_else(|| gave_up("gold agent: no such task".to_owned()))?;
+        let task = ctx
+            .session
+            .tasks
+            .get(ctx.task)
+            .ok_or_else(|| gave_up("gold agent: no such task".to_owned()))?;
         Self::step_reply(task, ctx.step)
     }
 }
@@ -113,7 +131,10 @@ impl BaselineAgent {
             let name = f.get("name").and_then(Value::as_str).unwrap_or("");
             let desc = f.get("description").and_then(Value::as_str).unwrap_or("");
             let words = Self::words(&format!("{} {desc}", name.replace('_', " ")));
-            let score = words.iter().filter(|w| msg.binary_search(w).is_ok()).count();
+            let score = words
+                .iter()
+                .filter(|w| msg.binary_search(w).is_ok())
+                .count();
             if score >= Self::MIN_OVERLAP && best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, f));
             }
@@ -124,7 +145,11 @@ impl BaselineAgent {
     fn fill(message: &str, schema: &Value) -> Value {
         let mut args = Map::new();
         let props = schema.get("properties");
-        let required = schema.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+        let required = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         let lower = message.to_lowercase();
         let number = message
             .split(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -135,17 +160,29 @@ impl BaselineAgent {
             .max_by_key(|w| w.len());
         for key in required.iter().filter_map(Value::as_str) {
             let spec = props.and_then(|p| p.get(key));
-            let ty = spec.and_then(|s| s.get("type")).and_then(Value::as_str).unwrap_or("string");
-            let value = if let Some(options) = spec.and_then(|s| s.get("enum")).and_then(Value::as_array) {
+            let ty = spec
+                .and_then(|s| s.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("string");
+            let value = if let Some(options) =
+                spec.and_then(|s| s.get("enum")).and_then(Value::as_array)
+            {
                 options
                     .iter()
-                    .find(|o| o.as_str().is_some_and(|s| lower.contains(&s.to_lowercase())))
+                    .find(|o| {
+                        o.as_str()
+                            .is_some_and(|s| lower.contains(&s.to_lowercase()))
+                    })
                     .or_else(|| options.first())
                     .cloned()
                     .unwrap_or(Value::Null)
             } else {
                 match ty {
-                    "integer" => Value::int(number.and_then(|n| n.split('.').next()?.parse().ok()).unwrap_or(1)),
+                    "integer" => Value::int(
+                        number
+                            .and_then(|n| n.split('.').next()?.parse().ok())
+                            .unwrap_or(1),
+                    ),
                     "number" => Value::Float(number.and_then(|n| n.parse().ok()).unwrap_or(1.0)),
                     "boolean" => Value::Bool(true),
                     "array" => Value::Array(Vec::new()),
@@ -162,13 +199,22 @@ impl BaselineAgent {
 impl Responder for BaselineAgent {
     fn respond(&self, ctx: &StepContext<'_>, stats: &mut TaskStats) -> Result<Reply, GaveUp> {
         stats.requests += 1;
-        let message = ctx.session.tasks.get(ctx.task).map(|t| t.user_message.as_str()).unwrap_or("");
+        let message = ctx
+            .session
+            .tasks
+            .get(ctx.task)
+            .map(|t| t.user_message.as_str())
+            .unwrap_or("");
         if ctx.step == 0 {
             if let Some(f) = Self::pick(message, ctx.tools) {
                 let name = f.get("name").and_then(Value::as_str).unwrap_or("");
                 let schema = f.get("parameters").cloned().unwrap_or(Value::Null);
                 let args = Self::fill(message, &schema);
-                return Ok(calls_reply(vec![call("call_baseline_0".to_owned(), name, dumps(&args, Escape::Utf8))]));
+                return Ok(calls_reply(vec![call(
+                    "call_baseline_0".to_owned(),
+                    name,
+                    dumps(&args, Escape::Utf8),
+                )]));
             }
         }
         Ok(Reply::text(Self::ANSWER))
@@ -197,10 +243,20 @@ impl ReplayAgent {
     /// Reads an official result file (JSON Lines). Later lines with the same id win.
     pub fn from_text(text: &str) -> Result<Self, ReplayFileError> {
         let mut results = HashMap::new();
-        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
-            let err = |message: String| ReplayFileError { line: i + 1, message };
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let err = |message: String| ReplayFileError {
+                line: i + 1,
+                message,
+            };
             let v = loads(line).map_err(|e| err(e.to_string()))?;
-            let id = v.get("id").and_then(Value::as_str).ok_or_else(|| err("no string id".to_owned()))?;
+            let id = v
+                .get("id")
+                .and_then(Value::as_str)
+                .ok_or_else(|| err("no string id".to_owned()))?;
             if let Some(tasks) = v.get("result").and_then(Value::as_array) {
                 results.insert(id.to_owned(), tasks.clone());
             }
@@ -221,14 +277,29 @@ impl Responder for ReplayAgent {
             .results
             .get(&ctx.session.id)
             .and_then(|r| r.get(ctx.task))
-            .ok_or_else(|| gave_up(format!("replay: no recorded result for {} task {}", ctx.session.id, ctx.task)))?;
+            .ok_or_else(|| {
+                gave_up(format!(
+                    "replay: no recorded result for {} task {}",
+                    ctx.session.id, ctx.task
+                ))
+            })?;
         let output = task
             .get("inference_log")
             .and_then(|l| l.get(&format!("step_{}", ctx.step)))
             .and_then(|s| s.get("inference_output"))
-            .ok_or_else(|| gave_up(format!("replay: {} task {} has no step_{}", ctx.session.id, ctx.task, ctx.step)))?;
+            .ok_or_else(|| {
+                gave_up(format!(
+                    "replay: {} task {} has no step_{}",
+                    ctx.session.id, ctx.task, ctx.step
+                ))
+            })?;
         let mut reply = Reply::from_recorded_output(output);
-        let at = |key: &str| task.get(key).and_then(Value::as_array).and_then(|a| a.get(ctx.step)).cloned();
+        let at = |key: &str| {
+            task.get(key)
+                .and_then(Value::as_array)
+                .and_then(|a| a.get(ctx.step))
+                .cloned()
+        };
         reply.input_tokens = at("input_token_count").unwrap_or(Value::Null);
         reply.output_tokens = at("output_token_count").unwrap_or(Value::Null);
         reply.latency = match at("latency") {

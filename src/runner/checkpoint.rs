@@ -1,6 +1,6 @@
 //! Checkpoint records and the assembly of the official result file (PROTOCOL §2.7, §4.5).
-//! Pure: the storage is behind [`CheckpointStore`] (files natively, IndexedDB in the
-//! browser).
+//! Pure: the storage is behind [`CheckpointStore`] (files natively) or
+//! [`AsyncCheckpointStore`] (IndexedDB in the browser).
 //!
 //! The checkpoint is append-only JSON Lines. The first line is a header
 //! `{"wildtool_checkpoint": 1, "model_name", "dataset"}`; every other line is one finished
@@ -11,6 +11,8 @@ use std::collections::BTreeMap;
 
 use crate::json::{dumps, loads, Escape, Map, Value};
 
+use super::schedule::LocalFuture;
+
 /// Persistent append-only storage of checkpoint lines.
 pub trait CheckpointStore {
     /// Storage failure.
@@ -19,6 +21,27 @@ pub trait CheckpointStore {
     fn load(&mut self) -> Result<Vec<String>, Self::Error>;
     /// Appends one line (without newline) and makes it durable before returning.
     fn append(&mut self, line: &str) -> Result<(), Self::Error>;
+}
+
+/// Storage whose operations are asynchronous (IndexedDB in the browser). Every
+/// [`CheckpointStore`] is one, with futures that are ready at once.
+pub trait AsyncCheckpointStore {
+    /// Storage failure.
+    type Error: std::error::Error;
+    /// All complete lines stored so far.
+    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>>;
+    /// Appends one line; the future resolves once the line is durable.
+    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>>;
+}
+
+impl<S: CheckpointStore> AsyncCheckpointStore for S {
+    type Error = S::Error;
+    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>> {
+        Box::pin(std::future::ready(CheckpointStore::load(self)))
+    }
+    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>> {
+        Box::pin(std::future::ready(CheckpointStore::append(self, line)))
+    }
 }
 
 /// An in-memory store (tests, and the browser before IndexedDB is wired).
@@ -85,7 +108,12 @@ impl TaskRecord {
         let task = usize::try_from(v.get("task")?.as_i64()?).ok()?;
         let result = v.get("result")?.clone();
         result.as_object()?;
-        Some(Self { id, line: lineno, task, result })
+        Some(Self {
+            id,
+            line: lineno,
+            task,
+            result,
+        })
     }
 }
 
@@ -100,15 +128,32 @@ pub fn header_line(model: &str, dataset: &str) -> String {
 
 /// Finished tasks recovered from stored lines, keyed by `(line, task)`; later duplicates
 /// replace earlier ones. Fails when the header names another model or dataset.
-pub fn recover(lines: &[String], model: &str, dataset: &str) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
+pub fn recover(
+    lines: &[String],
+    model: &str,
+    dataset: &str,
+) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
     let mut done = BTreeMap::new();
     for line in lines {
         if let Ok(v) = loads(line) {
             if v.get("wildtool_checkpoint").is_some() {
-                let found_model = v.get("model_name").and_then(Value::as_str).unwrap_or("").to_owned();
-                let found_dataset = v.get("dataset").and_then(Value::as_str).unwrap_or("").to_owned();
+                let found_model = v
+                    .get("model_name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                let found_dataset = v
+                    .get("dataset")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
                 if found_model != model || found_dataset != dataset {
-                    return Err(CheckpointMismatch { model: model.to_owned(), dataset: dataset.to_owned(), found_model, found_dataset });
+                    return Err(CheckpointMismatch {
+                        model: model.to_owned(),
+                        dataset: dataset.to_owned(),
+                        found_model,
+                        found_dataset,
+                    });
                 }
                 continue;
             }
@@ -145,20 +190,38 @@ pub struct Assembled {
 }
 
 /// Builds the official result file from the finished tasks.
-pub fn assemble(model: &str, slots: &[SessionSlot], done: &BTreeMap<(usize, usize), TaskRecord>) -> Assembled {
+pub fn assemble(
+    model: &str,
+    slots: &[SessionSlot],
+    done: &BTreeMap<(usize, usize), TaskRecord>,
+) -> Assembled {
     let mut sorted: Vec<&SessionSlot> = slots.iter().collect();
     sorted.sort_by_key(|s| s.line);
     let mut out = Assembled::default();
     for slot in sorted {
-        let results: Vec<Option<&TaskRecord>> = (0..slot.tasks).map(|t| done.get(&(slot.line, t))).collect();
+        let results: Vec<Option<&TaskRecord>> =
+            (0..slot.tasks).map(|t| done.get(&(slot.line, t))).collect();
         if results.iter().any(Option::is_none) {
-            out.missing.extend((0..slot.tasks).filter(|t| !done.contains_key(&(slot.line, *t))).map(|t| (slot.line, t)));
+            out.missing.extend(
+                (0..slot.tasks)
+                    .filter(|t| !done.contains_key(&(slot.line, *t)))
+                    .map(|t| (slot.line, t)),
+            );
             continue;
         }
         let mut m = Map::new();
         m.insert("id", Value::Str(slot.id.clone()));
         m.insert("model_name", Value::str(model));
-        m.insert("result", Value::Array(results.into_iter().flatten().map(|r| r.result.clone()).collect()));
+        m.insert(
+            "result",
+            Value::Array(
+                results
+                    .into_iter()
+                    .flatten()
+                    .map(|r| r.result.clone())
+                    .collect(),
+            ),
+        );
         out.text.push_str(&dumps(&Value::Object(m), Escape::Utf8));
         out.text.push('\n');
         out.sessions += 1;
@@ -174,7 +237,12 @@ mod tests {
         let mut t = Map::new();
         t.insert("action_name_label", Value::str("correct"));
         t.insert("n", Value::int((line * 10 + task) as i64));
-        TaskRecord { id: format!("wild_tool_bench_{line}"), line, task, result: Value::Object(t) }
+        TaskRecord {
+            id: format!("wild_tool_bench_{line}"),
+            line,
+            task,
+            result: Value::Object(t),
+        }
     }
 
     #[test]
@@ -192,9 +260,21 @@ mod tests {
     #[test]
     fn assembly_is_sorted_complete_and_official() {
         let slots = vec![
-            SessionSlot { line: 10, id: "wild_tool_bench_10".to_owned(), tasks: 1 },
-            SessionSlot { line: 2, id: "wild_tool_bench_2".to_owned(), tasks: 2 },
-            SessionSlot { line: 5, id: "wild_tool_bench_5".to_owned(), tasks: 2 },
+            SessionSlot {
+                line: 10,
+                id: "wild_tool_bench_10".to_owned(),
+                tasks: 1,
+            },
+            SessionSlot {
+                line: 2,
+                id: "wild_tool_bench_2".to_owned(),
+                tasks: 2,
+            },
+            SessionSlot {
+                line: 5,
+                id: "wild_tool_bench_5".to_owned(),
+                tasks: 2,
+            },
         ];
         let mut done = BTreeMap::new();
         for r in [rec(10, 0), rec(2, 1), rec(2, 0), rec(5, 1)] {

@@ -4,10 +4,11 @@
 
 use crate::dataset::Session;
 use crate::json::Value;
-use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
+use crate::protocol::Reply;
 
 use super::checkpoint::TaskRecord;
 use super::retry::GaveUp;
+use super::schedule::{block_on, run_task_async, Ready};
 
 /// What a responder sees of the current step.
 #[derive(Debug, Clone, Copy)]
@@ -62,51 +63,13 @@ pub struct TaskRun {
 
 /// The seed of a task's history ids: reproducible prompts (N2).
 pub fn task_seed(line: usize, task: usize) -> u64 {
-    (line as u64).wrapping_mul(1_000_003).wrapping_add(task as u64)
+    (line as u64)
+        .wrapping_mul(1_000_003)
+        .wrapping_add(task as u64)
 }
 
-/// Runs task `task` of `session` to its end.
+/// Runs task `task` of `session` to its end (the synchronous form of
+/// [`run_task_async`](super::schedule::run_task_async), which holds the loop).
 pub fn run_task(session: &Session, task: usize, responder: &dyn Responder) -> TaskRun {
-    let mut ids = SeededIds::new(task_seed(session.line, task));
-    let mut run = TaskRun {
-        line: session.line,
-        task,
-        record: None,
-        incomplete: None,
-        names_correct: false,
-        stats: TaskStats::default(),
-        input_tokens: 0,
-        output_tokens: 0,
-    };
-    let mut machine = match TaskMachine::new(session, task, &mut ids as &mut dyn IdSource) {
-        Ok(m) => m,
-        Err(e) => {
-            run.incomplete = Some(e.to_string());
-            return run;
-        }
-    };
-    while !machine.is_finished() {
-        let ctx = StepContext { session, task, step: machine.step(), messages: machine.messages(), tools: machine.tools() };
-        let reply = match responder.respond(&ctx, &mut run.stats) {
-            Ok(r) => r,
-            Err(e) => {
-                run.incomplete = Some(e.to_string());
-                return run;
-            }
-        };
-        let count = |v: &Value| v.as_i64().map(|x| x.max(0) as u64).unwrap_or(0);
-        run.input_tokens += count(&reply.input_tokens);
-        run.output_tokens += count(&reply.output_tokens);
-        if machine.feed(&reply).is_none() {
-            break;
-        }
-    }
-    run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
-    run.record = machine
-        .result()
-        .map(|result| TaskRecord { id: session.id.clone(), line: session.line, task, result });
-    if run.record.is_none() {
-        run.incomplete = Some("the task machine did not finish".to_owned());
-    }
-    run
+    block_on(run_task_async(session, task, &Ready(responder)))
 }

@@ -14,10 +14,12 @@ pub mod checkpoint;
 pub mod driver;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod native;
+pub mod plan;
 pub mod policy;
 pub mod progress;
 pub mod provider;
 pub mod retry;
+pub mod schedule;
 pub mod select;
 #[cfg(target_arch = "wasm32")]
 pub mod web;

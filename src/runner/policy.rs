@@ -78,9 +78,15 @@ impl RetryPolicy {
         let exp = 2f64.powi(retry.saturating_sub(1).min(30) as i32);
         let full = (self.base_delay.as_secs_f64() * exp).min(self.max_delay.as_secs_f64());
         let jitter = self.jitter.clamp(0.0, 1.0);
-        let unit = if unit.is_finite() { unit.clamp(0.0, 1.0) } else { 0.0 };
+        let unit = if unit.is_finite() {
+            unit.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let computed = full * (1.0 - jitter) + full * jitter * unit;
-        let floor = retry_after.map(|d| d.min(self.max_retry_after).as_secs_f64()).unwrap_or(0.0);
+        let floor = retry_after
+            .map(|d| d.min(self.max_retry_after).as_secs_f64())
+            .unwrap_or(0.0);
         Some(Duration::from_secs_f64(computed.max(floor)))
     }
 }
@@ -94,7 +100,9 @@ pub struct Jitter {
 impl Jitter {
     /// A generator from a seed.
     pub fn new(seed: u64) -> Self {
-        Self { state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1 }
+        Self {
+            state: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+        }
     }
 
     /// The next number in `[0, 1)`.
@@ -137,7 +145,10 @@ mod tests {
 
     #[test]
     fn jitter_scales_within_the_band() {
-        let p = RetryPolicy { jitter: 0.5, ..policy() };
+        let p = RetryPolicy {
+            jitter: 0.5,
+            ..policy()
+        };
         let lo = p.delay(2, None, 0.0).map(|d| d.as_millis());
         let hi = p.delay(2, None, 0.999_999).map(|d| d.as_millis());
         assert_eq!(lo, Some(100));
@@ -152,11 +163,18 @@ mod tests {
     #[test]
     fn retry_after_is_a_floor_and_is_capped() {
         let p = policy();
-        let d = p.delay(1, Some(Duration::from_secs(1)), 0.0).map(|d| d.as_millis());
+        let d = p
+            .delay(1, Some(Duration::from_secs(1)), 0.0)
+            .map(|d| d.as_millis());
         assert_eq!(d, Some(1000));
-        let d = p.delay(1, Some(Duration::from_secs(60)), 0.0).map(|d| d.as_millis());
+        let d = p
+            .delay(1, Some(Duration::from_secs(60)), 0.0)
+            .map(|d| d.as_millis());
         assert_eq!(d, Some(2000), "capped at max_retry_after");
-        assert_eq!(parse_retry_after(" 1.5 "), Some(Duration::from_millis(1500)));
+        assert_eq!(
+            parse_retry_after(" 1.5 "),
+            Some(Duration::from_millis(1500))
+        );
         assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
         assert_eq!(parse_retry_after("-1"), None);
     }

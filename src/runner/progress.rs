@@ -42,7 +42,11 @@ pub struct Snapshot {
 impl Progress {
     /// A model for `total` tasks, `resumed` of which were already done.
     pub fn new(total: u64, resumed: u64) -> Self {
-        Self { total, resumed, ..Self::default() }
+        Self {
+            total,
+            resumed,
+            ..Self::default()
+        }
     }
 
     /// Tasks that will not be worked on again in this invocation.
@@ -53,19 +57,43 @@ impl Progress {
     /// Rate and ETA at `elapsed` seconds since the start.
     pub fn snapshot(&self, elapsed: f64) -> Snapshot {
         let settled = self.settled();
-        let rate = if elapsed > 0.0 { settled as f64 / elapsed } else { 0.0 };
+        let rate = if elapsed > 0.0 {
+            settled as f64 / elapsed
+        } else {
+            0.0
+        };
         let remaining = self.total.saturating_sub(settled);
-        let eta = if settled == 0 || rate <= 0.0 { None } else { Some(remaining as f64 / rate) };
-        Snapshot { settled, total: self.total, rate, eta }
+        let eta = if settled == 0 || rate <= 0.0 {
+            None
+        } else {
+            Some(remaining as f64 / rate)
+        };
+        Snapshot {
+            settled,
+            total: self.total,
+            rate,
+            eta,
+        }
     }
 
     /// One plain log line (used when stderr is not a terminal).
     pub fn line(&self, elapsed: f64) -> String {
         let s = self.snapshot(elapsed);
-        let eta = s.eta.map(|e| format!("{e:.0}s")).unwrap_or_else(|| "?".to_owned());
+        let eta = s
+            .eta
+            .map(|e| format!("{e:.0}s"))
+            .unwrap_or_else(|| "?".to_owned());
         format!(
             "[{}/{}] {:.2} task/s eta {} | names ok {} | incomplete {} | retries {} | tokens {}+{}",
-            s.settled, s.total, s.rate, eta, self.names_correct, self.incomplete, self.retries, self.input_tokens, self.output_tokens
+            s.settled,
+            s.total,
+            s.rate,
+            eta,
+            self.names_correct,
+            self.incomplete,
+            self.retries,
+            self.input_tokens,
+            self.output_tokens
         )
     }
 }

@@ -47,17 +47,31 @@ pub fn with_retries<T>(
         attempts += 1;
         match attempt() {
             Attempt::Done(t) => return Ok(t),
-            Attempt::Failed { class, retry_after, message } => {
+            Attempt::Failed {
+                class,
+                retry_after,
+                message,
+            } => {
                 let delay = match class {
                     FailureClass::Permanent => None,
-                    FailureClass::Transient => policy.delay(attempts, retry_after, jitter.next_unit()),
+                    FailureClass::Transient => {
+                        policy.delay(attempts, retry_after, jitter.next_unit())
+                    }
                 };
                 let Some(delay) = delay else {
-                    return Err(GaveUp { attempts, last_error: message, cancelled: false });
+                    return Err(GaveUp {
+                        attempts,
+                        last_error: message,
+                        cancelled: false,
+                    });
                 };
                 on_retry(&message);
                 if !wait(delay) {
-                    return Err(GaveUp { attempts, last_error: "cancelled".to_owned(), cancelled: true });
+                    return Err(GaveUp {
+                        attempts,
+                        last_error: "cancelled".to_owned(),
+                        cancelled: true,
+                    });
                 }
             }
         }
@@ -84,17 +98,31 @@ where
         attempts += 1;
         match attempt().await {
             Attempt::Done(t) => return Ok(t),
-            Attempt::Failed { class, retry_after, message } => {
+            Attempt::Failed {
+                class,
+                retry_after,
+                message,
+            } => {
                 let delay = match class {
                     FailureClass::Permanent => None,
-                    FailureClass::Transient => policy.delay(attempts, retry_after, jitter.next_unit()),
+                    FailureClass::Transient => {
+                        policy.delay(attempts, retry_after, jitter.next_unit())
+                    }
                 };
                 let Some(delay) = delay else {
-                    return Err(GaveUp { attempts, last_error: message, cancelled: false });
+                    return Err(GaveUp {
+                        attempts,
+                        last_error: message,
+                        cancelled: false,
+                    });
                 };
                 on_retry(&message);
                 if !wait(delay).await {
-                    return Err(GaveUp { attempts, last_error: "cancelled".to_owned(), cancelled: true });
+                    return Err(GaveUp {
+                        attempts,
+                        last_error: "cancelled".to_owned(),
+                        cancelled: true,
+                    });
                 }
             }
         }
@@ -117,18 +145,33 @@ mod tests {
     }
 
     fn fail(class: FailureClass, retry_after: Option<u64>) -> Attempt<u8> {
-        Attempt::Failed { class, retry_after: retry_after.map(Duration::from_secs), message: "boom".to_owned() }
+        Attempt::Failed {
+            class,
+            retry_after: retry_after.map(Duration::from_secs),
+            message: "boom".to_owned(),
+        }
     }
 
     #[test]
     fn transient_failures_are_retried_with_backoff_and_retry_after() {
-        let mut script = vec![fail(FailureClass::Transient, Some(2)), fail(FailureClass::Transient, None), Attempt::Done(7)].into_iter();
+        let mut script = vec![
+            fail(FailureClass::Transient, Some(2)),
+            fail(FailureClass::Transient, None),
+            Attempt::Done(7),
+        ]
+        .into_iter();
         let mut waits = Vec::new();
         let mut retries = 0;
-        let r = with_retries(&policy(), &mut Jitter::new(1), || script.next().unwrap_or(Attempt::Done(0)), |d| {
-            waits.push(d.as_millis());
-            true
-        }, |_| retries += 1);
+        let r = with_retries(
+            &policy(),
+            &mut Jitter::new(1),
+            || script.next().unwrap_or(Attempt::Done(0)),
+            |d| {
+                waits.push(d.as_millis());
+                true
+            },
+            |_| retries += 1,
+        );
         assert_eq!(r, Ok(7));
         assert_eq!(waits, vec![2000, 20]);
         assert_eq!(retries, 2);
@@ -137,13 +180,32 @@ mod tests {
     #[test]
     fn the_cap_and_permanent_failures_give_up() {
         let mut n = 0;
-        let r = with_retries(&policy(), &mut Jitter::new(1), || {
-            n += 1;
-            fail(FailureClass::Transient, None)
-        }, |_| true, |_| {});
-        assert_eq!(r, Err(GaveUp { attempts: 4, last_error: "boom".to_owned(), cancelled: false }));
+        let r = with_retries(
+            &policy(),
+            &mut Jitter::new(1),
+            || {
+                n += 1;
+                fail(FailureClass::Transient, None)
+            },
+            |_| true,
+            |_| {},
+        );
+        assert_eq!(
+            r,
+            Err(GaveUp {
+                attempts: 4,
+                last_error: "boom".to_owned(),
+                cancelled: false
+            })
+        );
         assert_eq!(n, 4, "1 attempt + 3 retries");
-        let r = with_retries(&policy(), &mut Jitter::new(1), || fail(FailureClass::Permanent, None), |_| true, |_| {});
+        let r = with_retries(
+            &policy(),
+            &mut Jitter::new(1),
+            || fail(FailureClass::Permanent, None),
+            |_| true,
+            |_| {},
+        );
         assert_eq!(r.map_err(|e| e.attempts), Err(1));
     }
 
@@ -174,13 +236,32 @@ mod tests {
         ));
         assert_eq!(r, Ok(5));
         assert_eq!(waits, vec![1000]);
-        let r = block_on(with_retries_async(&policy(), &mut Jitter::new(1), || std::future::ready(fail(FailureClass::Transient, None)), |_| std::future::ready(true), |_| {}));
+        let r = block_on(with_retries_async(
+            &policy(),
+            &mut Jitter::new(1),
+            || std::future::ready(fail(FailureClass::Transient, None)),
+            |_| std::future::ready(true),
+            |_| {},
+        ));
         assert_eq!(r.map_err(|e| e.attempts), Err(4));
     }
 
     #[test]
     fn cancellation_during_a_wait_stops() {
-        let r = with_retries(&policy(), &mut Jitter::new(1), || fail(FailureClass::Transient, None), |_| false, |_| {});
-        assert!(matches!(r, Err(GaveUp { cancelled: true, attempts: 1, .. })));
+        let r = with_retries(
+            &policy(),
+            &mut Jitter::new(1),
+            || fail(FailureClass::Transient, None),
+            |_| false,
+            |_| {},
+        );
+        assert!(matches!(
+            r,
+            Err(GaveUp {
+                cancelled: true,
+                attempts: 1,
+                ..
+            })
+        ));
     }
 }

@@ -19,8 +19,15 @@ pub struct RangeError {
 impl SessionRange {
     /// Parses comma-separated `N`, `A-B` (inclusive) and `A-` (open) parts.
     pub fn parse(input: &str) -> Result<Self, RangeError> {
-        let err = |reason: &str| RangeError { input: input.to_owned(), reason: reason.to_owned() };
-        let num = |s: &str| s.trim().parse::<usize>().map_err(|_| err(&format!("{s:?} is not a number")));
+        let err = |reason: &str| RangeError {
+            input: input.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let num = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .map_err(|_| err(&format!("{s:?} is not a number")))
+        };
         let mut parts = Vec::new();
         for part in input.split(',').map(str::trim).filter(|p| !p.is_empty()) {
             let (a, b) = match part.split_once('-') {

@@ -2,7 +2,8 @@
 //! driving `fetch` from WebAssembly (window or worker scope). The key is held in memory
 //! and attached per request; for Anthropic the direct-browser-access header is added by the
 //! provider mapping (`Endpoint::browser`). Timeouts abort the fetch with an
-//! `AbortController`.
+//! `AbortController`. [`WebClient`] is an [`AsyncResponder`], so
+//! [`execute_async`](super::schedule::execute_async) runs whole datasets with it.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -15,9 +16,11 @@ use wasm_bindgen_futures::JsFuture;
 use crate::json::Value;
 use crate::protocol::{Reply, SeededIds};
 
+use super::driver::{task_seed, StepContext, TaskStats};
 use super::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
 use super::provider::{AuthStyle, ChatRequest, Endpoint, HttpRequest, ProviderKind};
 use super::retry::{with_retries_async, Attempt, GaveUp};
+use super::schedule::{AsyncResponder, LocalFuture};
 
 /// A response read through `fetch`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +34,9 @@ pub struct FetchResponse {
 }
 
 fn js_error(e: JsValue) -> String {
-    e.as_string().or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string())).unwrap_or_else(|| "fetch failed".to_owned())
+    e.as_string()
+        .or_else(|| js_sys::JSON::stringify(&e).ok().and_then(|s| s.as_string()))
+        .unwrap_or_else(|| "fetch failed".to_owned())
 }
 
 /// `setTimeout(cb, ms)` in a window or a worker.
@@ -56,13 +61,19 @@ pub async fn sleep(d: Duration) {
 }
 
 /// Sends one request with `fetch`, aborting after `timeout`.
-pub async fn fetch(req: &HttpRequest, auth: Option<(AuthStyle, &str)>, timeout: Duration) -> Result<FetchResponse, String> {
+pub async fn fetch(
+    req: &HttpRequest,
+    auth: Option<(AuthStyle, &str)>,
+    timeout: Duration,
+) -> Result<FetchResponse, String> {
     let headers = web_sys::Headers::new().map_err(js_error)?;
     for (k, v) in &req.headers {
         headers.set(k, v).map_err(js_error)?;
     }
     match auth {
-        Some((AuthStyle::Bearer, key)) => headers.set("authorization", &format!("Bearer {key}")).map_err(js_error)?,
+        Some((AuthStyle::Bearer, key)) => headers
+            .set("authorization", &format!("Bearer {key}"))
+            .map_err(js_error)?,
         Some((AuthStyle::XApiKey, key)) => headers.set("x-api-key", key).map_err(js_error)?,
         None => {}
     }
@@ -89,11 +100,21 @@ pub async fn fetch(req: &HttpRequest, auth: Option<(AuthStyle, &str)>, timeout: 
     } else {
         return Err("no fetch in this scope".to_owned());
     };
-    let resp: web_sys::Response = JsFuture::from(promise).await.map_err(js_error)?.dyn_into().map_err(js_error)?;
+    let resp: web_sys::Response = JsFuture::from(promise)
+        .await
+        .map_err(js_error)?
+        .dyn_into()
+        .map_err(js_error)?;
     let status = resp.status();
     let retry_after = resp.headers().get("retry-after").ok().flatten();
-    let text = JsFuture::from(resp.text().map_err(js_error)?).await.map_err(js_error)?;
-    Ok(FetchResponse { status, retry_after, body: text.as_string().unwrap_or_default() })
+    let text = JsFuture::from(resp.text().map_err(js_error)?)
+        .await
+        .map_err(js_error)?;
+    Ok(FetchResponse {
+        status,
+        retry_after,
+        body: text.as_string().unwrap_or_default(),
+    })
 }
 
 /// A live endpoint from the browser.
@@ -117,13 +138,38 @@ pub struct WebClient {
 
 impl WebClient {
     /// A client; the key stays in memory.
-    pub fn new(provider: ProviderKind, endpoint: Endpoint, model: String, temperature: f64, policy: RetryPolicy, key: Option<String>) -> Self {
-        Self { provider, endpoint, model, temperature, policy, key, cancel: Rc::new(Cell::new(false)) }
+    pub fn new(
+        provider: ProviderKind,
+        endpoint: Endpoint,
+        model: String,
+        temperature: f64,
+        policy: RetryPolicy,
+        key: Option<String>,
+    ) -> Self {
+        Self {
+            provider,
+            endpoint,
+            model,
+            temperature,
+            policy,
+            key,
+            cancel: Rc::new(Cell::new(false)),
+        }
     }
 
     /// One step with retries; returns the reply and `(requests, retries)`.
-    pub async fn complete(&self, messages: &[Value], tools: &Value, seed: u64) -> (Result<Reply, GaveUp>, (u64, u64)) {
-        let req = ChatRequest { model: &self.model, temperature: self.temperature, messages, tools };
+    pub async fn complete(
+        &self,
+        messages: &[Value],
+        tools: &Value,
+        seed: u64,
+    ) -> (Result<Reply, GaveUp>, (u64, u64)) {
+        let req = ChatRequest {
+            model: &self.model,
+            temperature: self.temperature,
+            messages,
+            tools,
+        };
         let http = self.provider.build(&req, &self.endpoint);
         let mut jitter = Jitter::new(seed);
         let ids = std::cell::RefCell::new(SeededIds::new(seed.wrapping_add(0x5EED)));
@@ -139,21 +185,41 @@ impl WebClient {
                 let requests = &requests;
                 async move {
                     if self.cancel.get() {
-                        return Attempt::Failed { class: FailureClass::Permanent, retry_after: None, message: "cancelled".to_owned() };
+                        return Attempt::Failed {
+                            class: FailureClass::Permanent,
+                            retry_after: None,
+                            message: "cancelled".to_owned(),
+                        };
                     }
                     requests.set(requests.get() + 1);
                     let started = js_sys::Date::now();
                     match fetch(http, auth, self.policy.timeout).await {
-                        Err(message) => Attempt::Failed { class: FailureClass::Transient, retry_after: None, message },
+                        Err(message) => Attempt::Failed {
+                            class: FailureClass::Transient,
+                            retry_after: None,
+                            message,
+                        },
                         Ok(resp) => {
                             let latency = (js_sys::Date::now() - started) / 1000.0;
-                            let class = if (200..300).contains(&resp.status) { FailureClass::Transient } else { classify_status(resp.status) };
-                            let parsed = self.provider.parse_response(resp.status, &resp.body, latency, &mut *ids.borrow_mut());
+                            let class = if (200..300).contains(&resp.status) {
+                                FailureClass::Transient
+                            } else {
+                                classify_status(resp.status)
+                            };
+                            let parsed = self.provider.parse_response(
+                                resp.status,
+                                &resp.body,
+                                latency,
+                                &mut *ids.borrow_mut(),
+                            );
                             match parsed {
                                 Ok(reply) => Attempt::Done(reply),
                                 Err(e) => Attempt::Failed {
                                     class,
-                                    retry_after: resp.retry_after.as_deref().and_then(parse_retry_after),
+                                    retry_after: resp
+                                        .retry_after
+                                        .as_deref()
+                                        .and_then(parse_retry_after),
                                     message: e.to_string(),
                                 },
                             }
@@ -172,5 +238,18 @@ impl WebClient {
         )
         .await;
         (result, (requests.get(), retries))
+    }
+}
+
+impl AsyncResponder for WebClient {
+    fn respond<'a>(
+        &'a self,
+        ctx: StepContext<'a>,
+    ) -> LocalFuture<'a, (Result<Reply, GaveUp>, TaskStats)> {
+        Box::pin(async move {
+            let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);
+            let (reply, (requests, retries)) = self.complete(ctx.messages, ctx.tools, seed).await;
+            (reply, TaskStats { requests, retries })
+        })
     }
 }

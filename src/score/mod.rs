@@ -25,6 +25,46 @@ pub use params::{params_checker, ParamsOutcome};
 pub trait ArgChecker {
     /// Returns `"correct"` or the first error verdict.
     fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String;
+
+    /// Official crash conditions met inside the checker so far, by PROTOCOL row.
+    fn official_crashes(&self) -> BTreeMap<String, u64> {
+        BTreeMap::new()
+    }
+}
+
+/// The official argument checker with a segmenter, counting the checker-side crash
+/// conditions (C3, C4, C12 and uncaught parse errors) for the report.
+pub struct OfficialChecker<'s> {
+    segmenter: &'s dyn crate::checker::Segmenter,
+    crashes: std::cell::RefCell<BTreeMap<String, u64>>,
+}
+
+impl<'s> OfficialChecker<'s> {
+    /// A checker using `segmenter` for Chinese strings.
+    pub fn new(segmenter: &'s dyn crate::checker::Segmenter) -> Self {
+        Self { segmenter, crashes: std::cell::RefCell::new(BTreeMap::new()) }
+    }
+}
+
+impl ArgChecker for OfficialChecker<'_> {
+    fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String {
+        match crate::checker::check_verdict(tools, name, predicted, gold, self.segmenter) {
+            Ok(verdict) => {
+                if let Ok(mut crashes) = self.crashes.try_borrow_mut() {
+                    for q in &verdict.quirks {
+                        let code = q.protocol_id().unwrap_or("uncaught-parse-error");
+                        *crashes.entry(code.to_owned()).or_default() += 1;
+                    }
+                }
+                verdict.text
+            }
+            Err(_) => crate::checker::SEGMENTER_UNAVAILABLE.to_owned(),
+        }
+    }
+
+    fn official_crashes(&self) -> BTreeMap<String, u64> {
+        self.crashes.try_borrow().map(|c| c.clone()).unwrap_or_default()
+    }
 }
 
 impl<F: Fn(&Value, &str, &Value, &str) -> String> ArgChecker for F {
@@ -129,9 +169,18 @@ impl<'d> Scorer<'d> {
         &self.metrics
     }
 
-    /// The counters so far.
+    /// The counters so far (scoring side; see [`Scorer::final_stats`]).
     pub fn stats(&self) -> &ScoreStats {
         &self.stats
+    }
+
+    /// The counters including the checker's crash conditions.
+    pub fn final_stats(&self) -> ScoreStats {
+        let mut stats = self.stats.clone();
+        for (code, n) in self.checker.official_crashes() {
+            *stats.official_crashes.entry(code).or_default() += n;
+        }
+        stats
     }
 
     /// The model name of the first scored line (`/` replaced by `_`, as the official

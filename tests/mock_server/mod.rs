@@ -26,7 +26,10 @@ pub struct Request {
 impl Request {
     /// A header value.
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+        self.headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 }
 
@@ -34,7 +37,11 @@ impl Request {
 #[derive(Debug, Clone)]
 pub enum Action {
     /// Answer with status, extra headers and body.
-    Respond { status: u16, headers: Vec<(String, String)>, body: String },
+    Respond {
+        status: u16,
+        headers: Vec<(String, String)>,
+        body: String,
+    },
     /// Wait this long, then close without answering.
     Hang(Duration),
     /// Close the connection at once.
@@ -44,15 +51,27 @@ pub enum Action {
 impl Action {
     /// 200 with a JSON body.
     pub fn ok(body: impl Into<String>) -> Self {
-        Action::Respond { status: 200, headers: Vec::new(), body: body.into() }
+        Action::Respond {
+            status: 200,
+            headers: Vec::new(),
+            body: body.into(),
+        }
     }
     /// A status with a body.
     pub fn status(status: u16, body: impl Into<String>) -> Self {
-        Action::Respond { status, headers: Vec::new(), body: body.into() }
+        Action::Respond {
+            status,
+            headers: Vec::new(),
+            body: body.into(),
+        }
     }
     /// 429 with `Retry-After: secs`.
     pub fn rate_limited(secs: &str) -> Self {
-        Action::Respond { status: 429, headers: vec![("Retry-After".to_owned(), secs.to_owned())], body: "{\"error\": {\"message\": \"rate limited\"}}".to_owned() }
+        Action::Respond {
+            status: 429,
+            headers: vec![("Retry-After".to_owned(), secs.to_owned())],
+            body: "{\"error\": {\"message\": \"rate limited\"}}".to_owned(),
+        }
     }
 }
 
@@ -75,7 +94,10 @@ impl MockServer {
         Self::start_at(("127.0.0.1", 0), handler)
     }
 
-    fn start_at(addr: (&str, u16), handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> Self {
+    fn start_at(
+        addr: (&str, u16),
+        handler: impl Fn(&Request) -> Action + Send + Sync + 'static,
+    ) -> Self {
         let listener = TcpListener::bind(addr).expect("bind on 127.0.0.1");
         let addr = listener.local_addr().expect("local addr");
         listener.set_nonblocking(true).expect("nonblocking");
@@ -94,7 +116,9 @@ impl MockServer {
                             let log = log.clone();
                             let stop = stop.clone();
                             let counter = counter.clone();
-                            std::thread::spawn(move || serve(stream, &*handler, &log, &stop, &counter));
+                            std::thread::spawn(move || {
+                                serve(stream, &*handler, &log, &stop, &counter)
+                            });
                         }
                         Err(_) => std::thread::sleep(Duration::from_millis(2)),
                     }
@@ -105,7 +129,10 @@ impl MockServer {
     }
 
     /// Starts a server on a fixed port (browser tests need a known address).
-    pub fn start_on(port: u16, handler: impl Fn(&Request) -> Action + Send + Sync + 'static) -> std::io::Result<Self> {
+    pub fn start_on(
+        port: u16,
+        handler: impl Fn(&Request) -> Action + Send + Sync + 'static,
+    ) -> std::io::Result<Self> {
         let probe = TcpListener::bind(("127.0.0.1", port))?;
         drop(probe);
         Ok(Self::start_at(("127.0.0.1", port), handler))
@@ -128,10 +155,18 @@ impl Drop for MockServer {
     }
 }
 
-fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Request>>, stop: &AtomicBool, counter: &AtomicUsize) {
+fn serve(
+    stream: TcpStream,
+    handler: &Handler,
+    log: &Mutex<Vec<Request>>,
+    stop: &AtomicBool,
+    counter: &AtomicUsize,
+) {
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_read_timeout(Some(Duration::from_secs(10)));
-    let Ok(mut writer) = stream.try_clone() else { return };
+    let Ok(mut writer) = stream.try_clone() else {
+        return;
+    };
     let mut reader = BufReader::new(stream);
     while !stop.load(Ordering::Relaxed) {
         let mut line = String::new();
@@ -153,7 +188,11 @@ fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Request>>, stop: 
                 headers.push((k.trim().to_lowercase(), v.trim().to_owned()));
             }
         }
-        let len: usize = headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
+        let len: usize = headers
+            .iter()
+            .find(|(k, _)| k == "content-length")
+            .and_then(|(_, v)| v.parse().ok())
+            .unwrap_or(0);
         let mut body = vec![0u8; len];
         if reader.read_exact(&mut body).is_err() {
             return;
@@ -161,24 +200,41 @@ fn serve(stream: TcpStream, handler: &Handler, log: &Mutex<Vec<Request>>, stop: 
         if line.starts_with("OPTIONS ") {
             // CORS preflight (browser tests): allow everything, never logged or scripted.
             let out = format!("HTTP/1.1 204 No Content\r\n{CORS}content-length: 0\r\n\r\n");
-            if writer.write_all(out.as_bytes()).and_then(|_| writer.flush()).is_err() {
+            if writer
+                .write_all(out.as_bytes())
+                .and_then(|_| writer.flush())
+                .is_err()
+            {
                 return;
             }
             continue;
         }
-        let req = Request { path, headers, body: String::from_utf8_lossy(&body).into_owned(), index: counter.fetch_add(1, Ordering::SeqCst) };
+        let req = Request {
+            path,
+            headers,
+            body: String::from_utf8_lossy(&body).into_owned(),
+            index: counter.fetch_add(1, Ordering::SeqCst),
+        };
         if let Ok(mut l) = log.lock() {
             l.push(req.clone());
         }
         match handler(&req) {
-            Action::Respond { status, headers, body } => {
+            Action::Respond {
+                status,
+                headers,
+                body,
+            } => {
                 let mut out = format!("HTTP/1.1 {status} X\r\n{CORS}content-type: application/json\r\ncontent-length: {}\r\n", body.len());
                 for (k, v) in headers {
                     out.push_str(&format!("{k}: {v}\r\n"));
                 }
                 out.push_str("\r\n");
                 out.push_str(&body);
-                if writer.write_all(out.as_bytes()).and_then(|_| writer.flush()).is_err() {
+                if writer
+                    .write_all(out.as_bytes())
+                    .and_then(|_| writer.flush())
+                    .is_err()
+                {
                     return;
                 }
             }

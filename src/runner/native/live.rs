@@ -4,10 +4,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::json::Value;
 use crate::protocol::{Reply, SeededIds};
 use crate::runner::driver::{task_seed, Responder, StepContext, TaskStats};
-use crate::json::Value;
-use crate::runner::policy::{classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy};
+use crate::runner::policy::{
+    classify_status, parse_retry_after, FailureClass, Jitter, RetryPolicy,
+};
 use crate::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 use crate::runner::retry::{with_retries, Attempt, GaveUp};
 
@@ -58,8 +60,18 @@ pub struct StepCounts {
 impl LiveResponder {
     /// One step: builds the request, sends it with retries, maps the response. `seed`
     /// makes jitter and generated call ids reproducible.
-    pub fn complete(&self, messages: &[Value], tools: &Value, seed: u64) -> (Result<Reply, GaveUp>, StepCounts) {
-        let req = ChatRequest { model: &self.model, temperature: self.temperature, messages, tools };
+    pub fn complete(
+        &self,
+        messages: &[Value],
+        tools: &Value,
+        seed: u64,
+    ) -> (Result<Reply, GaveUp>, StepCounts) {
+        let req = ChatRequest {
+            model: &self.model,
+            temperature: self.temperature,
+            messages,
+            tools,
+        };
         let http = self.provider.build(&req, &self.endpoint);
         let mut jitter = Jitter::new(seed);
         let mut ids = SeededIds::new(seed.wrapping_add(0x5EED));
@@ -70,20 +82,40 @@ impl LiveResponder {
             &mut jitter,
             || {
                 if self.cancel.load(Ordering::Relaxed) {
-                    return Attempt::Failed { class: FailureClass::Permanent, retry_after: None, message: "cancelled".to_owned() };
+                    return Attempt::Failed {
+                        class: FailureClass::Permanent,
+                        retry_after: None,
+                        message: "cancelled".to_owned(),
+                    };
                 }
                 requests += 1;
                 let started = Instant::now();
                 match self.transport.send(&http, self.policy.timeout) {
-                    Err(e) => Attempt::Failed { class: FailureClass::Transient, retry_after: None, message: e.to_string() },
+                    Err(e) => Attempt::Failed {
+                        class: FailureClass::Transient,
+                        retry_after: None,
+                        message: e.to_string(),
+                    },
                     Ok(resp) => {
                         let latency = started.elapsed().as_secs_f64();
-                        let class = if (200..300).contains(&resp.status) { FailureClass::Transient } else { classify_status(resp.status) };
-                        match self.provider.parse_response(resp.status, &resp.body, latency, &mut ids) {
+                        let class = if (200..300).contains(&resp.status) {
+                            FailureClass::Transient
+                        } else {
+                            classify_status(resp.status)
+                        };
+                        match self.provider.parse_response(
+                            resp.status,
+                            &resp.body,
+                            latency,
+                            &mut ids,
+                        ) {
                             Ok(reply) => Attempt::Done(reply),
                             Err(e) => Attempt::Failed {
                                 class,
-                                retry_after: resp.retry_after.as_deref().and_then(parse_retry_after),
+                                retry_after: resp
+                                    .retry_after
+                                    .as_deref()
+                                    .and_then(parse_retry_after),
                                 message: e.to_string(),
                             },
                         }

@@ -7,8 +7,13 @@ use std::sync::mpsc;
 /// Runs `work` over `jobs` on `concurrency` threads; `on_done(index, result)` is called on
 /// the calling thread as each job finishes. Jobs not yet started when `cancel` is set are
 /// skipped (jobs in flight finish or observe `cancel` themselves).
-pub fn run_pool<J, R, W, D>(jobs: &[J], concurrency: usize, cancel: &AtomicBool, work: W, mut on_done: D)
-where
+pub fn run_pool<J, R, W, D>(
+    jobs: &[J],
+    concurrency: usize,
+    cancel: &AtomicBool,
+    work: W,
+    mut on_done: D,
+) where
     J: Sync,
     R: Send,
     W: Fn(&J) -> R + Sync,
@@ -52,13 +57,19 @@ mod tests {
         let active = AtomicUsize::new(0);
         let peak = AtomicUsize::new(0);
         let mut seen = Vec::new();
-        run_pool(&jobs, 4, &AtomicBool::new(false), |j| {
-            let now = active.fetch_add(1, Ordering::SeqCst) + 1;
-            peak.fetch_max(now, Ordering::SeqCst);
-            std::thread::sleep(Duration::from_millis(2));
-            active.fetch_sub(1, Ordering::SeqCst);
-            *j * 2
-        }, |i, r| seen.push((i, r)));
+        run_pool(
+            &jobs,
+            4,
+            &AtomicBool::new(false),
+            |j| {
+                let now = active.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(2));
+                active.fetch_sub(1, Ordering::SeqCst);
+                *j * 2
+            },
+            |i, r| seen.push((i, r)),
+        );
         seen.sort();
         assert_eq!(seen, (0..40).map(|i| (i, i * 2)).collect::<Vec<_>>());
         let p = peak.load(Ordering::SeqCst);
@@ -69,12 +80,18 @@ mod tests {
     fn cancel_skips_jobs_not_started() {
         let cancel = AtomicBool::new(false);
         let mut n = 0;
-        run_pool(&[1, 2, 3, 4, 5, 6], 1, &cancel, |j| {
-            if *j == 2 {
-                cancel.store(true, Ordering::SeqCst);
-            }
-            *j
-        }, |_, _| n += 1);
+        run_pool(
+            &[1, 2, 3, 4, 5, 6],
+            1,
+            &cancel,
+            |j| {
+                if *j == 2 {
+                    cancel.store(true, Ordering::SeqCst);
+                }
+                *j
+            },
+            |_, _| n += 1,
+        );
         assert_eq!(n, 2);
     }
 }

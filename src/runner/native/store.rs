@@ -26,11 +26,17 @@ pub struct FileStore {
 impl FileStore {
     /// A store at `path` (created on first append).
     pub fn new(path: &Path) -> Self {
-        Self { path: path.to_path_buf(), file: None }
+        Self {
+            path: path.to_path_buf(),
+            file: None,
+        }
     }
 
     fn err(&self) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-        move |source| StoreError { path: self.path.clone(), source }
+        move |source| StoreError {
+            path: self.path.clone(),
+            source,
+        }
     }
 }
 
@@ -48,22 +54,40 @@ impl CheckpointStore for FileStore {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(self.err()(e)),
         }
-        let keep = bytes.iter().rposition(|&b| b == b'\n').map(|i| i + 1).unwrap_or(0);
+        let keep = bytes
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map(|i| i + 1)
+            .unwrap_or(0);
         if keep < bytes.len() {
-            let f = OpenOptions::new().write(true).open(&self.path).map_err(self.err())?;
+            let f = OpenOptions::new()
+                .write(true)
+                .open(&self.path)
+                .map_err(self.err())?;
             f.set_len(keep as u64).map_err(self.err())?;
             bytes.truncate(keep);
         }
-        Ok(String::from_utf8_lossy(&bytes).lines().filter(|l| !l.trim().is_empty()).map(str::to_owned).collect())
+        Ok(String::from_utf8_lossy(&bytes)
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 
     fn append(&mut self, line: &str) -> Result<(), StoreError> {
         if self.file.is_none() {
-            let f = OpenOptions::new().create(true).append(true).open(&self.path).map_err(self.err())?;
+            let f = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&self.path)
+                .map_err(self.err())?;
             self.file = Some(f);
         }
         let path = self.path.clone();
-        let err = |source| StoreError { path: path.clone(), source };
+        let err = |source| StoreError {
+            path: path.clone(),
+            source,
+        };
         if let Some(f) = self.file.as_mut() {
             let mut buf = Vec::with_capacity(line.len() + 1);
             buf.extend_from_slice(line.as_bytes());

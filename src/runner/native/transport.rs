@@ -36,7 +36,9 @@ pub struct UreqTransport {
 impl std::fmt::Debug for UreqTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never print the key.
-        f.debug_struct("UreqTransport").field("auth", &self.auth.as_ref().map(|(s, _)| s)).finish()
+        f.debug_struct("UreqTransport")
+            .field("auth", &self.auth.as_ref().map(|(s, _)| s))
+            .finish()
     }
 }
 
@@ -48,30 +50,50 @@ impl UreqTransport {
             .max_idle_connections(max_connections.max(1) * 2)
             .max_idle_connections_per_host(max_connections.max(1))
             .build();
-        Self { agent: config.into(), auth }
+        Self {
+            agent: config.into(),
+            auth,
+        }
     }
 }
 
 impl Transport for UreqTransport {
     fn send(&self, req: &HttpRequest, timeout: Duration) -> Result<HttpResponse, TransportError> {
-        let mut builder = self.agent.post(&req.url).config().timeout_global(Some(timeout)).build();
+        let mut builder = self
+            .agent
+            .post(&req.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build();
         for (k, v) in &req.headers {
             builder = builder.header(k.as_str(), v.as_str());
         }
         match &self.auth {
-            Some((AuthStyle::Bearer, key)) => builder = builder.header("authorization", format!("Bearer {key}")),
+            Some((AuthStyle::Bearer, key)) => {
+                builder = builder.header("authorization", format!("Bearer {key}"))
+            }
             Some((AuthStyle::XApiKey, key)) => builder = builder.header("x-api-key", key.as_str()),
             None => {}
         }
-        let mut resp = builder.send(req.body.as_str()).map_err(|e| TransportError(e.to_string()))?;
+        let mut resp = builder
+            .send(req.body.as_str())
+            .map_err(|e| TransportError(e.to_string()))?;
         let status = resp.status().as_u16();
-        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let retry_after = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
         let body = resp
             .body_mut()
             .with_config()
             .limit(64 * 1024 * 1024)
             .read_to_string()
             .map_err(|e| TransportError(format!("reading the body: {e}")))?;
-        Ok(HttpResponse { status, retry_after, body })
+        Ok(HttpResponse {
+            status,
+            retry_after,
+            body,
+        })
     }
 }

@@ -13,7 +13,10 @@
 use crate::json::{dumps, loads, Escape, Map, Value};
 use crate::protocol::Reply;
 
-use super::{error_message, join_url, parse_body, token_count, ChatRequest, Endpoint, HttpRequest, ProviderError};
+use super::{
+    error_message, join_url, parse_body, token_count, ChatRequest, Endpoint, HttpRequest,
+    ProviderError,
+};
 
 /// The `anthropic-version` header sent.
 pub const API_VERSION: &str = "2023-06-01";
@@ -23,7 +26,11 @@ pub const MAX_TOKENS: i64 = 4096;
 /// `POST {base}/v1/messages` (or `{base}/messages` when the base already ends in `/v1`).
 pub fn build_request(req: &ChatRequest<'_>, endpoint: &Endpoint) -> HttpRequest {
     let base = endpoint.base_url.trim_end_matches('/');
-    let url = if base.ends_with("/v1") { join_url(base, "messages") } else { join_url(base, "v1/messages") };
+    let url = if base.ends_with("/v1") {
+        join_url(base, "messages")
+    } else {
+        join_url(base, "v1/messages")
+    };
     let (system, messages) = convert_messages(req.messages);
     let mut body = Map::new();
     body.insert("model", Value::str(req.model));
@@ -39,14 +46,24 @@ pub fn build_request(req: &ChatRequest<'_>, endpoint: &Endpoint) -> HttpRequest 
         ("anthropic-version".to_owned(), API_VERSION.to_owned()),
     ];
     if endpoint.browser {
-        headers.push(("anthropic-dangerous-direct-browser-access".to_owned(), "true".to_owned()));
+        headers.push((
+            "anthropic-dangerous-direct-browser-access".to_owned(),
+            "true".to_owned(),
+        ));
     }
-    HttpRequest { method: "POST", url, headers, body: dumps(&Value::Object(body), Escape::Utf8) }
+    HttpRequest {
+        method: "POST",
+        url,
+        headers,
+        body: dumps(&Value::Object(body), Escape::Utf8),
+    }
 }
 
 /// OpenAI tools → `{name, description, input_schema}`.
 pub fn convert_tools(tools: &Value) -> Value {
-    let Some(list) = tools.as_array() else { return Value::Array(Vec::new()) };
+    let Some(list) = tools.as_array() else {
+        return Value::Array(Vec::new());
+    };
     Value::Array(
         list.iter()
             .map(|t| {
@@ -97,7 +114,10 @@ pub fn convert_messages(messages: &[Value]) -> (String, Vec<Value>) {
             "tool" => {
                 let mut b = Map::new();
                 b.insert("type", Value::str("tool_result"));
-                b.insert("tool_use_id", msg.get("tool_call_id").cloned().unwrap_or(Value::Null));
+                b.insert(
+                    "tool_use_id",
+                    msg.get("tool_call_id").cloned().unwrap_or(Value::Null),
+                );
                 b.insert("content", Value::Str(content_text(msg.get("content"))));
                 ("user", vec![Value::Object(b)])
             }
@@ -111,7 +131,9 @@ pub fn convert_messages(messages: &[Value]) -> (String, Vec<Value>) {
                     for call in calls {
                         let f = call.get("function");
                         let input = match f.and_then(|f| f.get("arguments")) {
-                            Some(Value::Str(s)) => loads(s).ok().filter(|v| v.as_object().is_some()),
+                            Some(Value::Str(s)) => {
+                                loads(s).ok().filter(|v| v.as_object().is_some())
+                            }
                             Some(v @ Value::Object(_)) => Some(v.clone()),
                             _ => None,
                         }
@@ -119,7 +141,12 @@ pub fn convert_messages(messages: &[Value]) -> (String, Vec<Value>) {
                         let mut b = Map::new();
                         b.insert("type", Value::str("tool_use"));
                         b.insert("id", call.get("id").cloned().unwrap_or(Value::Null));
-                        b.insert("name", f.and_then(|f| f.get("name")).cloned().unwrap_or(Value::Null));
+                        b.insert(
+                            "name",
+                            f.and_then(|f| f.get("name"))
+                                .cloned()
+                                .unwrap_or(Value::Null),
+                        );
                         b.insert("input", input);
                         blocks.push(Value::Object(b));
                     }
@@ -168,13 +195,18 @@ pub fn parse_response(body: &str, latency: f64) -> Result<Reply, ProviderError> 
     let mut calls = Vec::new();
     for block in blocks {
         match block.get("type").and_then(Value::as_str) {
-            Some("text") => text.get_or_insert_with(String::new).push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
+            Some("text") => text
+                .get_or_insert_with(String::new)
+                .push_str(block.get("text").and_then(Value::as_str).unwrap_or("")),
             Some("thinking") => thinking
                 .get_or_insert_with(String::new)
                 .push_str(block.get("thinking").and_then(Value::as_str).unwrap_or("")),
             Some("tool_use") => {
                 let mut f = Map::new();
-                let input = block.get("input").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+                let input = block
+                    .get("input")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Map::new()));
                 f.insert("arguments", Value::Str(dumps(&input, Escape::Utf8)));
                 f.insert("name", block.get("name").cloned().unwrap_or(Value::Null));
                 let mut c = Map::new();
@@ -189,7 +221,11 @@ pub fn parse_response(body: &str, latency: f64) -> Result<Reply, ProviderError> 
     let usage = v.get("usage");
     Ok(Reply {
         content: text.map(Value::Str).unwrap_or(Value::Null),
-        tool_calls: if calls.is_empty() { Value::Null } else { Value::Array(calls) },
+        tool_calls: if calls.is_empty() {
+            Value::Null
+        } else {
+            Value::Array(calls)
+        },
         reasoning_content: thinking.map(Value::Str).unwrap_or(Value::Null),
         input_tokens: token_count(usage, "input_tokens"),
         output_tokens: token_count(usage, "output_tokens"),

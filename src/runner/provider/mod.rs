@@ -70,7 +70,10 @@ impl ProviderKind {
         ids: &mut dyn IdSource,
     ) -> Result<Reply, ProviderError> {
         if !(200..300).contains(&status) {
-            return Err(ProviderError::Status { status, body: snippet(body) });
+            return Err(ProviderError::Status {
+                status,
+                body: snippet(body),
+            });
         }
         match self {
             Self::OpenAi => openai::parse_response(body, latency, ids),
@@ -153,7 +156,10 @@ pub(crate) fn snippet(body: &str) -> String {
 
 /// Parses a body, mapping failure to [`ProviderError::NotJson`].
 pub(crate) fn parse_body(body: &str) -> Result<Value, ProviderError> {
-    crate::json::loads(body).map_err(|source| ProviderError::NotJson { source, body: snippet(body) })
+    crate::json::loads(body).map_err(|source| ProviderError::NotJson {
+        source,
+        body: snippet(body),
+    })
 }
 
 /// The message of an `{"error": …}` body, if it is one.
@@ -182,7 +188,11 @@ pub(crate) fn token_count(usage: Option<&Value>, key: &str) -> Value {
 
 /// Joins a base URL and a path without doubling slashes.
 pub(crate) fn join_url(base: &str, path: &str) -> String {
-    format!("{}/{}", base.trim_end_matches('/'), path.trim_start_matches('/'))
+    format!(
+        "{}/{}",
+        base.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 use crate::json::{dumps, Escape, Map, Value};
 use crate::protocol::{IdSource, Reply};
 
-use super::{error_message, join_url, parse_body, token_count, ChatRequest, Endpoint, HttpRequest, ProviderError};
+use super::{
+    error_message, join_url, parse_body, token_count, ChatRequest, Endpoint, HttpRequest,
+    ProviderError,
+};
 
 /// `POST {base}/chat/completions` with `{"messages", "model", "temperature", "tools"}`:
 /// no `tool_choice`, no `max_tokens`, no streaming, as the official harness sends.
@@ -27,7 +30,11 @@ pub fn build_request(req: &ChatRequest<'_>, endpoint: &Endpoint) -> HttpRequest 
 /// `tool_calls`; arguments sent as an object (re-encoded as dumps-utf8 text); missing call
 /// ids (taken from `ids`); extra fields; `finish_reason: "length"`. An `{"error": …}` body
 /// (even with status 200) is [`ProviderError::Api`].
-pub fn parse_response(body: &str, latency: f64, ids: &mut dyn IdSource) -> Result<Reply, ProviderError> {
+pub fn parse_response(
+    body: &str,
+    latency: f64,
+    ids: &mut dyn IdSource,
+) -> Result<Reply, ProviderError> {
     let v = parse_body(body)?;
     if let Some(msg) = error_message(&v) {
         return Err(ProviderError::Api(msg));
@@ -39,7 +46,9 @@ pub fn parse_response(body: &str, latency: f64, ids: &mut dyn IdSource) -> Resul
         .and_then(|c| c.get("message"))
         .ok_or_else(|| ProviderError::Shape("no choices[0].message".to_owned()))?;
     if message.as_object().is_none() {
-        return Err(ProviderError::Shape("choices[0].message is not an object".to_owned()));
+        return Err(ProviderError::Shape(
+            "choices[0].message is not an object".to_owned(),
+        ));
     }
     let content = match message.get("content") {
         Some(Value::Str(s)) => Value::Str(s.clone()),
@@ -52,7 +61,9 @@ pub fn parse_response(body: &str, latency: f64, ids: &mut dyn IdSource) -> Resul
         _ => Value::Null,
     };
     let tool_calls = match message.get("tool_calls") {
-        Some(Value::Array(calls)) => Value::Array(calls.iter().map(|c| normalise_call(c, ids)).collect()),
+        Some(Value::Array(calls)) => {
+            Value::Array(calls.iter().map(|c| normalise_call(c, ids)).collect())
+        }
         _ => Value::Null,
     };
     let reasoning_content = match message.get("reasoning_content") {
@@ -74,13 +85,18 @@ pub fn parse_response(body: &str, latency: f64, ids: &mut dyn IdSource) -> Resul
 /// A call that is not an object is kept as is (the task machine reports the parse failure
 /// the official loop would).
 pub fn normalise_call(call: &Value, ids: &mut dyn IdSource) -> Value {
-    let Some(obj) = call.as_object() else { return call.clone() };
+    let Some(obj) = call.as_object() else {
+        return call.clone();
+    };
     let id = match obj.get("id") {
         Some(Value::Str(s)) if !s.is_empty() => Value::Str(s.clone()),
         _ => Value::Str(ids.next_id()),
     };
     let function = obj.get("function");
-    let name = function.and_then(|f| f.get("name")).cloned().unwrap_or(Value::Null);
+    let name = function
+        .and_then(|f| f.get("name"))
+        .cloned()
+        .unwrap_or(Value::Null);
     let arguments = match function.and_then(|f| f.get("arguments")) {
         Some(Value::Str(s)) => Value::Str(s.clone()),
         Some(Value::Null) | None => Value::Null,
@@ -92,6 +108,12 @@ pub fn normalise_call(call: &Value, ids: &mut dyn IdSource) -> Value {
     let mut out = Map::new();
     out.insert("id", id);
     out.insert("function", Value::Object(f));
-    out.insert("type", obj.get("type").cloned().filter(|t| !t.is_null()).unwrap_or(Value::str("function")));
+    out.insert(
+        "type",
+        obj.get("type")
+            .cloned()
+            .filter(|t| !t.is_null())
+            .unwrap_or(Value::str("function")),
+    );
     Value::Object(out)
 }
