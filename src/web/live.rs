@@ -1,6 +1,6 @@
-//! Live evaluation from the page: one task at a time through the official task state
-//! machine, each step sent with the runner's browser transport (`fetch`, retries,
-//! timeouts). The API key stays inside the [`LiveClient`] (WASM memory) and is never
+//! Live evaluation from the page: one task at a time through the runner's async task
+//! driver (the official task state machine), each step sent with the runner's browser
+//! transport (`fetch`, retries, timeouts). The API key stays inside the [`LiveClient`] (WASM memory) and is never
 //! returned, logged or stored.
 
 use std::rc::Rc;
@@ -9,12 +9,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
-use crate::json::Value;
-use crate::protocol::{IdSource, SeededIds, TaskMachine};
-use crate::runner::checkpoint::TaskRecord;
-use crate::runner::driver::task_seed;
 use crate::runner::policy::RetryPolicy;
 use crate::runner::provider::{Endpoint, ProviderKind};
+use crate::runner::schedule::run_task_async;
 use crate::runner::web::WebClient;
 
 use super::to_json;
@@ -111,70 +108,10 @@ impl LiveClient {
         let session = ws.session(line)?;
         let client = self.client.clone();
         Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let run = drive(session, task, &client).await;
-            to_json(&run).map(JsValue::from).map_err(JsValue::from)
+            let run = run_task_async(session, task, &*client).await;
+            to_json(&TaskRunJs::from(run))
+                .map(JsValue::from)
+                .map_err(JsValue::from)
         }))
     }
-}
-
-async fn drive(
-    session: &'static crate::dataset::Session,
-    task: usize,
-    client: &WebClient,
-) -> TaskRunJs {
-    let mut run = TaskRunJs {
-        line: session.line,
-        task,
-        record: None,
-        incomplete: None,
-        names_correct: false,
-        requests: 0,
-        retries: 0,
-        input_tokens: 0,
-        output_tokens: 0,
-    };
-    let seed = task_seed(session.line, task);
-    let mut ids = SeededIds::new(seed);
-    let mut machine = match TaskMachine::new(session, task, &mut ids as &mut dyn IdSource) {
-        Ok(m) => m,
-        Err(e) => {
-            run.incomplete = Some(e.to_string());
-            return run;
-        }
-    };
-    while !machine.is_finished() {
-        let step_seed = seed.wrapping_mul(31).wrapping_add(machine.step() as u64);
-        let (reply, (requests, retries)) = client
-            .complete(machine.messages(), machine.tools(), step_seed)
-            .await;
-        run.requests += requests;
-        run.retries += retries;
-        let reply = match reply {
-            Ok(r) => r,
-            Err(e) => {
-                run.incomplete = Some(e.to_string());
-                return run;
-            }
-        };
-        let count = |v: &Value| v.as_i64().map(|x| x.max(0) as u64).unwrap_or(0);
-        run.input_tokens += count(&reply.input_tokens);
-        run.output_tokens += count(&reply.output_tokens);
-        if machine.feed(&reply).is_none() {
-            break;
-        }
-    }
-    run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
-    run.record = machine.result().map(|result| {
-        TaskRecord {
-            id: session.id.clone(),
-            line: session.line,
-            task,
-            result,
-        }
-        .to_line()
-    });
-    if run.record.is_none() {
-        run.incomplete = Some("the task machine did not finish".to_owned());
-    }
-    run
 }

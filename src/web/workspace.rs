@@ -13,15 +13,14 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::checker::{self, NoSegmenter, SegmentError, Segmenter};
+use crate::checker::{NoSegmenter, SegmentError, Segmenter};
 use crate::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset, Session};
-use crate::json::Value;
 use crate::outcome::TaskOutcome;
 use crate::protocol::Paths;
 use crate::runner::agents::{BaselineAgent, GoldAgent};
 use crate::runner::checkpoint::{assemble, header_line, recover, SessionSlot, TaskRecord};
 use crate::runner::driver::{run_task, Responder, TaskRun};
-use crate::score::ArgChecker;
+use crate::score::OfficialChecker;
 use crate::share::TaskShape;
 
 use super::scoring::WebScorer;
@@ -31,15 +30,21 @@ use super::to_json;
 /// dictionary only when a Chinese string must be segmented), reached through a JS
 /// function `cut(text) -> string[]`. That module runs the engine's own
 /// `JiebaSegmenter`, so words are identical to the CLI's; keeping jieba's HMM tables out
-/// of this module keeps the app shell inside its size budget.
-pub(crate) struct JsSegmenter {
-    cut: js_sys::Function,
+/// of this module keeps the app shell inside its size budget. Until it is installed,
+/// segmenting fails as with [`NoSegmenter`] (the page installs it before scoring any text
+/// with Chinese characters).
+#[derive(Default)]
+pub(crate) struct LazySegmenter {
+    cut: RefCell<Option<js_sys::Function>>,
 }
 
-impl Segmenter for JsSegmenter {
+impl Segmenter for LazySegmenter {
     fn cut(&self, s: &str) -> Result<Vec<String>, SegmentError> {
-        let out = self
-            .cut
+        let guard = self.cut.borrow();
+        let Some(cut) = guard.as_ref() else {
+            return NoSegmenter.cut(s);
+        };
+        let out = cut
             .call1(&JsValue::NULL, &JsValue::from_str(s))
             .map_err(|_| SegmentError::Unavailable)?;
         let array = out
@@ -52,27 +57,12 @@ impl Segmenter for JsSegmenter {
     }
 }
 
-/// The argument checker of the page: jieba once installed, otherwise the segmenter-less
-/// checker (exact for strings without Chinese characters).
-#[derive(Default)]
-pub(crate) struct WebChecker {
-    jieba: RefCell<Option<JsSegmenter>>,
-}
-
-impl ArgChecker for WebChecker {
-    fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String {
-        match self.jieba.borrow().as_ref() {
-            Some(j) => checker::check(tools, name, predicted, gold, j),
-            None => checker::check(tools, name, predicted, gold, &NoSegmenter),
-        }
-    }
-}
-
 /// The immortal part of a workspace.
 pub(crate) struct Loaded {
     pub(crate) dataset: LoadedDataset,
     pub(crate) fingerprint: String,
-    pub(crate) checker: WebChecker,
+    pub(crate) segmenter: &'static LazySegmenter,
+    pub(crate) checker: OfficialChecker<'static>,
     pub(crate) shapes: Vec<TaskShape>,
     pub(crate) has_chinese: bool,
 }
@@ -166,10 +156,12 @@ impl Workspace {
     pub fn from_text(text: &str, lang: Lang) -> Self {
         let dataset = load_dataset(text, lang);
         let shapes = shapes_of(&dataset);
+        let segmenter: &'static LazySegmenter = Box::leak(Box::default());
         let loaded = Loaded {
             fingerprint: fingerprint_hex(text),
             has_chinese: has_cjk(text),
-            checker: WebChecker::default(),
+            segmenter,
+            checker: OfficialChecker::new(segmenter),
             shapes,
             dataset,
         };
@@ -228,7 +220,7 @@ impl Workspace {
             errors: d.errors().count(),
             warnings: d.warnings().count(),
             has_chinese: self.inner.has_chinese,
-            dictionary: self.inner.checker.jieba.borrow().is_some(),
+            dictionary: self.inner.segmenter.cut.borrow().is_some(),
         })
     }
 
@@ -265,13 +257,13 @@ impl Workspace {
     /// `wildtool-jieba` module with jieba's dictionary loaded.
     #[wasm_bindgen(js_name = setSegmenter)]
     pub fn set_segmenter(&self, cut: js_sys::Function) {
-        *self.inner.checker.jieba.borrow_mut() = Some(JsSegmenter { cut });
+        *self.inner.segmenter.cut.borrow_mut() = Some(cut);
     }
 
     /// True once the dictionary is installed.
     #[wasm_bindgen(js_name = hasDictionary)]
     pub fn has_dictionary(&self) -> bool {
-        self.inner.checker.jieba.borrow().is_some()
+        self.inner.segmenter.cut.borrow().is_some()
     }
 
     /// Every task of the dataset: `[[line, task], …]` in dataset order.
