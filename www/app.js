@@ -290,9 +290,14 @@ async function startRun(saved = null, opts = {}) {
 
 async function offerResume() {
   const runs = (await state.store.runs()).filter((r) => ['running', 'paused', 'incomplete', 'cancelled'].includes(r.status));
-  const saved = runs[0];
+  let saved = null;
+  let count = 0;
+  for (const r of runs) {
+    count = (await state.store.records(r.id)).length;
+    if (count > 0) { saved = r; break; }
+  }
   if (!saved) return;
-  $('resume-text').textContent = `${saved.model} on ${saved.dataset?.kind === 'bundled' ? 'the bundled suite' : saved.dataset?.url || saved.dataset?.name || 'a dataset'}: ${saved.done || 0} of ${saved.total} tasks saved (${saved.status}).`;
+  $('resume-text').textContent = `${saved.model} on ${saved.dataset?.kind === 'bundled' ? 'the bundled suite' : saved.dataset?.url || saved.dataset?.name || 'a dataset'}: ${count} of ${saved.total} tasks saved (${saved.status === 'running' ? 'interrupted' : saved.status}).`;
   $('resume-offer').hidden = false;
   document.body.dataset.resume = 'offered';
   $('resume-run').onclick = async () => {

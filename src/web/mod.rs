@@ -184,6 +184,13 @@ pub fn share_decode(
     })
 }
 
+/// A proportion as the charts print it (`0.5625` → `56.2%`, Rust's rounding), so the
+/// page's headline numbers agree with its charts and with `wildtool report`.
+#[wasm_bindgen(js_name = formatPercent)]
+pub fn format_percent(value: f64) -> String {
+    chart::format_percent(value)
+}
+
 /// The scorer version string written into share links and reports.
 #[wasm_bindgen(js_name = scorerVersion)]
 pub fn scorer_version() -> String {

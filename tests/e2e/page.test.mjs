@@ -210,7 +210,11 @@ describe('live run against the mock endpoint', () => {
     const saved = Number(await page.evaluate(() => document.body.dataset.tasksSaved));
     await page.goto(server.url);
     await page.waitForFunction(() => document.body.dataset.resume === 'offered', null, { timeout: 20_000 });
-    assert.match(await page.textContent('#resume-text'), /mock .* of 256 tasks saved/);
+    const offer = await page.textContent('#resume-text');
+    const stored = Number(offer.match(/(\d+) of 256 tasks saved/)?.[1]);
+    assert.match(offer, /^mock on the bundled suite: \d+ of 256 tasks saved \(interrupted\)/);
+    assert.ok(stored >= saved, `${stored} stored, ${saved} seen saved before the reload`);
+    await screenshot(page, 'resume-offer.png', { fullPage: false });
     mock.setDelay(0);
     await page.click('#resume-run');
     await waitDone(page);
@@ -268,6 +272,14 @@ describe('Chinese data', () => {
     await page.click('#start-run');
     await waitDone(page);
     assert.equal(await page.evaluate(() => document.body.dataset.dictionary), 'loaded');
+    // The lazily loaded module is jieba itself (accurate mode, HMM on).
+    const words = await page.evaluate(async () => {
+      const mod = await import('./pkg/jieba/wildtool_jieba.js');
+      await mod.default();
+      const dict = new Uint8Array(await (await fetch('./data/jieba-dict.txt')).arrayBuffer());
+      return new mod.Segmenter(dict).cut('我来到北京清华大学');
+    });
+    assert.deepEqual(words, ['我', '来到', '北京', '清华大学']);
     assert.deepEqual(labelsOf(await downloadText(page, '#exp-score')), labelsOf(cliScore));
     assert.equal(await downloadText(page, '#exp-metric'), cliMetric);
     assert.deepEqual(problems, []);

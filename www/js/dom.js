@@ -1,6 +1,8 @@
 // DOM helpers. Untrusted text (dataset, traces, model output, link content) only ever
 // reaches the page through textContent or attribute values set with setAttribute.
 
+import { formatPercent } from '../pkg/wildtool.js';
+
 export const $ = (id) => document.getElementById(id);
 
 /** Creates an element with optional class, text, attributes and children. */
@@ -64,7 +66,8 @@ export const textBlob = (text, type = 'text/plain') => new Blob([text], { type: 
 /** Resolves on the next macrotask: lets the browser paint and handle input. */
 export const yieldToBrowser = () => new Promise((r) => setTimeout(r, 0));
 
-export const pct = (x, digits = 1) => (x === null || x === undefined || Number.isNaN(x) ? '—' : `${(x * 100).toFixed(digits)}%`);
+/** A proportion as a percentage, formatted by the Rust core like the charts. */
+export const pct = (x) => (x === null || x === undefined || Number.isNaN(x) ? '—' : formatPercent(x));
 
 export function formatSeconds(s) {
   if (s === null || s === undefined || !Number.isFinite(s)) return '—';
