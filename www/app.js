@@ -135,7 +135,12 @@ function wireSetup() {
     $('ds-file').files = dt.files;
     loadDatasetFromSetup();
   });
-  const syncProvider = () => { $('m-endpoint').hidden = BUILTIN.has($('m-provider').value); };
+  const syncProvider = () => {
+    const p = $('m-provider').value;
+    $('m-endpoint').hidden = BUILTIN.has(p);
+    $('m-base').placeholder = p === 'anthropic' ? 'https://api.anthropic.com' : 'http://127.0.0.1:11434/v1';
+    $('m-model').placeholder = p === 'anthropic' ? 'claude-sonnet-4-5' : 'qwen3:8b';
+  };
   $('m-provider').addEventListener('change', syncProvider);
   syncProvider();
   const remembered = localStorage.getItem(KEY_STORAGE);
@@ -167,7 +172,7 @@ function wireDrop(zone, onFile) {
 function settingsFromForm() {
   return {
     provider: $('m-provider').value,
-    base_url: $('m-base').value.trim(),
+    base_url: $('m-base').value.trim() || ($('m-provider').value === 'anthropic' ? 'https://api.anthropic.com' : ''),
     model: $('m-model').value.trim(),
     temperature: Number($('m-temp').value) || 0,
     concurrency: Math.max(1, Math.min(64, Number($('m-conc').value) || 1)),
@@ -298,6 +303,9 @@ async function offerResume() {
   }
   if (!saved) return;
   $('resume-text').textContent = `${saved.model} on ${saved.dataset?.kind === 'bundled' ? 'the bundled suite' : saved.dataset?.url || saved.dataset?.name || 'a dataset'}: ${count} of ${saved.total} tasks saved (${saved.status === 'running' ? 'interrupted' : saved.status}).`;
+  if (!BUILTIN.has(saved.settings?.provider)) {
+    $('resume-text').append(document.createTextNode(' If the endpoint needs an API key, type it in Model below before resuming (keys are never stored with a run).'));
+  }
   $('resume-offer').hidden = false;
   document.body.dataset.resume = 'offered';
   $('resume-run').onclick = async () => {

@@ -31,9 +31,14 @@ main{max-width:1280px;margin:0 auto;padding:20px 28px 40px}\
 .metric b{display:block;font-size:1.6rem;color:#0072b2}.metric span{display:block;color:#5b6470;font-size:.85rem}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:16px}\
 figure{margin:0;background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:10px}figure svg{width:100%;height:auto;display:block}\
-table{border-collapse:collapse;font-size:.85rem;margin-top:6px}caption{text-align:left;font-weight:600}\
+figure{min-width:0}.table{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-size:.85rem;margin-top:6px}caption{text-align:left;font-weight:600}\
 th,td{border-bottom:1px solid #d9dee4;padding:3px 8px;text-align:right;white-space:nowrap}th[scope=row]{text-align:left}\
 pre{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px;overflow-x:auto;font-size:.8rem}";
+
+/// Escapes multi-line text for a `<pre>` block: like [`escape_xml`], but line breaks stay.
+fn escape_lines(text: &str) -> String {
+    text.split('\n').map(escape_xml).collect::<Vec<_>>().join("\n")
+}
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
@@ -62,7 +67,7 @@ fn rate_notes(r: &Rate) -> Vec<String> {
 fn table_html(out: &mut String, t: &ChartTable) {
     let _ = write!(
         out,
-        "<table><caption>{}</caption><thead><tr>",
+        "<div class=\"table\"><table><caption>{}</caption><thead><tr>",
         escape_xml(&t.caption)
     );
     for h in &t.headers {
@@ -80,7 +85,7 @@ fn table_html(out: &mut String, t: &ChartTable) {
         }
         out.push_str("</tr>");
     }
-    out.push_str("</tbody></table>");
+    out.push_str("</tbody></table></div>");
 }
 
 /// Renders the report page.
@@ -167,7 +172,7 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
         let _ = write!(
             out,
             "<h2>Summary</h2><pre>{}</pre>",
-            escape_xml(&meta.summary)
+            escape_lines(&meta.summary)
         );
     }
     out.push_str("</main></body></html>\n");
@@ -197,5 +202,7 @@ mod tests {
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
         assert_eq!(html.matches("<figure").count(), charts.len());
         assert_eq!(html.matches("<svg").count(), charts.len());
+        let multi = ReportMeta { summary: "line 1\nline <2>".to_owned(), ..meta };
+        assert!(report_html(&multi, &report, &[]).contains("<pre>line 1\nline &lt;2&gt;</pre>"));
     }
 }
