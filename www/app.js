@@ -597,6 +597,7 @@ async function main() {
   });
   $('cancel-run').addEventListener('click', () => state.runner?.cancel());
   state.store = await RunStore.open();
+  await state.store.prune().catch(() => {});
   wireCompare();
 
   const params = new URLSearchParams(location.search);

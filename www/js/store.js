@@ -79,4 +79,10 @@ export class RunStore {
     for (const k of keys) tx.objectStore('records').delete(k);
     await txDone(tx);
   }
+
+  /** Deletes all but the `keep` most recently updated runs (records included). */
+  async prune(keep = 8) {
+    const all = await this.runs();
+    for (const r of all.slice(keep)) await this.deleteRun(r.id);
+  }
 }
