@@ -308,6 +308,13 @@ describe('offline scoring', () => {
       assert.equal(await downloadText(page, '#exp-metric'), cliMetric);
       assert.equal(await downloadText(page, '#exp-score'), cliScore);
       if (seed === 'mock-seed-0') {
+        // The CLI's HTML report of the same run, for a look next to the page.
+        await cli(['report', '--dataset', MINI, '--score-dir', out, '--out', join(out, 'report.html')]);
+        const report = await browser.context.newPage();
+        await report.goto(`file://${join(out, 'report.html')}`);
+        assert.equal(await report.$$eval('figure svg[role="img"]', (s) => s.length), 6);
+        await screenshot(report, 'report-html.png');
+        await report.close();
         await page.click('nav button[data-view="offline"]');
         await screenshot(page, 'offline.png');
         await page.click('nav button[data-view="dashboard"]');
