@@ -569,7 +569,7 @@ function applyQuery(params) {
 async function initialDataset(params) {
   const ds = params.get('dataset');
   const lang = params.get('lang') === 'zh' ? 'zh' : 'en';
-  if (!ds || ds === 'bundled') {
+  if (!ds || ds === 'bundled' || ds === 'suite') {
     await useDataset(await fetchText(BUNDLED), { kind: 'bundled', lang }, lang);
     return;
   }
