@@ -22,6 +22,28 @@ node_modules/.bin/wasm-opt -Oz \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   --enable-bulk-memory-opt --enable-call-indirect-overlong \
   www/pkg/wildtool_bg.wasm -o www/pkg/wildtool_bg.wasm
-# Reference data the page loads at run time (not part of the app shell).
-cp data/paper-leaderboard.json www/pkg/paper-leaderboard.json
+# jieba, as a separate module loaded with the dictionary only when Chinese text must be
+# segmented (keeps jieba's HMM tables out of the app shell).
+log "cargo build wildtool-jieba (wasm32, release)"
+(cd crates/wildtool-jieba && CARGO_TARGET_DIR=../../target cargo build --target wasm32-unknown-unknown --release)
+wasm-bindgen --target web --no-typescript --out-dir www/pkg/jieba --out-name wildtool_jieba \
+  target/wasm32-unknown-unknown/release/wildtool_jieba.wasm
+node_modules/.bin/wasm-opt -Oz \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  --enable-bulk-memory-opt --enable-call-indirect-overlong \
+  www/pkg/jieba/wildtool_jieba_bg.wasm -o www/pkg/jieba/wildtool_jieba_bg.wasm
+
+# Reference data the page loads at run time (not part of the app shell; gitignored copies):
+# the bundled suite, the published leaderboard and jieba's dictionary (fetched only when a
+# Chinese string must be segmented).
+mkdir -p www/data
+cp data/suite.jsonl www/data/suite.jsonl
+cp data/paper-leaderboard.json www/data/paper-leaderboard.json
+DICT="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/jieba-rs-"$(awk '/^name = "jieba-rs"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"/src/data/dict.txt 2>/dev/null | head -n 1)"
+if [ -z "$DICT" ]; then
+  cargo fetch --target wasm32-unknown-unknown >/dev/null
+  DICT="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/jieba-rs-*/src/data/dict.txt | head -n 1)"
+fi
+cp "$DICT" www/data/jieba-dict.txt
 log "built www/ ($(wc -c < www/pkg/wildtool_bg.wasm) bytes of wasm)"

@@ -17,6 +17,9 @@ step "WebAssembly tests in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_ONLY_WEB=1 \
   cargo test --target wasm32-unknown-unknown --no-default-features --test web_wasm
 
+step "runner browser transport in headless Chromium, against the CORS mock"
+bash scripts/test-runner-wasm.sh
+
 step "build the page"
 bash scripts/build-web.sh
 

@@ -13,6 +13,7 @@
 
 mod bars;
 pub mod dashboard;
+pub mod html;
 mod describe;
 mod format;
 mod stacked;

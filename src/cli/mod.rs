@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod files;
+mod report_cmd;
 mod run_cmd;
 mod score_cmd;
 mod validate_cmd;
@@ -87,6 +88,25 @@ enum Command {
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
     /// Exit code 3: some tasks are incomplete for transport reasons (re-run to resume).
     Run(RunOpts),
+    /// Write a self-contained HTML report (headline rates, charts with data tables,
+    /// summary) from the report.json of a `score` or `run` output directory.
+    Report {
+        /// The dataset the run was scored on (its fingerprint is checked).
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// A `score`/`run` output directory (reads DIR/report.json).
+        #[arg(long, conflicts_with = "from")]
+        score_dir: Option<PathBuf>,
+        /// A report.json file.
+        #[arg(long)]
+        from: Option<PathBuf>,
+        /// The HTML file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Published models to compare with (repeatable).
+        #[arg(long, default_values_t = ["GPT-4o".to_owned(), "Claude-4-Sonnet".to_owned(), "Qwen3-8B".to_owned()])]
+        compare: Vec<String>,
+    },
 }
 
 /// Options of `wildtool run`.
@@ -149,6 +169,15 @@ pub fn main() -> ExitCode {
         Command::Score { dataset, results, out, lang, model_name, candidate_cap } => score_cmd::score(
             &score_cmd::ScoreArgs { dataset, results, out, lang: lang.into(), model_name, candidate_cap },
         ),
+        Command::Report { dataset, score_dir, from, out, compare } => {
+            return match report_cmd::report(&report_cmd::ReportArgs { dataset, score_dir, from, out, compare }) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("wildtool: {e}");
+                    ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) { 2 } else { 1 })
+                }
+            };
+        }
         Command::Run(o) => {
             let args = run_cmd::RunArgs {
                 dataset: o.dataset,

@@ -1,10 +1,17 @@
-//! wasm-bindgen exports for the static page: charts and the share-link codec.
+//! wasm-bindgen exports for the static page: datasets ([`Workspace`]), built-in and live
+//! runs ([`LiveClient`]), scoring ([`WebScorer`]), reports, charts and the share-link codec.
 //!
 //! Everything crosses the boundary as strings (JSON in, SVG/JSON/text out); errors are
 //! `JsError`s carrying the typed error's message. Fingerprints travel as 16-digit hex
 //! strings because JavaScript numbers cannot hold every `u64`.
 
-mod demo;
+pub mod live;
+pub mod scoring;
+pub mod workspace;
+
+pub use live::LiveClient;
+pub use scoring::{run_report, summary_text, WebScorer};
+pub use workspace::{has_cjk, Workspace};
 
 use crate::chart::{self, dashboard, ChartSpec, ChartTable};
 use crate::outcome::TaskOutcome;
@@ -16,7 +23,7 @@ fn json_err(what: &str, e: serde_json::Error) -> JsError {
     JsError::new(&format!("invalid {what} JSON: {e}"))
 }
 
-fn to_json<T: Serialize>(value: &T) -> Result<String, JsError> {
+pub(crate) fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, JsError> {
     serde_json::to_string(value).map_err(|e| JsError::new(&format!("cannot serialise result: {e}")))
 }
 
@@ -177,23 +184,17 @@ pub fn share_decode(
     })
 }
 
-/// A synthetic demo dataset and run (`{shapes, run}` JSON) for the page until the
-/// scoring engine is wired in. Deterministic.
-#[wasm_bindgen(js_name = demoRun)]
-pub fn demo_run() -> Result<String, JsError> {
-    let (shapes, run) = demo::demo();
-    #[derive(Serialize)]
-    struct Demo {
-        shapes: Vec<TaskShape>,
-        run: WebRun,
-    }
-    to_json(&Demo {
-        shapes,
-        run: WebRun {
-            header: WebHeader::from(&run.header),
-            outcomes: run.outcomes,
-        },
-    })
+/// A proportion as the charts print it (`0.5625` → `56.2%`, Rust's rounding), so the
+/// page's headline numbers agree with its charts and with `wildtool report`.
+#[wasm_bindgen(js_name = formatPercent)]
+pub fn format_percent(value: f64) -> String {
+    chart::format_percent(value)
+}
+
+/// The scorer version string written into share links and reports.
+#[wasm_bindgen(js_name = scorerVersion)]
+pub fn scorer_version() -> String {
+    crate::SCORER_VERSION.to_owned()
 }
 
 /// The crate version, shown in the page footer.

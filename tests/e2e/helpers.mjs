@@ -64,7 +64,7 @@ export async function openPage(context, url) {
   return { page, problems };
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, name), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, name), fullPage });
 }

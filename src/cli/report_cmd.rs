@@ -1,0 +1,135 @@
+//! `wildtool report`: a self-contained HTML report (headline rates, the page's SVG charts
+//! with data tables, the summary table) from the `report.json` that `wildtool score` and
+//! `wildtool run` write.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use wildtool::chart::dashboard::{self, ComparisonRow};
+use wildtool::chart::html::{report_html, ReportMeta};
+use wildtool::dataset::fingerprint_hex;
+use wildtool::outcome::TaskOutcome;
+use wildtool::report::summary::summary_table;
+use wildtool::report::RunReport;
+
+use super::files::{at, read_text, FileError};
+
+/// The published leaderboard (reference JSON in `data/`).
+const LEADERBOARD: &str = include_str!("../../data/paper-leaderboard.json");
+
+/// Arguments of `wildtool report`.
+#[derive(Debug, Clone)]
+pub struct ReportArgs {
+    /// The dataset the run was scored on (its fingerprint is checked).
+    pub dataset: Option<PathBuf>,
+    /// A directory holding `report.json` (a `score` or `run` output directory).
+    pub score_dir: Option<PathBuf>,
+    /// Or the `report.json` itself.
+    pub from: Option<PathBuf>,
+    /// The HTML file to write.
+    pub out: PathBuf,
+    /// Published models to compare with.
+    pub compare: Vec<String>,
+}
+
+/// Why `wildtool report` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// Bad arguments or inputs.
+    #[error("{0}")]
+    Usage(String),
+    /// File IO.
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+fn report_path(args: &ReportArgs) -> Result<PathBuf, ReportError> {
+    match (&args.from, &args.score_dir) {
+        (Some(p), None) => Ok(p.clone()),
+        (None, Some(d)) => Ok(d.join("report.json")),
+        _ => Err(ReportError::Usage(
+            "give exactly one of --score-dir DIR or --from report.json".to_owned(),
+        )),
+    }
+}
+
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Runs `wildtool report`.
+pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
+    let path = report_path(args)?;
+    let text = read_text(&path)?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        ReportError::Usage(format!(
+            "{}: not a wildtool report.json ({e})",
+            path.display()
+        ))
+    })?;
+    let outcomes: Vec<TaskOutcome> = doc
+        .get("tasks")
+        .cloned()
+        .map(serde_json::from_value)
+        .transpose()
+        .map_err(|e| ReportError::Usage(format!("{}: bad \"tasks\" ({e})", path.display())))?
+        .ok_or_else(|| {
+            ReportError::Usage(format!(
+                "{}: no \"tasks\" array; is this a wildtool report.json?",
+                path.display()
+            ))
+        })?;
+    let model = doc
+        .get("model_name")
+        .and_then(|v| v.as_str())
+        .unwrap_or("unknown-model")
+        .to_owned();
+    let recorded_fp = doc
+        .pointer("/dataset/fingerprint")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_owned();
+    let mut dataset_label = doc
+        .pointer("/dataset/file")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_owned();
+    if let Some(ds) = &args.dataset {
+        let fp = fingerprint_hex(&read_text(ds)?);
+        if !recorded_fp.is_empty() && fp != recorded_fp {
+            return Err(ReportError::Usage(format!(
+                "{} has fingerprint {fp}, but the report was scored on a dataset with fingerprint {recorded_fp}",
+                ds.display()
+            )));
+        }
+        dataset_label = file_label(ds);
+    }
+    let report = RunReport::from_outcomes(&outcomes);
+    let mut charts = dashboard::standard_charts(&model, &outcomes);
+    let mut rows: Vec<ComparisonRow> = vec![dashboard::summarize(&model, &outcomes)];
+    if let Ok(models) = dashboard::parse_leaderboard(LEADERBOARD) {
+        rows.extend(
+            args.compare
+                .iter()
+                .filter_map(|w| models.iter().find(|m| &m.model == w))
+                .map(|m| m.to_row()),
+        );
+    }
+    charts.push(dashboard::comparison(&rows));
+    let meta = ReportMeta {
+        model: model.clone(),
+        dataset: dataset_label,
+        fingerprint: recorded_fp,
+        scorer: doc
+            .get("scorer")
+            .and_then(|v| v.as_str())
+            .unwrap_or(wildtool::SCORER_VERSION)
+            .to_owned(),
+        summary: summary_table(&model, &report),
+    };
+    fs::write(&args.out, report_html(&meta, &report, &charts)).map_err(at(&args.out))?;
+    println!("wrote {}", args.out.display());
+    Ok(())
+}
