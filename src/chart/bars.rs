@@ -12,6 +12,26 @@ const AXIS: &str = "#555555";
 const MUTED: &str = "#6b6b6b";
 
 /// Tooltip for one bar: "Series — Category: 56.3% (95% CI …)".
+/// Vertical grid lines with percent ticks under a horizontal plot, and the value-axis
+/// title (shared by grouped and stacked horizontal charts).
+pub(crate) fn percent_axis(svg: &mut Svg, title: &str, left: f64, top: f64, plot_w: f64, bottom: f64) {
+    for t in TICKS {
+        let x = left + t * plot_w;
+        svg.line(x, top, x, bottom, GRID, 1.0);
+        svg.text(x, bottom + 16.0, Anchor::Middle, 11.0, MUTED, false, &format_percent(t).replace(".0%", "%"));
+    }
+    if !title.is_empty() {
+        svg.text(left + plot_w / 2.0, bottom + 36.0, Anchor::Middle, 12.0, "#333333", false, title);
+    }
+}
+
+/// A category label left of a horizontal plot, centred on `y_mid`, in its own group.
+pub(crate) fn category_label(svg: &mut Svg, category: &str, label: &str, left: f64, y_mid: f64) {
+    svg.group_open(category);
+    svg.text(left - 8.0, y_mid + 4.0, Anchor::End, 12.0, "#222222", false, label);
+    svg.group_close();
+}
+
 pub(crate) fn tooltip(series: &str, category: &str, p: &Point) -> String {
     let value = p
         .clean_value()
@@ -106,44 +126,11 @@ fn horizontal(spec: &ChartSpec) -> String {
     if let Some(names) = &names {
         legend(&mut svg, names, 38.0, WIDTH);
     }
-    for t in TICKS {
-        let x = left + t * plot_w;
-        svg.line(x, top, x, bottom, GRID, 1.0);
-        svg.text(
-            x,
-            bottom + 16.0,
-            Anchor::Middle,
-            11.0,
-            MUTED,
-            false,
-            &format_percent(t).replace(".0%", "%"),
-        );
-    }
+    percent_axis(&mut svg, &spec.value_axis, left, top, plot_w, bottom);
     svg.line(left, top, left, bottom, AXIS, 1.0);
-    if !spec.value_axis.is_empty() {
-        svg.text(
-            left + plot_w / 2.0,
-            bottom + 36.0,
-            Anchor::Middle,
-            12.0,
-            "#333333",
-            false,
-            &spec.value_axis,
-        );
-    }
     for (i, (cat, label)) in spec.categories.iter().zip(&labels).enumerate() {
         let y0 = top + band * i as f64 + 6.0;
-        svg.group_open(cat);
-        svg.text(
-            left - 8.0,
-            y0 + group_h / 2.0 + 4.0,
-            Anchor::End,
-            12.0,
-            "#222222",
-            false,
-            label,
-        );
-        svg.group_close();
+        category_label(&mut svg, cat, label, left, y0 + group_h / 2.0);
         for (k, series) in spec.series.iter().enumerate() {
             let p = series.point(i);
             let y = y0 + k as f64 * (bar_h + 2.0);

@@ -1,6 +1,6 @@
 //! Stacked (and 100%-stacked) horizontal bar charts, e.g. the error-taxonomy breakdown.
 
-use super::bars::tooltip;
+use super::bars::{category_label, percent_axis, tooltip};
 use super::describe::describe;
 use super::format::{format_percent, shorten, text_width};
 use super::svg::{colour, ink_on, legend, Anchor, Svg};
@@ -30,43 +30,10 @@ pub(crate) fn render(spec: &ChartSpec, normalise: bool) -> String {
 
     let mut svg = Svg::open(&id, WIDTH, height, &spec.title, &describe(spec));
     legend(&mut svg, &names, 38.0, WIDTH);
-    for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let x = left + t * plot_w;
-        svg.line(x, top, x, bottom, "#e3e3e3", 1.0);
-        svg.text(
-            x,
-            bottom + 16.0,
-            Anchor::Middle,
-            11.0,
-            "#6b6b6b",
-            false,
-            &format_percent(t).replace(".0%", "%"),
-        );
-    }
-    if !spec.value_axis.is_empty() {
-        svg.text(
-            left + plot_w / 2.0,
-            bottom + 36.0,
-            Anchor::Middle,
-            12.0,
-            "#333333",
-            false,
-            &spec.value_axis,
-        );
-    }
+    percent_axis(&mut svg, &spec.value_axis, left, top, plot_w, bottom);
     for (i, (cat, label)) in spec.categories.iter().zip(&labels).enumerate() {
         let y = top + band * i as f64 + 6.0;
-        svg.group_open(cat);
-        svg.text(
-            left - 8.0,
-            y + bar_h / 2.0 + 4.0,
-            Anchor::End,
-            12.0,
-            "#222222",
-            false,
-            label,
-        );
-        svg.group_close();
+        category_label(&mut svg, cat, label, left, y + bar_h / 2.0);
         let values: Vec<f64> = spec
             .series
             .iter()
