@@ -40,12 +40,16 @@ impl NodeKind {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TaskType {
     /// `Single-Tool`
+    #[serde(rename = "Single-Tool")]
     SingleTool,
     /// `Parallel Multi-Tool`
+    #[serde(rename = "Parallel Multi-Tool")]
     ParallelMultiTool,
     /// `Sequential Multi-Tool`
+    #[serde(rename = "Sequential Multi-Tool")]
     SequentialMultiTool,
     /// `Mixed Multi-Tool`
+    #[serde(rename = "Mixed Multi-Tool")]
     MixedMultiTool,
     /// `Clarify`
     Clarify,
@@ -135,10 +139,13 @@ pub fn transition_count(types: &[TaskType]) -> u8 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum TurnSubtype {
     /// `Coreferential Reference`
+    #[serde(rename = "Coreferential Reference")]
     CoreferentialReference,
     /// `Partial Information`
+    #[serde(rename = "Partial Information")]
     PartialInformation,
     /// `Long-Range Dependency`
+    #[serde(rename = "Long-Range Dependency")]
     LongRangeDependency,
 }
 
