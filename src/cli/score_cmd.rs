@@ -47,17 +47,23 @@ fn sort_index(line: &str) -> usize {
         .unwrap_or(usize::MAX)
 }
 
-/// Everything `wildtool score` and `wildtool run` write next to `score.jsonl`.
-pub fn write_report_json(
+/// The dataset a report is about.
+struct DatasetInfo<'a> {
+    path: &'a Path,
+    text: &'a str,
+    loaded: &'a LoadedDataset,
+}
+
+/// Writes `report.json`: wildtool's own results, next to the parity files.
+fn write_report_json(
     path: &Path,
     model: &str,
-    dataset_path: &Path,
-    dataset_text: &str,
-    loaded: &LoadedDataset,
+    dataset: &DatasetInfo<'_>,
     report: &RunReport,
     stats: &ScoreStats,
     outcomes: &[TaskOutcome],
 ) -> Result<(), FileError> {
+    let (dataset_path, dataset_text, loaded) = (dataset.path, dataset.text, dataset.loaded);
     let failed: Vec<serde_json::Value> = outcomes
         .iter()
         .filter(|o| !o.correct)
@@ -155,9 +161,7 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     write_report_json(
         &args.out.join("report.json"),
         &model,
-        &args.dataset,
-        &dataset_text,
-        &loaded,
+        &DatasetInfo { path: &args.dataset, text: &dataset_text, loaded: &loaded },
         &report,
         &scorer.final_stats(),
         &outcomes,
