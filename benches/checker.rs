@@ -6,7 +6,10 @@ use wildtool::checker::{check, JiebaSegmenter};
 use wildtool::json::{loads, Value};
 
 fn golden() -> Vec<(Value, String, Value, String)> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/args_golden.jsonl");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/args_golden.jsonl"
+    );
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .filter_map(|line| loads(line).ok())

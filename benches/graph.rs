@@ -8,14 +8,27 @@ use wildtool::graph::{Graph, PathTracker, TextMatch, ToolMatch, PREPARE_NAME};
 
 fn independent(k: usize, same_name: bool) -> Vec<(String, Vec<usize>)> {
     let mut nodes: Vec<(String, Vec<usize>)> = (0..k)
-        .map(|i| (if same_name { "search".to_string() } else { format!("tool_{i:02}") }, Vec::new()))
+        .map(|i| {
+            (
+                if same_name {
+                    "search".to_string()
+                } else {
+                    format!("tool_{i:02}")
+                },
+                Vec::new(),
+            )
+        })
         .collect();
     nodes.push((PREPARE_NAME.to_string(), (0..k).collect()));
     nodes
 }
 
 fn names(nodes: &[(String, Vec<usize>)]) -> Vec<&str> {
-    nodes.iter().filter(|(n, _)| n != PREPARE_NAME).map(|(n, _)| n.as_str()).collect()
+    nodes
+        .iter()
+        .filter(|(n, _)| n != PREPARE_NAME)
+        .map(|(n, _)| n.as_str())
+        .collect()
 }
 
 /// min_length and the first optimal path (what history rendering needs).
@@ -29,8 +42,12 @@ fn replay_parallel(nodes: &[(String, Vec<usize>)]) -> bool {
     let graph = Graph::new(nodes).expect("valid graph");
     let mut tracker = PathTracker::new(&graph);
     let calls = names(nodes);
-    let ok = matches!(tracker.match_tool_call(0, &calls), ToolMatch::Matched { .. });
-    ok && matches!(tracker.match_text(1), TextMatch::Prepare { .. }) && graph.is_optimal_answer_step(1)
+    let ok = matches!(
+        tracker.match_tool_call(0, &calls),
+        ToolMatch::Matched { .. }
+    );
+    ok && matches!(tracker.match_text(1), TextMatch::Prepare { .. })
+        && graph.is_optimal_answer_step(1)
 }
 
 /// One call per step (reverse order), then the text answer.
@@ -39,7 +56,10 @@ fn replay_serial(nodes: &[(String, Vec<usize>)]) -> bool {
     let mut tracker = PathTracker::new(&graph);
     let calls = names(nodes);
     for (s, name) in calls.iter().rev().enumerate() {
-        if !matches!(tracker.match_tool_call(s, &[*name]), ToolMatch::Matched { .. }) {
+        if !matches!(
+            tracker.match_tool_call(s, &[*name]),
+            ToolMatch::Matched { .. }
+        ) {
             return false;
         }
     }
@@ -68,7 +88,10 @@ fn replay_clarify(nodes: &[(String, Vec<usize>)]) -> bool {
     let mut tracker = PathTracker::new(&graph);
     let calls: Vec<&str> = names(nodes).into_iter().skip(1).collect();
     matches!(tracker.match_text(0), TextMatch::Ask { .. })
-        && matches!(tracker.match_tool_call(1, &calls), ToolMatch::Matched { .. })
+        && matches!(
+            tracker.match_tool_call(1, &calls),
+            ToolMatch::Matched { .. }
+        )
         && matches!(tracker.match_text(2), TextMatch::Prepare { .. })
 }
 
@@ -79,7 +102,8 @@ fn clarify_reject_and_log(nodes: &[(String, Vec<usize>)]) -> usize {
     let mut tracker = PathTracker::new(&graph);
     let ok = matches!(tracker.match_text(0), TextMatch::Ask { .. })
         && tracker.match_tool_call(1, &["tool_00", "tool_00", "tool_01"]) == ToolMatch::NoMatch
-        && tracker.match_tool_call(1, &["ask_user_for_required_parameters", PREPARE_NAME]) == ToolMatch::NoMatch;
+        && tracker.match_tool_call(1, &["ask_user_for_required_parameters", PREPARE_NAME])
+            == ToolMatch::NoMatch;
     assert!(ok);
     usize::from(ok) + tracker.candidates(1, 1000).entries.len()
 }
@@ -90,7 +114,9 @@ fn bench(c: &mut Criterion) {
     for k in [8usize, 12, 16] {
         let nodes = clarify(k);
         assert!(replay_clarify(&nodes));
-        group.bench_with_input(BenchmarkId::new("replay", k), &nodes, |b, n| b.iter(|| replay_clarify(black_box(n))));
+        group.bench_with_input(BenchmarkId::new("replay", k), &nodes, |b, n| {
+            b.iter(|| replay_clarify(black_box(n)))
+        });
         group.bench_with_input(BenchmarkId::new("reject-and-log", k), &nodes, |b, n| {
             b.iter(|| clarify_reject_and_log(black_box(n)))
         });
@@ -105,7 +131,9 @@ fn bench(c: &mut Criterion) {
             let nodes = independent(k, same_name);
             assert!(replay_parallel(&nodes));
             assert!(replay_serial(&nodes));
-            group.bench_with_input(BenchmarkId::new("plan", k), &nodes, |b, n| b.iter(|| plan(black_box(n))));
+            group.bench_with_input(BenchmarkId::new("plan", k), &nodes, |b, n| {
+                b.iter(|| plan(black_box(n)))
+            });
             group.bench_with_input(BenchmarkId::new("replay-parallel", k), &nodes, |b, n| {
                 b.iter(|| replay_parallel(black_box(n)))
             });

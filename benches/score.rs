@@ -14,7 +14,8 @@ use wildtool::runner::driver::{run_task, Responder};
 use wildtool::score::{ScoreOptions, Scorer};
 
 fn dataset_1024() -> String {
-    let suite = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl")).expect("suite");
+    let suite = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
+        .expect("suite");
     let base: Vec<&str> = suite.lines().collect();
     let mut out = String::new();
     for i in 0..256 {
@@ -37,8 +38,15 @@ fn results(dataset: &wildtool::dataset::LoadedDataset) -> Vec<String> {
         .map(|s| {
             let tasks: Vec<Value> = (0..s.tasks.len())
                 .map(|t| {
-                    let agent: &dyn Responder = if (s.line + t) % 3 == 0 { &baseline } else { &gold };
-                    run_task(s, t, agent).record.map(|r| r.result).unwrap_or(Value::Null)
+                    let agent: &dyn Responder = if (s.line + t) % 3 == 0 {
+                        &baseline
+                    } else {
+                        &gold
+                    };
+                    run_task(s, t, agent)
+                        .record
+                        .map(|r| r.result)
+                        .unwrap_or(Value::Null)
                 })
                 .collect();
             let mut m = Map::new();
@@ -60,15 +68,18 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("score");
     group.sample_size(10);
     group.throughput(Throughput::Elements(1024));
-    group.bench_function(format!("1024 tasks ({:.1} MB result file)", bytes as f64 / 1e6), |b| {
-        b.iter(|| {
-            let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
-            for (i, line) in lines.iter().enumerate() {
-                let _ = scorer.score_line(i + 1, line);
-            }
-            scorer.metric_json("bench")
-        })
-    });
+    group.bench_function(
+        format!("1024 tasks ({:.1} MB result file)", bytes as f64 / 1e6),
+        |b| {
+            b.iter(|| {
+                let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
+                for (i, line) in lines.iter().enumerate() {
+                    let _ = scorer.score_line(i + 1, line);
+                }
+                scorer.metric_json("bench")
+            })
+        },
+    );
     group.finish();
 }
 

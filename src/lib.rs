@@ -15,8 +15,8 @@ pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
-pub mod runner;
 pub mod report;
+pub mod runner;
 pub mod score;
 pub mod share;
 #[cfg(target_arch = "wasm32")]

@@ -97,9 +97,9 @@ impl TaskType {
     pub fn coarse(self) -> CoarseType {
         match self {
             TaskType::SingleTool => CoarseType::Single,
-            TaskType::ParallelMultiTool | TaskType::SequentialMultiTool | TaskType::MixedMultiTool => {
-                CoarseType::Multi
-            }
+            TaskType::ParallelMultiTool
+            | TaskType::SequentialMultiTool
+            | TaskType::MixedMultiTool => CoarseType::Multi,
             TaskType::Clarify => CoarseType::Clarify,
             TaskType::Chat => CoarseType::Chat,
         }
@@ -132,7 +132,10 @@ pub enum CoarseType {
 /// Number of instruction transitions in a session: changes of coarse type between
 /// consecutive tasks (0..=3 for four tasks).
 pub fn transition_count(types: &[TaskType]) -> u8 {
-    types.windows(2).filter(|w| w[0].coarse() != w[1].coarse()).count() as u8
+    types
+        .windows(2)
+        .filter(|w| w[0].coarse() != w[1].coarse())
+        .count() as u8
 }
 
 /// Hidden-intent subtypes of tasks 2–4 (PROTOCOL §1.2, §7.3).

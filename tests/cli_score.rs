@@ -9,7 +9,9 @@ fn bin() -> Command {
 }
 
 fn fixture(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(p)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(p)
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -32,16 +34,28 @@ fn score_writes_official_files_and_a_report() {
             .arg(&out)
             .output()
             .expect("runs");
-        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
         let stdout = String::from_utf8_lossy(&status.stdout);
-        assert!(stdout.contains("Task accuracy") && stdout.contains("Session accuracy"), "{stdout}");
-        for (ours, theirs) in [("score.jsonl", "mini_score.jsonl"), ("metric.json", "mini_metric.json")] {
+        assert!(
+            stdout.contains("Task accuracy") && stdout.contains("Session accuracy"),
+            "{stdout}"
+        );
+        for (ours, theirs) in [
+            ("score.jsonl", "mini_score.jsonl"),
+            ("metric.json", "mini_metric.json"),
+        ] {
             let a = std::fs::read(out.join(ours)).expect("written");
-            let b = std::fs::read(fixture(&format!("official-runs/{run}/{theirs}"))).expect("fixture");
+            let b =
+                std::fs::read(fixture(&format!("official-runs/{run}/{theirs}"))).expect("fixture");
             assert!(a == b, "{run}/{ours} differs from the official file");
         }
         let report: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report")).expect("json");
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report"))
+                .expect("json");
         assert_eq!(report["report"]["tasks"], 32);
         assert!(report["report"]["errors"]["failed"].as_u64().unwrap_or(0) > 0);
         assert_eq!(report["scoring"]["label_disagreements"], 0);
@@ -51,7 +65,8 @@ fn score_writes_official_files_and_a_report() {
 #[test]
 fn score_survives_a_shuffled_file_with_garbage() {
     let out = tmp("garbage");
-    let text = std::fs::read_to_string(fixture("official-runs/mock-seed-0/mini_result.jsonl")).expect("fixture");
+    let text = std::fs::read_to_string(fixture("official-runs/mock-seed-0/mini_result.jsonl"))
+        .expect("fixture");
     let mut lines: Vec<&str> = text.lines().collect();
     lines.reverse();
     let mut body = lines.join("\n");
@@ -68,7 +83,11 @@ fn score_survives_a_shuffled_file_with_garbage() {
         .output()
         .expect("runs");
     assert!(o.status.success());
-    assert!(String::from_utf8_lossy(&o.stderr).contains("result line 9"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("result line 9"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let a = std::fs::read(out.join("score.jsonl")).expect("written");
     let b = std::fs::read(fixture("official-runs/mock-seed-0/mini_score.jsonl")).expect("fixture");
     assert!(a == b, "sorted output equals the official file");
@@ -76,7 +95,11 @@ fn score_survives_a_shuffled_file_with_garbage() {
 
 #[test]
 fn validate_exit_codes_and_messages() {
-    let ok = bin().arg("validate").arg(fixture("mini.jsonl")).output().expect("runs");
+    let ok = bin()
+        .arg("validate")
+        .arg(fixture("mini.jsonl"))
+        .output()
+        .expect("runs");
     assert!(ok.status.success());
     assert!(String::from_utf8_lossy(&ok.stdout).contains("valid"));
     let dir = tmp("invalid");
@@ -90,7 +113,14 @@ fn validate_exit_codes_and_messages() {
     let bad = bin().arg("validate").arg(&path).output().expect("runs");
     assert_eq!(bad.status.code(), Some(2));
     let out = String::from_utf8_lossy(&bad.stdout);
-    assert!(out.contains("line 1") && out.contains("dependency_list") && out.contains("INVALID"), "{out}");
-    let stats = bin().arg("stats").arg(fixture("mini.jsonl")).output().expect("runs");
+    assert!(
+        out.contains("line 1") && out.contains("dependency_list") && out.contains("INVALID"),
+        "{out}"
+    );
+    let stats = bin()
+        .arg("stats")
+        .arg(fixture("mini.jsonl"))
+        .output()
+        .expect("runs");
     assert!(String::from_utf8_lossy(&stats.stdout).contains("Parallel Multi-Tool"));
 }

@@ -7,7 +7,9 @@ use graph_support::{fmt_path, RefGraph, RefText, RefTool, RefTracker, ASK, PREPA
 use wildtool::graph::{Graph, GraphError, PathTracker, TextMatch, ToolMatch};
 
 fn nodes(spec: &[(&str, &[usize])]) -> Vec<(String, Vec<usize>)> {
-    spec.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect()
+    spec.iter()
+        .map(|(n, d)| (n.to_string(), d.to_vec()))
+        .collect()
 }
 
 /// Tool nodes plus a final prepare depending on all of them.
@@ -18,7 +20,12 @@ fn with_prepare(spec: &[(&str, &[usize])]) -> Vec<(String, Vec<usize>)> {
     v
 }
 
-fn table1_row(spec: &[(&str, &[usize])], expected_paths: &str, min_length: usize, first_optimal: &str) {
+fn table1_row(
+    spec: &[(&str, &[usize])],
+    expected_paths: &str,
+    min_length: usize,
+    first_optimal: &str,
+) {
     let list = with_prepare(spec);
     let p = list.len() - 1;
     let reference = RefTracker::new(RefGraph::new(&list));
@@ -52,12 +59,22 @@ fn table1_a0_a1() {
 
 #[test]
 fn table1_a0_a1_a2() {
-    table1_row(&[("a", &[]), ("a", &[]), ("a", &[])], "[0],[1],[2] · [0,1,2]", 2, "[0,1,2],[3]");
+    table1_row(
+        &[("a", &[]), ("a", &[]), ("a", &[])],
+        "[0],[1],[2] · [0,1,2]",
+        2,
+        "[0,1,2],[3]",
+    );
 }
 
 #[test]
 fn table1_a0_b1() {
-    table1_row(&[("a", &[]), ("b", &[])], "[0],[1] · [1],[0] · [0,1]", 2, "[0,1],[2]");
+    table1_row(
+        &[("a", &[]), ("b", &[])],
+        "[0],[1] · [1],[0] · [0,1]",
+        2,
+        "[0,1],[2]",
+    );
 }
 
 #[test]
@@ -169,7 +186,13 @@ fn replay_reference(list: &[(String, Vec<usize>)], replies: &[Reply]) -> (Vec<St
     (events, false, false)
 }
 
-fn table2_row(list: Vec<(String, Vec<usize>)>, replies: &[Reply], events: &[&str], correct: bool, optimal: bool) {
+fn table2_row(
+    list: Vec<(String, Vec<usize>)>,
+    replies: &[Reply],
+    events: &[&str],
+    correct: bool,
+    optimal: bool,
+) {
     let engine = replay_engine(&list, replies);
     let reference = replay_reference(&list, replies);
     assert_eq!(engine, reference, "engine and reference disagree");
@@ -181,22 +204,49 @@ fn table2_row(list: Vec<(String, Vec<usize>)>, replies: &[Reply], events: &[&str
 #[test]
 fn table2_a0_a1_b2_parallel_ab_rejected_with_candidates() {
     let list = with_prepare(&[("a", &[]), ("a", &[]), ("b", &[])]);
-    table2_row(list.clone(), &[Reply::Tools(&["a", "b"])], &["reject"], false, false);
+    table2_row(
+        list.clone(),
+        &[Reply::Tools(&["a", "b"])],
+        &["reject"],
+        false,
+        false,
+    );
     let graph = Graph::new(&list).unwrap();
     let tracker = PathTracker::new(&graph);
     let names: Vec<Vec<&str>> = tracker
         .candidates(0, 1000)
         .entries
         .iter()
-        .map(|step| graph.name_sorted(step).iter().map(|&i| graph.name(i).unwrap()).collect())
+        .map(|step| {
+            graph
+                .name_sorted(step)
+                .iter()
+                .map(|&i| graph.name(i).unwrap())
+                .collect()
+        })
         .collect();
-    assert_eq!(names, vec![vec!["a"], vec!["b"], vec!["b"], vec!["a", "a"], vec!["a", "a", "b"]]);
+    assert_eq!(
+        names,
+        vec![
+            vec!["a"],
+            vec!["b"],
+            vec!["b"],
+            vec!["a", "a"],
+            vec!["a", "a", "b"]
+        ]
+    );
 }
 
 #[test]
 fn table2_a0_a1_b2_a_then_b_rejected() {
     let list = with_prepare(&[("a", &[]), ("a", &[]), ("b", &[])]);
-    table2_row(list, &[Reply::Tools(&["a"]), Reply::Tools(&["b"])], &["accept [0]", "reject"], false, false);
+    table2_row(
+        list,
+        &[Reply::Tools(&["a"]), Reply::Tools(&["b"])],
+        &["accept [0]", "reject"],
+        false,
+        false,
+    );
 }
 
 #[test]
@@ -226,7 +276,13 @@ fn table2_b0_a1_a2_ab_a_text() {
 #[test]
 fn table2_b0_a1_a2_a_then_b_rejected() {
     let list = with_prepare(&[("b", &[]), ("a", &[]), ("a", &[])]);
-    table2_row(list, &[Reply::Tools(&["a"]), Reply::Tools(&["b"])], &["accept [1]", "reject"], false, false);
+    table2_row(
+        list,
+        &[Reply::Tools(&["a"]), Reply::Tools(&["b"])],
+        &["accept [1]", "reject"],
+        false,
+        false,
+    );
 }
 
 #[test]
@@ -256,13 +312,25 @@ fn table2_chain_ab_c_text_optimal() {
 #[test]
 fn table2_chain_ac_rejected() {
     let list = with_prepare(&[("a", &[]), ("b", &[]), ("c", &[0])]);
-    table2_row(list, &[Reply::Tools(&["a", "c"])], &["reject"], false, false);
+    table2_row(
+        list,
+        &[Reply::Tools(&["a", "c"])],
+        &["reject"],
+        false,
+        false,
+    );
 }
 
 #[test]
 fn table2_ask_accepted_twice() {
     let list = nodes(&[(ASK, &[]), ("t", &[]), (PREPARE, &[0, 1])]);
-    table2_row(list, &[Reply::Text, Reply::Text, Reply::Text], &["ask 0", "ask 0", "correct"], true, false);
+    table2_row(
+        list,
+        &[Reply::Text, Reply::Text, Reply::Text],
+        &["ask 0", "ask 0", "correct"],
+        true,
+        false,
+    );
 }
 
 #[test]
@@ -283,15 +351,27 @@ fn graph_errors() {
     assert_eq!(Graph::new(&empty).unwrap_err(), GraphError::Empty);
     assert!(matches!(
         Graph::new(&nodes(&[("a", &[3])])).unwrap_err(),
-        GraphError::DependencyOutOfRange { node: 0, dependency: 3, len: 1 }
+        GraphError::DependencyOutOfRange {
+            node: 0,
+            dependency: 3,
+            len: 1
+        }
     ));
-    assert_eq!(Graph::new(&nodes(&[("a", &[0])])).unwrap_err(), GraphError::SelfDependency { node: 0 });
+    assert_eq!(
+        Graph::new(&nodes(&[("a", &[0])])).unwrap_err(),
+        GraphError::SelfDependency { node: 0 }
+    );
     assert_eq!(
         Graph::new(&nodes(&[("a", &[]), ("b", &[2]), ("c", &[1]), ("d", &[2])])).unwrap_err(),
-        GraphError::Cycle { nodes: vec![1, 2, 3] }
+        GraphError::Cycle {
+            nodes: vec![1, 2, 3]
+        }
     );
     let many: Vec<(String, Vec<usize>)> = (0..65).map(|i| (format!("t{i}"), vec![])).collect();
-    assert!(matches!(Graph::new(&many).unwrap_err(), GraphError::TooManyNodes { count: 65, max: 64 }));
+    assert!(matches!(
+        Graph::new(&many).unwrap_err(),
+        GraphError::TooManyNodes { count: 65, max: 64 }
+    ));
 }
 
 #[test]
@@ -299,8 +379,16 @@ fn out_of_range_steps() {
     let list = nodes(&[("t", &[]), (PREPARE, &[0])]);
     let graph = Graph::new(&list).unwrap();
     let mut tracker = PathTracker::new(&graph);
-    assert_eq!(tracker.match_tool_call(2, &["t"]), ToolMatch::StepOutOfRange);
-    assert_eq!(tracker.match_text(2), TextMatch::NoMatch { step_out_of_range: true });
+    assert_eq!(
+        tracker.match_tool_call(2, &["t"]),
+        ToolMatch::StepOutOfRange
+    );
+    assert_eq!(
+        tracker.match_text(2),
+        TextMatch::NoMatch {
+            step_out_of_range: true
+        }
+    );
     assert_eq!(tracker.match_tool_call(0, &["unknown"]), ToolMatch::NoMatch);
 }
 

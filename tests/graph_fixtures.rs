@@ -11,12 +11,17 @@ use serde_json::Value;
 use wildtool::graph::{Graph, PathTracker, TextMatch, ToolMatch};
 
 fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(rel)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(rel)
 }
 
 fn sessions() -> Vec<Value> {
     let text = std::fs::read_to_string(fixture("mini.jsonl")).unwrap();
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).unwrap()).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 fn graph_nodes(answer: &Value) -> Vec<(String, Vec<usize>)> {
@@ -26,7 +31,12 @@ fn graph_nodes(answer: &Value) -> Vec<(String, Vec<usize>)> {
         .iter()
         .map(|node| {
             let name = node["action"]["name"].as_str().unwrap().to_string();
-            let deps = node["dependency_list"].as_array().unwrap().iter().map(|d| d.as_u64().unwrap() as usize).collect();
+            let deps = node["dependency_list"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d.as_u64().unwrap() as usize)
+                .collect();
             (name, deps)
         })
         .collect()
@@ -41,10 +51,17 @@ fn every_mini_graph_matches_the_reference() {
             let graph = Graph::new(&list).unwrap();
             let reference = RefTracker::new(RefGraph::new(&list));
             assert_eq!(graph.min_length(), reference.min_length(), "{list:?}");
-            assert_eq!(graph.first_optimal_path(), reference.first_optimal(), "{list:?}");
+            assert_eq!(
+                graph.first_optimal_path(),
+                reference.first_optimal(),
+                "{list:?}"
+            );
             let tracker = PathTracker::new(&graph);
             for s in 0..list.len() {
-                assert_eq!(tracker.candidates(s, usize::MAX - 1).entries, reference.candidates(s));
+                assert_eq!(
+                    tracker.candidates(s, usize::MAX - 1).entries,
+                    reference.candidates(s)
+                );
             }
             tasks += 1;
         }
@@ -73,7 +90,12 @@ fn gold_actions(graph: &Graph, answer: &Value, nodes: &[usize]) -> Vec<(String, 
     graph
         .name_sorted(nodes)
         .into_iter()
-        .map(|i| (graph.name(i).unwrap().to_string(), answer[i]["action"]["arguments"].clone()))
+        .map(|i| {
+            (
+                graph.name(i).unwrap().to_string(),
+                answer[i]["action"]["arguments"].clone(),
+            )
+        })
         .collect()
 }
 
@@ -95,7 +117,8 @@ fn logged_actions(candidate: &Value) -> Vec<(String, Value)> {
 
 fn replay_run(run: &str) -> usize {
     let sessions = sessions();
-    let text = std::fs::read_to_string(fixture(&format!("official-runs/{run}/mini_result.jsonl"))).unwrap();
+    let text = std::fs::read_to_string(fixture(&format!("official-runs/{run}/mini_result.jsonl")))
+        .unwrap();
     let mut steps_checked = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {
         let result: Value = serde_json::from_str(line).unwrap();
@@ -113,13 +136,20 @@ fn replay_run(run: &str) -> usize {
             let mut s = 0;
             while let Some(step) = log.get(format!("step_{s}")) {
                 let out = &step["inference_output"];
-                let official_error = out.get("current_action_name_label").and_then(Value::as_str) == Some("error");
+                let official_error =
+                    out.get("current_action_name_label").and_then(Value::as_str) == Some("error");
                 let calls = out["tool_calls"].as_array().filter(|c| !c.is_empty());
                 let context = format!("{id} task {t} step {s}");
                 let accepted: Option<Vec<usize>> = if let Some(calls) = calls {
-                    let names: Vec<&str> = calls.iter().map(|c| c["function"]["name"].as_str().unwrap()).collect();
+                    let names: Vec<&str> = calls
+                        .iter()
+                        .map(|c| c["function"]["name"].as_str().unwrap())
+                        .collect();
                     match tracker.match_tool_call(s, &names) {
-                        ToolMatch::Matched { nodes, dropped_short_paths } => {
+                        ToolMatch::Matched {
+                            nodes,
+                            dropped_short_paths,
+                        } => {
                             assert!(!dropped_short_paths, "{context}");
                             Some(nodes)
                         }
@@ -139,7 +169,10 @@ fn replay_run(run: &str) -> usize {
                 let answer_log = &step["inference_answer"];
                 match accepted {
                     Some(nodes) => {
-                        assert!(!official_error, "{context}: engine accepted, official rejected");
+                        assert!(
+                            !official_error,
+                            "{context}: engine accepted, official rejected"
+                        );
                         assert_eq!(
                             gold_actions(&graph, answer, &nodes),
                             logged_actions(&answer_log["candidate_0_answer_function_list"]),
@@ -147,15 +180,23 @@ fn replay_run(run: &str) -> usize {
                         );
                     }
                     None => {
-                        assert!(official_error, "{context}: engine rejected, official accepted");
+                        assert!(
+                            official_error,
+                            "{context}: engine rejected, official accepted"
+                        );
                         let candidates = tracker.candidates(s, 1000);
                         assert!(!candidates.truncated);
                         let logged: Vec<Vec<(String, Value)>> = (0..)
-                            .map_while(|i| answer_log.get(format!("candidate_{i}_answer_function_list")))
+                            .map_while(|i| {
+                                answer_log.get(format!("candidate_{i}_answer_function_list"))
+                            })
                             .map(logged_actions)
                             .collect();
-                        let mine: Vec<Vec<(String, Value)>> =
-                            candidates.entries.iter().map(|c| gold_actions(&graph, answer, c)).collect();
+                        let mine: Vec<Vec<(String, Value)>> = candidates
+                            .entries
+                            .iter()
+                            .map(|c| gold_actions(&graph, answer, c))
+                            .collect();
                         assert_eq!(mine, logged, "{context}: logged candidates");
                     }
                 }
@@ -164,7 +205,11 @@ fn replay_run(run: &str) -> usize {
             }
             let label = task["action_name_label"].as_str().unwrap();
             assert_eq!(correct, label == "correct", "{id} task {t}: label");
-            assert_eq!(optimal, task["is_optimal"].as_bool().unwrap(), "{id} task {t}: is_optimal");
+            assert_eq!(
+                optimal,
+                task["is_optimal"].as_bool().unwrap(),
+                "{id} task {t}: is_optimal"
+            );
         }
     }
     steps_checked

@@ -44,7 +44,9 @@ fn random_graph(rng: &mut Rng, alphabet: &[&str], max_other: usize) -> Vec<(Stri
         11..=17 => 1,
         _ => 2,
     };
-    let mut kinds: Vec<String> = (0..tools).map(|_| alphabet[rng.below(alphabet.len())].to_string()).collect();
+    let mut kinds: Vec<String> = (0..tools)
+        .map(|_| alphabet[rng.below(alphabet.len())].to_string())
+        .collect();
     kinds.extend((0..asks).map(|_| ASK.to_string()));
     kinds.truncate(max_other);
     rng.shuffle(&mut kinds);
@@ -57,7 +59,11 @@ fn random_graph(rng: &mut Rng, alphabet: &[&str], max_other: usize) -> Vec<(Stri
     }
     if topo.is_empty() || rng.chance(92) {
         let m = topo.len();
-        let deps = if rng.chance(65) { (0..m).collect() } else { (0..m).filter(|_| rng.chance(50)).collect() };
+        let deps = if rng.chance(65) {
+            (0..m).collect()
+        } else {
+            (0..m).filter(|_| rng.chance(50)).collect()
+        };
         topo.push((PREPARE.to_string(), deps));
     }
     // Random index order.
@@ -79,7 +85,10 @@ fn random_graph(rng: &mut Rng, alphabet: &[&str], max_other: usize) -> Vec<(Stri
 /// What the capped candidate list must be, from the full reference list.
 fn expected_capped(full: &[Vec<usize>], cap: usize) -> Candidates {
     if full.len() <= cap {
-        return Candidates { entries: full.to_vec(), truncated: false };
+        return Candidates {
+            entries: full.to_vec(),
+            truncated: false,
+        };
     }
     let mut entries: Vec<Vec<usize>> = Vec::new();
     for c in full {
@@ -90,14 +99,35 @@ fn expected_capped(full: &[Vec<usize>], cap: usize) -> Candidates {
             entries.push(c.clone());
         }
     }
-    Candidates { entries, truncated: true }
+    Candidates {
+        entries,
+        truncated: true,
+    }
 }
 
 fn text_as_ref(t: TextMatch) -> RefText {
     match t {
-        TextMatch::NoMatch { step_out_of_range } => RefText::NoMatch { out_of_range: step_out_of_range },
-        TextMatch::Ask { node, step, multi_node } => RefText::Ask { node, step, multi: multi_node },
-        TextMatch::Prepare { node, step, multi_node } => RefText::Prepare { node, step, multi: multi_node },
+        TextMatch::NoMatch { step_out_of_range } => RefText::NoMatch {
+            out_of_range: step_out_of_range,
+        },
+        TextMatch::Ask {
+            node,
+            step,
+            multi_node,
+        } => RefText::Ask {
+            node,
+            step,
+            multi: multi_node,
+        },
+        TextMatch::Prepare {
+            node,
+            step,
+            multi_node,
+        } => RefText::Prepare {
+            node,
+            step,
+            multi: multi_node,
+        },
     }
 }
 
@@ -105,7 +135,13 @@ fn tool_as_ref(t: ToolMatch) -> RefTool {
     match t {
         ToolMatch::StepOutOfRange => RefTool::OutOfRange,
         ToolMatch::NoMatch => RefTool::NoMatch,
-        ToolMatch::Matched { nodes, dropped_short_paths } => RefTool::Matched { nodes, short: dropped_short_paths },
+        ToolMatch::Matched {
+            nodes,
+            dropped_short_paths,
+        } => RefTool::Matched {
+            nodes,
+            short: dropped_short_paths,
+        },
     }
 }
 
@@ -127,13 +163,28 @@ fn check_case(seed: u64, alphabet: &[&str], stats: &mut Stats) -> Result<(), Tes
     check_sized(seed, alphabet, 6, stats)
 }
 
-fn check_sized(seed: u64, alphabet: &[&str], max_other: usize, stats: &mut Stats) -> Result<(), TestCaseError> {
+fn check_sized(
+    seed: u64,
+    alphabet: &[&str],
+    max_other: usize,
+    stats: &mut Stats,
+) -> Result<(), TestCaseError> {
     let mut rng = Rng(seed);
     let list = random_graph(&mut rng, alphabet, max_other);
     let graph = Graph::new(&list).map_err(|e| TestCaseError::fail(format!("{e}: {list:?}")))?;
     let mut reference = RefTracker::new(RefGraph::new(&list));
-    prop_assert_eq!(graph.min_length(), reference.min_length(), "min_length of {:?}", list);
-    prop_assert_eq!(graph.first_optimal_path(), reference.first_optimal(), "first optimal path of {:?}", list);
+    prop_assert_eq!(
+        graph.min_length(),
+        reference.min_length(),
+        "min_length of {:?}",
+        list
+    );
+    prop_assert_eq!(
+        graph.first_optimal_path(),
+        reference.first_optimal(),
+        "first optimal path of {:?}",
+        list
+    );
     let mut engine = PathTracker::new(&graph);
     let n = list.len();
     let mut asked = Vec::new();
@@ -141,13 +192,25 @@ fn check_sized(seed: u64, alphabet: &[&str], max_other: usize, stats: &mut Stats
         let full = reference.candidates(s);
         let got = engine.candidates(s, 1_000_000);
         prop_assert!(!got.truncated);
-        prop_assert_eq!(&got.entries, &full, "candidates at step {} of {:?}", s, list);
+        prop_assert_eq!(
+            &got.entries,
+            &full,
+            "candidates at step {} of {:?}",
+            s,
+            list
+        );
         let cap = 1 + rng.below(4);
         let capped = engine.candidates(s, cap);
         if capped.truncated {
             stats.truncations += 1;
         }
-        prop_assert_eq!(capped, expected_capped(&full, cap), "capped candidates at step {} of {:?}", s, list);
+        prop_assert_eq!(
+            capped,
+            expected_capped(&full, cap),
+            "capped candidates at step {} of {:?}",
+            s,
+            list
+        );
 
         let roll = rng.below(100);
         if roll < 28 {
@@ -175,8 +238,14 @@ fn check_sized(seed: u64, alphabet: &[&str], max_other: usize, stats: &mut Stats
                 let pick = &full[rng.below(full.len())];
                 pick.iter().map(|&i| list[i].0.clone()).collect()
             } else {
-                let pool: Vec<&str> = alphabet.iter().copied().chain([ASK, PREPARE, "zz"]).collect();
-                (0..1 + rng.below(3)).map(|_| pool[rng.below(pool.len())].to_string()).collect()
+                let pool: Vec<&str> = alphabet
+                    .iter()
+                    .copied()
+                    .chain([ASK, PREPARE, "zz"])
+                    .collect();
+                (0..1 + rng.below(3))
+                    .map(|_| pool[rng.below(pool.len())].to_string())
+                    .collect()
             };
             rng.shuffle(&mut names);
             let e = tool_as_ref(engine.match_tool_call(s, &names));
@@ -253,7 +322,8 @@ fn larger_graphs_match_reference() {
 #[ignore]
 fn extreme_sizes_are_fast() {
     for k in [20usize, 32, 48, 63] {
-        let mut list: Vec<(String, Vec<usize>)> = (0..k).map(|i| (format!("t{i:02}"), Vec::new())).collect();
+        let mut list: Vec<(String, Vec<usize>)> =
+            (0..k).map(|i| (format!("t{i:02}"), Vec::new())).collect();
         list.push((PREPARE.to_string(), (0..k).collect()));
         let start = std::time::Instant::now();
         let graph = Graph::new(&list).unwrap();
@@ -261,19 +331,30 @@ fn extreme_sizes_are_fast() {
         assert_eq!(graph.first_optimal_path().len(), 2);
         let mut tracker = PathTracker::new(&graph);
         let names: Vec<&str> = list[..k].iter().map(|(n, _)| n.as_str()).collect();
-        assert!(matches!(tracker.match_tool_call(0, &names), ToolMatch::Matched { .. }));
+        assert!(matches!(
+            tracker.match_tool_call(0, &names),
+            ToolMatch::Matched { .. }
+        ));
         assert!(matches!(tracker.match_text(1), TextMatch::Prepare { .. }));
         let parallel = start.elapsed();
         let start = std::time::Instant::now();
         let mut tracker = PathTracker::new(&graph);
         for (s, name) in names.iter().enumerate() {
-            assert!(matches!(tracker.match_tool_call(s, &[*name]), ToolMatch::Matched { .. }));
+            assert!(matches!(
+                tracker.match_tool_call(s, &[*name]),
+                ToolMatch::Matched { .. }
+            ));
         }
         assert!(matches!(tracker.match_text(k), TextMatch::Prepare { .. }));
         let serial = start.elapsed();
         let start = std::time::Instant::now();
         let tracker = PathTracker::new(&graph);
-        assert_eq!(tracker.match_text(0), TextMatch::NoMatch { step_out_of_range: false });
+        assert_eq!(
+            tracker.match_text(0),
+            TextMatch::NoMatch {
+                step_out_of_range: false
+            }
+        );
         let c = tracker.candidates(0, 1000);
         assert!(c.truncated && c.entries.len() == 1000);
         let log = start.elapsed();

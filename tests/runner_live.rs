@@ -419,7 +419,15 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
         .args(["run", "--dataset"])
         .arg(mini_path())
-        .args(["--model", "mock/model", "--base-url", &slow.base_url(), "--concurrency", "2", "--out"])
+        .args([
+            "--model",
+            "mock/model",
+            "--base-url",
+            &slow.base_url(),
+            "--concurrency",
+            "2",
+            "--out",
+        ])
         .arg(&out)
         .stderr(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
@@ -430,7 +438,10 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
     let _ = child.wait();
     let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
     let saved = ckpt.lines().count().saturating_sub(1);
-    assert!(saved > 0 && saved < 32, "killed mid-run with {saved} task(s) saved");
+    assert!(
+        saved > 0 && saved < 32,
+        "killed mid-run with {saved} task(s) saved"
+    );
     assert!(!out.join("result.jsonl").exists());
 
     let server = model_server(Behaviour::Gold, |_, _| None);

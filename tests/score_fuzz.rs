@@ -9,13 +9,21 @@ use wildtool::json::{dumps, loads, Escape, Map, Value};
 use wildtool::score::{ScoreOptions, Scorer};
 
 fn fixture(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/fixtures/{path}", env!("CARGO_MANIFEST_DIR"))).expect("fixture")
+    std::fs::read_to_string(format!(
+        "{}/tests/fixtures/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .expect("fixture")
 }
 
 fn result_lines() -> Vec<String> {
     let mut out = Vec::new();
     for run in ["mock-seed-0", "mock-seed-5"] {
-        out.extend(fixture(&format!("official-runs/{run}/mini_result.jsonl")).lines().map(str::to_owned));
+        out.extend(
+            fixture(&format!("official-runs/{run}/mini_result.jsonl"))
+                .lines()
+                .map(str::to_owned),
+        );
     }
     out
 }

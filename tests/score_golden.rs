@@ -9,7 +9,9 @@ use wildtool::json::Value;
 use wildtool::score::{ScoreOptions, Scorer};
 
 fn fixture(path: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(path);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
@@ -26,7 +28,11 @@ fn score_run(run: &str) -> (String, String, wildtool::score::ScoreStats) {
         lines.push((scored.index, scored.score_line));
     }
     lines.sort_by_key(|l| l.0);
-    let score = lines.into_iter().map(|l| l.1).collect::<Vec<_>>().join("\n");
+    let score = lines
+        .into_iter()
+        .map(|l| l.1)
+        .collect::<Vec<_>>()
+        .join("\n");
     let metric = scorer.metric_json(scorer.model_name().unwrap_or("?"));
     (score, metric, scorer.stats().clone())
 }
@@ -35,7 +41,11 @@ fn assert_same(kind: &str, got: &str, want: &str) {
     if got != want {
         for (i, (g, w)) in got.lines().zip(want.lines()).enumerate() {
             if g != w {
-                let at = g.bytes().zip(w.bytes()).position(|(a, b)| a != b).unwrap_or(g.len().min(w.len()));
+                let at = g
+                    .bytes()
+                    .zip(w.bytes())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(g.len().min(w.len()));
                 let lo = at.saturating_sub(150);
                 panic!(
                     "{kind}: line {} differs at byte {at}\n got: …{}\nwant: …{}",
@@ -45,24 +55,50 @@ fn assert_same(kind: &str, got: &str, want: &str) {
                 );
             }
         }
-        panic!("{kind}: differs in line count or trailing bytes ({} vs {} bytes)", got.len(), want.len());
+        panic!(
+            "{kind}: differs in line count or trailing bytes ({} vs {} bytes)",
+            got.len(),
+            want.len()
+        );
     }
 }
 
 #[test]
 fn mock_seed_0_reproduces_official_score_and_metric() {
     let (score, metric, stats) = score_run("mock-seed-0");
-    assert_same("score.jsonl", &score, &fixture("official-runs/mock-seed-0/mini_score.jsonl"));
-    assert_same("metric.json", &metric, &fixture("official-runs/mock-seed-0/mini_metric.json"));
-    assert_eq!(stats.label_disagreements, 0, "recorded labels are official: {stats:?}");
+    assert_same(
+        "score.jsonl",
+        &score,
+        &fixture("official-runs/mock-seed-0/mini_score.jsonl"),
+    );
+    assert_same(
+        "metric.json",
+        &metric,
+        &fixture("official-runs/mock-seed-0/mini_metric.json"),
+    );
+    assert_eq!(
+        stats.label_disagreements, 0,
+        "recorded labels are official: {stats:?}"
+    );
 }
 
 #[test]
 fn mock_seed_5_reproduces_official_score_and_metric() {
     let (score, metric, stats) = score_run("mock-seed-5");
-    assert_same("score.jsonl", &score, &fixture("official-runs/mock-seed-5/mini_score.jsonl"));
-    assert_same("metric.json", &metric, &fixture("official-runs/mock-seed-5/mini_metric.json"));
-    assert_eq!(stats.label_disagreements, 0, "recorded labels are official: {stats:?}");
+    assert_same(
+        "score.jsonl",
+        &score,
+        &fixture("official-runs/mock-seed-5/mini_score.jsonl"),
+    );
+    assert_same(
+        "metric.json",
+        &metric,
+        &fixture("official-runs/mock-seed-5/mini_metric.json"),
+    );
+    assert_eq!(
+        stats.label_disagreements, 0,
+        "recorded labels are official: {stats:?}"
+    );
 }
 
 /// Recorded labels are not trusted: a result file whose labels, reasons, candidates and
@@ -97,7 +133,8 @@ fn labels_are_rederived_not_trusted() {
         }
         let loaded = load_dataset(&fixture("mini.jsonl"), Lang::En);
         let seg = checker::default_segmenter();
-        let check = |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
+        let check =
+            |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
         let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
         let mut lines: Vec<(usize, String)> = tampered
             .iter()
@@ -108,11 +145,27 @@ fn labels_are_rederived_not_trusted() {
             })
             .collect();
         lines.sort_by_key(|l| l.0);
-        let score = lines.into_iter().map(|l| l.1).collect::<Vec<_>>().join("\n");
-        assert_same("score.jsonl", &score, &fixture(&format!("official-runs/{run}/mini_score.jsonl")));
+        let score = lines
+            .into_iter()
+            .map(|l| l.1)
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_same(
+            "score.jsonl",
+            &score,
+            &fixture(&format!("official-runs/{run}/mini_score.jsonl")),
+        );
         let metric = scorer.metric_json(scorer.model_name().unwrap_or("?"));
-        assert_same("metric.json", &metric, &fixture(&format!("official-runs/{run}/mini_metric.json")));
-        assert!(scorer.stats().label_disagreements >= 10, "{:?}", scorer.stats());
+        assert_same(
+            "metric.json",
+            &metric,
+            &fixture(&format!("official-runs/{run}/mini_metric.json")),
+        );
+        assert!(
+            scorer.stats().label_disagreements >= 10,
+            "{:?}",
+            scorer.stats()
+        );
     }
 }
 
@@ -137,9 +190,13 @@ fn out_of_order_duplicates_errors_and_garbage() {
         };
         scored.push(scorer.score_line(i + 1, &text).expect("scores"));
     }
-    let err = scorer.score_line(99, "{not json").expect_err("garbage is an error");
+    let err = scorer
+        .score_line(99, "{not json")
+        .expect_err("garbage is an error");
     assert!(err.to_string().contains("line 99"), "{err}");
-    let err = scorer.score_line(100, r#"{"id": "wild_tool_bench_77", "result": []}"#).expect_err("unknown id");
+    let err = scorer
+        .score_line(100, r#"{"id": "wild_tool_bench_77", "result": []}"#)
+        .expect_err("unknown id");
     assert!(err.to_string().contains("77"), "{err}");
     // A duplicate is scored and counted again (P19).
     scored.push(scorer.score_line(101, lines[0]).expect("dup"));
@@ -149,7 +206,10 @@ fn out_of_order_duplicates_errors_and_garbage() {
     assert_eq!(stats.skipped.len(), 2);
     assert_eq!(stats.official_crashes.get("C2"), Some(&1));
     let c2 = scored.iter().find(|s| s.index == 3).expect("session 3");
-    assert_eq!(c2.score_line, r#"{"id": "wild_tool_bench_3", "results": "Error during inference: boom"}"#);
+    assert_eq!(
+        c2.score_line,
+        r#"{"id": "wild_tool_bench_3", "results": "Error during inference: boom"}"#
+    );
     assert!(c2.outcomes.iter().all(|o| !o.correct) && c2.outcomes.len() == 4);
     // 9 sessions counted (8 + duplicate), 36 tasks.
     let m = scorer.metrics();

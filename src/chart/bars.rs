@@ -14,21 +14,52 @@ const MUTED: &str = "#6b6b6b";
 /// Tooltip for one bar: "Series — Category: 56.3% (95% CI …)".
 /// Vertical grid lines with percent ticks under a horizontal plot, and the value-axis
 /// title (shared by grouped and stacked horizontal charts).
-pub(crate) fn percent_axis(svg: &mut Svg, title: &str, left: f64, top: f64, plot_w: f64, bottom: f64) {
+pub(crate) fn percent_axis(
+    svg: &mut Svg,
+    title: &str,
+    left: f64,
+    top: f64,
+    plot_w: f64,
+    bottom: f64,
+) {
     for t in TICKS {
         let x = left + t * plot_w;
         svg.line(x, top, x, bottom, GRID, 1.0);
-        svg.text(x, bottom + 16.0, Anchor::Middle, 11.0, MUTED, false, &format_percent(t).replace(".0%", "%"));
+        svg.text(
+            x,
+            bottom + 16.0,
+            Anchor::Middle,
+            11.0,
+            MUTED,
+            false,
+            &format_percent(t).replace(".0%", "%"),
+        );
     }
     if !title.is_empty() {
-        svg.text(left + plot_w / 2.0, bottom + 36.0, Anchor::Middle, 12.0, "#333333", false, title);
+        svg.text(
+            left + plot_w / 2.0,
+            bottom + 36.0,
+            Anchor::Middle,
+            12.0,
+            "#333333",
+            false,
+            title,
+        );
     }
 }
 
 /// A category label left of a horizontal plot, centred on `y_mid`, in its own group.
 pub(crate) fn category_label(svg: &mut Svg, category: &str, label: &str, left: f64, y_mid: f64) {
     svg.group_open(category);
-    svg.text(left - 8.0, y_mid + 4.0, Anchor::End, 12.0, "#222222", false, label);
+    svg.text(
+        left - 8.0,
+        y_mid + 4.0,
+        Anchor::End,
+        12.0,
+        "#222222",
+        false,
+        label,
+    );
     svg.group_close();
 }
 

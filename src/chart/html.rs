@@ -37,7 +37,10 @@ pre{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px;over
 
 /// Escapes multi-line text for a `<pre>` block: like [`escape_xml`], but line breaks stay.
 fn escape_lines(text: &str) -> String {
-    text.split('\n').map(escape_xml).collect::<Vec<_>>().join("\n")
+    text.split('\n')
+        .map(escape_xml)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn pct(x: f64) -> String {
@@ -202,7 +205,10 @@ mod tests {
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));
         assert_eq!(html.matches("<figure").count(), charts.len());
         assert_eq!(html.matches("<svg").count(), charts.len());
-        let multi = ReportMeta { summary: "line 1\nline <2>".to_owned(), ..meta };
+        let multi = ReportMeta {
+            summary: "line 1\nline <2>".to_owned(),
+            ..meta
+        };
         assert!(report_html(&multi, &report, &[]).contains("<pre>line 1\nline &lt;2&gt;</pre>"));
     }
 }

@@ -13,9 +13,9 @@
 
 mod bars;
 pub mod dashboard;
-pub mod html;
 mod describe;
 mod format;
+pub mod html;
 mod stacked;
 pub mod stats;
 mod svg;

@@ -21,7 +21,10 @@ mod tests {
     #[test]
     fn wilson_known_values() {
         let (lo, hi) = wilson95(50, 100).unwrap_or((0.0, 0.0));
-        assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3, "{lo} {hi}");
+        assert!(
+            (lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3,
+            "{lo} {hi}"
+        );
         let (lo, hi) = wilson95(0, 10).unwrap_or((1.0, 1.0));
         assert_eq!(lo, 0.0);
         assert!(hi > 0.2 && hi < 0.35);

@@ -16,13 +16,18 @@ pub struct FileError {
 
 /// Wraps an IO error with its path.
 pub fn at(path: &Path) -> impl FnOnce(std::io::Error) -> FileError + '_ {
-    move |source| FileError { path: path.to_path_buf(), source }
+    move |source| FileError {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// Reads a whole text file (datasets are small).
 pub fn read_text(path: &Path) -> Result<String, FileError> {
     let mut text = String::new();
-    File::open(path).and_then(|mut f| f.read_to_string(&mut text)).map_err(at(path))?;
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(at(path))?;
     Ok(text)
 }
 
@@ -54,7 +59,14 @@ pub fn for_each_line(path: &Path, mut visit: impl FnMut(LineSpan, &str)) -> Resu
         let text = String::from_utf8_lossy(&buf);
         let trimmed = text.trim_end_matches(['\n', '\r']);
         if !trimmed.trim().is_empty() {
-            visit(LineSpan { line, offset, len: trimmed.len() }, trimmed);
+            visit(
+                LineSpan {
+                    line,
+                    offset,
+                    len: trimmed.len(),
+                },
+                trimmed,
+            );
         }
         offset += n as u64;
     }
@@ -71,14 +83,22 @@ pub struct LineReader {
 impl LineReader {
     /// Opens `path`.
     pub fn open(path: &Path) -> Result<Self, FileError> {
-        Ok(Self { file: File::open(path).map_err(at(path))?, path: path.to_path_buf(), buf: Vec::new() })
+        Ok(Self {
+            file: File::open(path).map_err(at(path))?,
+            path: path.to_path_buf(),
+            buf: Vec::new(),
+        })
     }
 
     /// Reads the line at `span`.
     pub fn read(&mut self, span: LineSpan) -> Result<String, FileError> {
         self.buf.resize(span.len, 0);
-        self.file.seek(SeekFrom::Start(span.offset)).map_err(at(&self.path))?;
-        self.file.read_exact(&mut self.buf).map_err(at(&self.path))?;
+        self.file
+            .seek(SeekFrom::Start(span.offset))
+            .map_err(at(&self.path))?;
+        self.file
+            .read_exact(&mut self.buf)
+            .map_err(at(&self.path))?;
         Ok(String::from_utf8_lossy(&self.buf).into_owned())
     }
 }

@@ -164,17 +164,49 @@ struct RunOpts {
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Validate { file, lang, semantic } => validate_cmd::validate(&file, lang.into(), semantic),
+        Command::Validate {
+            file,
+            lang,
+            semantic,
+        } => validate_cmd::validate(&file, lang.into(), semantic),
         Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into()),
-        Command::Score { dataset, results, out, lang, model_name, candidate_cap } => score_cmd::score(
-            &score_cmd::ScoreArgs { dataset, results, out, lang: lang.into(), model_name, candidate_cap },
-        ),
-        Command::Report { dataset, score_dir, from, out, compare } => {
-            return match report_cmd::report(&report_cmd::ReportArgs { dataset, score_dir, from, out, compare }) {
+        Command::Score {
+            dataset,
+            results,
+            out,
+            lang,
+            model_name,
+            candidate_cap,
+        } => score_cmd::score(&score_cmd::ScoreArgs {
+            dataset,
+            results,
+            out,
+            lang: lang.into(),
+            model_name,
+            candidate_cap,
+        }),
+        Command::Report {
+            dataset,
+            score_dir,
+            from,
+            out,
+            compare,
+        } => {
+            return match report_cmd::report(&report_cmd::ReportArgs {
+                dataset,
+                score_dir,
+                from,
+                out,
+                compare,
+            }) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) { 2 } else { 1 })
+                    ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) {
+                        2
+                    } else {
+                        1
+                    })
                 }
             };
         }
@@ -200,7 +232,11 @@ pub fn main() -> ExitCode {
                 Ok(code) => code,
                 Err(e) => {
                     eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, run_cmd::RunCmdError::Usage(_)) { 2 } else { 1 })
+                    ExitCode::from(if matches!(e, run_cmd::RunCmdError::Usage(_)) {
+                        2
+                    } else {
+                        1
+                    })
                 }
             };
         }

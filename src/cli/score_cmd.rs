@@ -102,7 +102,8 @@ fn write_report_json(
             "scoring.official_crashes counts inputs on which the official code would have crashed (PROTOCOL §6); wildtool applied the documented fallback instead."
         ],
     });
-    let text = serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let text =
+        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     fs::write(path, text + "\n").map_err(at(path))
 }
 
@@ -121,12 +122,20 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
 
     // Pass 1: line spans and sort keys only, so a huge file is never held in memory.
     let mut spans: Vec<(usize, LineSpan)> = Vec::new();
-    for_each_line(&args.results, |span, text| spans.push((sort_index(text), span)))?;
+    for_each_line(&args.results, |span, text| {
+        spans.push((sort_index(text), span))
+    })?;
     spans.sort_by_key(|(index, span)| (*index, span.line));
 
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
-    let mut scorer = Scorer::new(&loaded, &check, ScoreOptions { candidate_cap: args.candidate_cap });
+    let mut scorer = Scorer::new(
+        &loaded,
+        &check,
+        ScoreOptions {
+            candidate_cap: args.candidate_cap,
+        },
+    );
     let score_path = args.out.join("score.jsonl");
     let file = fs::File::create(&score_path).map_err(at(&score_path))?;
     let mut writer = BufWriter::new(file);
@@ -142,7 +151,9 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
                 if !first {
                     writer.write_all(b"\n").map_err(at(&score_path))?;
                 }
-                writer.write_all(line.score_line.as_bytes()).map_err(at(&score_path))?;
+                writer
+                    .write_all(line.score_line.as_bytes())
+                    .map_err(at(&score_path))?;
                 first = false;
             }
             Err(e) => eprintln!("warning: {e} (skipped)"),
@@ -161,7 +172,11 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     write_report_json(
         &args.out.join("report.json"),
         &model,
-        &DatasetInfo { path: &args.dataset, text: &dataset_text, loaded: &loaded },
+        &DatasetInfo {
+            path: &args.dataset,
+            text: &dataset_text,
+            loaded: &loaded,
+        },
         &report,
         &scorer.final_stats(),
         &outcomes,
@@ -172,11 +187,22 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
         println!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements);
     }
     if !stats.official_crashes.is_empty() {
-        println!("  note: the official code would have crashed on: {:?}", stats.official_crashes);
+        println!(
+            "  note: the official code would have crashed on: {:?}",
+            stats.official_crashes
+        );
     }
     if !stats.skipped.is_empty() {
-        println!("  note: {} result line(s) could not be scored (see warnings above)", stats.skipped.len());
+        println!(
+            "  note: {} result line(s) could not be scored (see warnings above)",
+            stats.skipped.len()
+        );
     }
-    println!("wrote {}, {}, {}", score_path.display(), metric_path.display(), args.out.join("report.json").display());
+    println!(
+        "wrote {}, {}, {}",
+        score_path.display(),
+        metric_path.display(),
+        args.out.join("report.json").display()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -15,12 +15,19 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
     if semantic {
         let segmenter = checker::default_segmenter();
         let check = |tools: &wildtool::json::Value, name: &str, args: &wildtool::json::Value| {
-            let predicted = wildtool::json::Value::Str(wildtool::json::dumps(args, wildtool::json::Escape::Utf8));
+            let predicted = wildtool::json::Value::Str(wildtool::json::dumps(
+                args,
+                wildtool::json::Escape::Utf8,
+            ));
             let gold = wildtool::json::dumps(args, wildtool::json::Escape::Utf8);
             let verdict = checker::check(tools, name, &predicted, &gold, segmenter.as_ref());
             (verdict != "correct").then_some(verdict)
         };
-        let extra: Vec<_> = loaded.sessions.iter().flat_map(|s| semantic_problems_with(s, Some(&check))).collect();
+        let extra: Vec<_> = loaded
+            .sessions
+            .iter()
+            .flat_map(|s| semantic_problems_with(s, Some(&check)))
+            .collect();
         loaded.problems.extend(extra);
         loaded.problems.sort_by_key(|p| p.line);
     }
@@ -29,11 +36,19 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
         println!("{p}");
     }
     if errors > 0 || !loaded.is_valid() {
-        println!("{}: INVALID — {errors} error(s), {} warning(s)", path.display(), loaded.warnings().count());
+        println!(
+            "{}: INVALID — {errors} error(s), {} warning(s)",
+            path.display(),
+            loaded.warnings().count()
+        );
         return Ok(ExitCode::from(2));
     }
     let stats = Stats::from_sessions(&loaded.sessions);
-    println!("{}: valid ({} warning(s))", path.display(), loaded.warnings().count());
+    println!(
+        "{}: valid ({} warning(s))",
+        path.display(),
+        loaded.warnings().count()
+    );
     print!("{}", stats.render_summary());
     Ok(ExitCode::SUCCESS)
 }
@@ -44,7 +59,10 @@ pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
     let loaded = wildtool::protocol::load_checked(&text, lang);
     let errors = loaded.errors().count();
     if errors > 0 {
-        eprintln!("warning: {} has {errors} error(s); run `wildtool validate` for details", path.display());
+        eprintln!(
+            "warning: {} has {errors} error(s); run `wildtool validate` for details",
+            path.display()
+        );
     }
     print!("{}", Stats::from_sessions(&loaded.sessions).render_table());
     Ok(ExitCode::SUCCESS)

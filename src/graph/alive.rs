@@ -217,13 +217,19 @@ impl<'a> AliveQuery<'a> {
         self.failed.clear();
         let counted = self.walk_counts(0, 0, s, cap as u64, &mut entries, &mut total);
         if counted.is_continue() {
-            return CandidateWalk { entries, truncated: false };
+            return CandidateWalk {
+                entries,
+                truncated: false,
+            };
         }
         self.failed.clear();
         let mut seen = FxHashSet::default();
         let mut distinct = Vec::new();
         let _ = self.walk_distinct(0, 0, s, cap, &mut seen, &mut distinct);
-        CandidateWalk { entries: distinct.into_iter().map(|e| (e, 1)).collect(), truncated: true }
+        CandidateWalk {
+            entries: distinct.into_iter().map(|e| (e, 1)).collect(),
+            truncated: true,
+        }
     }
 
     fn walk_counts(
@@ -235,7 +241,10 @@ impl<'a> AliveQuery<'a> {
         out: &mut Vec<(u64, u64)>,
         total: &mut u64,
     ) -> ControlFlow<()> {
-        if done == self.g.full() || j + self.remaining(done) <= s || self.failed.contains(&(done, j)) {
+        if done == self.g.full()
+            || j + self.remaining(done) <= s
+            || self.failed.contains(&(done, j))
+        {
             return ControlFlow::Continue(());
         }
         let before = *total;
@@ -277,7 +286,8 @@ impl<'a> AliveQuery<'a> {
         if out.len() >= cap {
             return ControlFlow::Break(());
         }
-        if done == self.g.full() || j + self.remaining(done) <= s || !self.failed.insert((done, j)) {
+        if done == self.g.full() || j + self.remaining(done) <= s || !self.failed.insert((done, j))
+        {
             return ControlFlow::Continue(());
         }
         let g = self.g;

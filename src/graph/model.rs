@@ -105,7 +105,9 @@ fn topological_order(deps: &[u64], full: u64) -> Result<Vec<usize>, GraphError> 
     if done == full {
         Ok(order)
     } else {
-        Err(GraphError::Cycle { nodes: mask_to_vec(full & !done) })
+        Err(GraphError::Cycle {
+            nodes: mask_to_vec(full & !done),
+        })
     }
 }
 
@@ -141,13 +143,20 @@ impl Graph {
             return Err(GraphError::Empty);
         }
         if len > Self::MAX_NODES {
-            return Err(GraphError::TooManyNodes { count: len, max: Self::MAX_NODES });
+            return Err(GraphError::TooManyNodes {
+                count: len,
+                max: Self::MAX_NODES,
+            });
         }
         let mut deps = vec![0u64; len];
         for (node, (_, list)) in nodes.iter().enumerate() {
             for &dependency in list {
                 if dependency >= len {
-                    return Err(GraphError::DependencyOutOfRange { node, dependency, len });
+                    return Err(GraphError::DependencyOutOfRange {
+                        node,
+                        dependency,
+                        len,
+                    });
                 }
                 if dependency == node {
                     return Err(GraphError::SelfDependency { node });
@@ -176,7 +185,11 @@ impl Graph {
         }
         let kinds: Vec<NodeKind> = names.iter().map(|n| NodeKind::from_name(n)).collect();
         let mask_of = |k: NodeKind| {
-            kinds.iter().enumerate().filter(|(_, &x)| x == k).fold(0u64, |m, (i, _)| m | bit(i))
+            kinds
+                .iter()
+                .enumerate()
+                .filter(|(_, &x)| x == k)
+                .fold(0u64, |m, (i, _)| m | bit(i))
         };
         let ask = mask_of(NodeKind::Ask);
         let pseudo = ask | mask_of(NodeKind::Prepare);
@@ -243,7 +256,9 @@ impl Graph {
             let chosen = if self.pipe_keys {
                 let target = moves::exhaustive_dist(self, done, &mut memo);
                 MoveSource::new(self, done).first_where(self, |mv| {
-                    mv.step_count() as u32 + moves::exhaustive_dist(self, done | mv.nodes, &mut memo) == target
+                    mv.step_count() as u32
+                        + moves::exhaustive_dist(self, done | mv.nodes, &mut memo)
+                        == target
                 })
             } else {
                 moves::first_height_optimal(self, done)
@@ -257,7 +272,10 @@ impl Graph {
 
     /// Whether a step mixes a pseudo node with another node (C8 while rendering history).
     pub fn mixes_pseudo(&self, step: &[usize]) -> bool {
-        step.len() > 1 && step.iter().any(|&i| self.kind(i).is_some_and(NodeKind::is_pseudo))
+        step.len() > 1
+            && step
+                .iter()
+                .any(|&i| self.kind(i).is_some_and(NodeKind::is_pseudo))
     }
 
     /// The nodes of a step in name-sorted order (stable: same-name nodes keep index order),
@@ -270,7 +288,10 @@ impl Graph {
 
     /// The id of a name, if some node carries it.
     pub(crate) fn name_id(&self, name: &str) -> Option<u16> {
-        self.distinct.binary_search_by(|d| d.as_str().cmp(name)).ok().map(|i| i as u16)
+        self.distinct
+            .binary_search_by(|d| d.as_str().cmp(name))
+            .ok()
+            .map(|i| i as u16)
     }
 
     pub(crate) fn name_id_of(&self, node: usize) -> u16 {
@@ -308,14 +329,19 @@ impl Graph {
 
     /// The ready nodes of a done set, as a node mask.
     pub(crate) fn ready(&self, done: u64) -> u64 {
-        bits(self.full & !done).filter(|&u| self.deps_of(u) & !done == 0).fold(0, |m, u| m | bit(u))
+        bits(self.full & !done)
+            .filter(|&u| self.deps_of(u) & !done == 0)
+            .fold(0, |m, u| m | bit(u))
     }
 
     /// The longest dependency chain among the nodes not done: a lower bound on the steps
     /// still needed, and the exact value when no name contains `|` (taking every ready node
     /// at once is always a move).
     pub(crate) fn remaining_height(&self, done: u64) -> u32 {
-        bits(self.full & !done).map(|u| self.height_of(u)).max().unwrap_or(0)
+        bits(self.full & !done)
+            .map(|u| self.height_of(u))
+            .max()
+            .unwrap_or(0)
     }
 
     /// The names of a step, sorted (ids).

@@ -167,13 +167,23 @@ impl Ready {
             return None;
         }
         Some(if self.group_first & bit(p) != 0 {
-            Move { nodes: self.span_nodes(p, self.group_end(p)), expanded: true }
+            Move {
+                nodes: self.span_nodes(p, self.group_end(p)),
+                expanded: true,
+            }
         } else {
-            Move { nodes: bit(self.node(p)), expanded: false }
+            Move {
+                nodes: bit(self.node(p)),
+                expanded: false,
+            }
         })
     }
 
-    fn singles<B>(&self, mut keep: impl FnMut(usize) -> bool, cb: &mut impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
+    fn singles<B>(
+        &self,
+        mut keep: impl FnMut(usize) -> bool,
+        cb: &mut impl FnMut(Move) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         for p in 0..self.len() {
             if keep(p) {
                 if let Some(mv) = self.single_at(p) {
@@ -209,11 +219,16 @@ impl Ready {
                 }
                 if self.in_group & bit(*first) != 0 {
                     let end = self.group_end(*first);
-                    if self.group_first & bit(*first) == 0 || self.span_nodes(*first, end) & !step != 0 {
+                    if self.group_first & bit(*first) == 0
+                        || self.span_nodes(*first, end) & !step != 0
+                    {
                         return None;
                     }
                 }
-                Some(Move { nodes: step, expanded: false })
+                Some(Move {
+                    nodes: step,
+                    expanded: false,
+                })
             }
         }
     }
@@ -258,7 +273,13 @@ impl<'a> Multi<'a> {
             }
             fe
         });
-        Multi { rd, k, must, feasible, need }
+        Multi {
+            rd,
+            k,
+            must,
+            feasible,
+            need,
+        }
     }
 
     fn can_finish(&self, i: usize, t: usize) -> bool {
@@ -274,7 +295,11 @@ impl<'a> Multi<'a> {
         if let Some(need) = &self.need {
             let tail = from(i);
             for (l, &n) in need.iter().enumerate() {
-                if n > 0 && ((self.rd.name_pos.get(l).copied().unwrap_or(0) & tail).count_ones() as usize) < n {
+                if n > 0
+                    && ((self.rd.name_pos.get(l).copied().unwrap_or(0) & tail).count_ones()
+                        as usize)
+                        < n
+                {
                     return false;
                 }
             }
@@ -299,12 +324,21 @@ impl<'a> Multi<'a> {
         }
     }
 
-    fn run<B>(&mut self, i: usize, c: usize, chosen: u64, cb: &mut impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
+    fn run<B>(
+        &mut self,
+        i: usize,
+        c: usize,
+        chosen: u64,
+        cb: &mut impl FnMut(Move) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         if c == self.k {
             if self.must & from(i) != 0 {
                 return ControlFlow::Continue(());
             }
-            return cb(Move { nodes: chosen, expanded: false });
+            return cb(Move {
+                nodes: chosen,
+                expanded: false,
+            });
         }
         let r = self.rd.len();
         let mut skipped = 0u64;
@@ -369,7 +403,12 @@ impl MoveSource {
     }
 
     /// Call `cb` with the moves (in enumeration order) that may satisfy `filter`.
-    pub fn for_each<B>(&self, g: &Graph, filter: Filter<'_>, mut cb: impl FnMut(Move) -> ControlFlow<B>) -> ControlFlow<B> {
+    pub fn for_each<B>(
+        &self,
+        g: &Graph,
+        filter: Filter<'_>,
+        mut cb: impl FnMut(Move) -> ControlFlow<B>,
+    ) -> ControlFlow<B> {
         let rd = match self {
             MoveSource::Full(list) => {
                 for &mv in list {
@@ -422,7 +461,13 @@ impl MoveSource {
 
     /// The first move satisfying `pred`, in enumeration order.
     pub fn first_where(&self, g: &Graph, mut pred: impl FnMut(&Move) -> bool) -> Option<Move> {
-        match self.for_each(g, Filter::All, |mv| if pred(&mv) { ControlFlow::Break(mv) } else { ControlFlow::Continue(()) }) {
+        match self.for_each(g, Filter::All, |mv| {
+            if pred(&mv) {
+                ControlFlow::Break(mv)
+            } else {
+                ControlFlow::Continue(())
+            }
+        }) {
             ControlFlow::Break(mv) => Some(mv),
             ControlFlow::Continue(()) => None,
         }
@@ -437,15 +482,25 @@ fn full_moves(g: &Graph, rd: &Ready) -> Vec<Move> {
     for k in 1..=r {
         let mut comb: Vec<usize> = (0..k).collect();
         loop {
-            let key = comb.iter().map(|&p| g.node_name(rd.node(p))).collect::<Vec<_>>().join("|");
+            let key = comb
+                .iter()
+                .map(|&p| g.node_name(rd.node(p)))
+                .collect::<Vec<_>>()
+                .join("|");
             if seen.insert(key) {
                 let first = comb.first().copied().unwrap_or(0);
                 let nodes = comb.iter().fold(0u64, |m, &p| m | bit(rd.node(p)));
                 if k == 1 {
                     if rd.group_first & bit(first) != 0 {
-                        out.push(Move { nodes: rd.span_nodes(first, rd.group_end(first)), expanded: true });
+                        out.push(Move {
+                            nodes: rd.span_nodes(first, rd.group_end(first)),
+                            expanded: true,
+                        });
                     } else {
-                        out.push(Move { nodes, expanded: false });
+                        out.push(Move {
+                            nodes,
+                            expanded: false,
+                        });
                     }
                 } else {
                     let in_group = rd.in_group & bit(first) != 0;
@@ -453,7 +508,10 @@ fn full_moves(g: &Graph, rd: &Ready) -> Vec<Move> {
                         || (rd.group_first & bit(first) != 0
                             && rd.span_nodes(first, rd.group_end(first)) & !nodes == 0);
                     if keep {
-                        out.push(Move { nodes, expanded: false });
+                        out.push(Move {
+                            nodes,
+                            expanded: false,
+                        });
                     }
                 }
             }
@@ -509,16 +567,13 @@ pub(crate) fn exhaustive_dist(g: &Graph, done: u64, memo: &mut FxHashMap<u64, u3
 pub(crate) fn first_height_optimal(g: &Graph, done: u64) -> Option<Move> {
     let rd = Ready::new(g, done);
     let target = g.remaining_height(done) as usize;
-    let found = rd.singles(
-        |_| true,
-        &mut |mv: Move| {
-            if mv.step_count() + g.remaining_height(done | mv.nodes) as usize == target {
-                ControlFlow::Break(mv)
-            } else {
-                ControlFlow::Continue(())
-            }
-        },
-    );
+    let found = rd.singles(|_| true, &mut |mv: Move| {
+        if mv.step_count() + g.remaining_height(done | mv.nodes) as usize == target {
+            ControlFlow::Break(mv)
+        } else {
+            ControlFlow::Continue(())
+        }
+    });
     if let ControlFlow::Break(mv) = found {
         return Some(mv);
     }
@@ -526,7 +581,9 @@ pub(crate) fn first_height_optimal(g: &Graph, done: u64) -> Option<Move> {
         .filter(|&p| g.height_of(rd.node(p)) as usize == target)
         .fold(0u64, |m, p| m | bit(p));
     for k in (must.count_ones() as usize).max(2)..=rd.len() {
-        if let ControlFlow::Break(mv) = Multi::new(&rd, k, must, None).run(0, 0, 0, &mut ControlFlow::Break) {
+        if let ControlFlow::Break(mv) =
+            Multi::new(&rd, k, must, None).run(0, 0, 0, &mut ControlFlow::Break)
+        {
             return Some(mv);
         }
     }

@@ -75,7 +75,10 @@ pub struct PathTracker<'g> {
 impl<'g> PathTracker<'g> {
     /// All paths alive (the start of a task).
     pub fn new(graph: &'g Graph) -> Self {
-        PathTracker { graph, constraints: BTreeMap::new() }
+        PathTracker {
+            graph,
+            constraints: BTreeMap::new(),
+        }
     }
 
     /// Resumes tracking with previously accepted tool steps (as returned by
@@ -84,7 +87,12 @@ impl<'g> PathTracker<'g> {
     pub fn with_accepted(graph: &'g Graph, accepted: &[(usize, Vec<usize>)]) -> Self {
         let constraints = accepted
             .iter()
-            .map(|(s, nodes)| (*s, nodes.iter().fold(0u64, |m, &i| m | super::model::bit(i))))
+            .map(|(s, nodes)| {
+                (
+                    *s,
+                    nodes.iter().fold(0u64, |m, &i| m | super::model::bit(i)),
+                )
+            })
             .collect();
         PathTracker { graph, constraints }
     }
@@ -96,17 +104,27 @@ impl<'g> PathTracker<'g> {
 
     /// The accepted tool steps so far, by step index.
     pub fn accepted_steps(&self) -> Vec<(usize, Vec<usize>)> {
-        self.constraints.iter().map(|(&s, &m)| (s, mask_to_vec(m))).collect()
+        self.constraints
+            .iter()
+            .map(|(&s, &m)| (s, mask_to_vec(m)))
+            .collect()
     }
 
     /// Match a tool-call reply at step `step` by its predicted names (any order, arguments
     /// ignored): the first candidate whose sorted names equal the sorted predicted names.
     /// On success the alive paths are pruned to that candidate.
-    pub fn match_tool_call<S: AsRef<str>>(&mut self, step: usize, predicted_names: &[S]) -> ToolMatch {
+    pub fn match_tool_call<S: AsRef<str>>(
+        &mut self,
+        step: usize,
+        predicted_names: &[S],
+    ) -> ToolMatch {
         if step >= self.graph.len() {
             return ToolMatch::StepOutOfRange;
         }
-        let ids: Option<Vec<u16>> = predicted_names.iter().map(|n| self.graph.name_id(n.as_ref())).collect();
+        let ids: Option<Vec<u16>> = predicted_names
+            .iter()
+            .map(|n| self.graph.name_id(n.as_ref()))
+            .collect();
         let Some(mut ids) = ids else {
             return ToolMatch::NoMatch;
         };
@@ -117,27 +135,42 @@ impl<'g> PathTracker<'g> {
         };
         let dropped_short_paths = query.short_path_exists(step);
         self.constraints.insert(step, found);
-        ToolMatch::Matched { nodes: mask_to_vec(found), dropped_short_paths }
+        ToolMatch::Matched {
+            nodes: mask_to_vec(found),
+            dropped_short_paths,
+        }
     }
 
     /// Match a non-empty text reply at step `step`: the first candidate containing a pseudo
     /// node decides, ask before prepare. The alive paths are never pruned by text.
     pub fn match_text(&self, step: usize) -> TextMatch {
         if step >= self.graph.len() {
-            return TextMatch::NoMatch { step_out_of_range: true };
+            return TextMatch::NoMatch {
+                step_out_of_range: true,
+            };
         }
         let mut query = AliveQuery::new(self.graph, &self.constraints, 1);
         let Some(found) = query.find(step, Want::Pseudo) else {
-            return TextMatch::NoMatch { step_out_of_range: false };
+            return TextMatch::NoMatch {
+                step_out_of_range: false,
+            };
         };
         let multi_node = found.count_ones() > 1;
         let nodes = mask_to_vec(found);
         let ask = found & self.graph.ask_mask();
         if ask != 0 {
-            return TextMatch::Ask { node: ask.trailing_zeros() as usize, step: nodes, multi_node };
+            return TextMatch::Ask {
+                node: ask.trailing_zeros() as usize,
+                step: nodes,
+                multi_node,
+            };
         }
         let prepare = found & self.graph.pseudo_mask();
-        TextMatch::Prepare { node: bits(prepare).next().unwrap_or(0), step: nodes, multi_node }
+        TextMatch::Prepare {
+            node: bits(prepare).next().unwrap_or(0),
+            step: nodes,
+            multi_node,
+        }
     }
 
     /// The candidates at step `step` for logging (§2.6): one entry per alive path with a step
@@ -155,6 +188,9 @@ impl<'g> PathTracker<'g> {
             }
             entries.push(nodes);
         }
-        Candidates { entries, truncated: walk.truncated }
+        Candidates {
+            entries,
+            truncated: walk.truncated,
+        }
     }
 }

@@ -24,7 +24,10 @@ pub fn tool_message(content: Value, id: Value) -> Value {
 
 /// The system message `Current Date: <env_info>`.
 pub fn system_message(session: &Session) -> Value {
-    text_message("system", Value::Str(format!("Current Date: {}", session.env_info)))
+    text_message(
+        "system",
+        Value::Str(format!("Current Date: {}", session.env_info)),
+    )
 }
 
 /// Renders the gold history of one earlier task along `path` (its first optimal path).
@@ -32,7 +35,11 @@ pub fn system_message(session: &Session) -> Value {
 /// Returns the messages and whether a step mixed pseudo nodes with other nodes (C8; the
 /// official code raises, wildtool renders pseudo messages in node order and then the
 /// step's tool calls and results).
-pub fn render_task_history(task: &Task, path: &[Vec<usize>], ids: &mut dyn IdSource) -> (Vec<Value>, bool) {
+pub fn render_task_history(
+    task: &Task,
+    path: &[Vec<usize>],
+    ids: &mut dyn IdSource,
+) -> (Vec<Value>, bool) {
     let mut out = vec![text_message("user", Value::str(task.user_message.clone()))];
     let mut mixed = false;
     for step in path {
@@ -47,7 +54,11 @@ pub fn render_task_history(task: &Task, path: &[Vec<usize>], ids: &mut dyn IdSou
             match node.kind {
                 NodeKind::Ask => {
                     out.push(text_message("assistant", node.observation.clone()));
-                    let reply = node.user_input.clone().map(Value::Str).unwrap_or(Value::Null);
+                    let reply = node
+                        .user_input
+                        .clone()
+                        .map(Value::Str)
+                        .unwrap_or(Value::Null);
                     out.push(text_message("user", reply));
                 }
                 NodeKind::Prepare => out.push(text_message("assistant", node.observation.clone())),
@@ -55,7 +66,10 @@ pub fn render_task_history(task: &Task, path: &[Vec<usize>], ids: &mut dyn IdSou
                     let id = ids.next_id();
                     let mut function = Map::new();
                     function.insert("name", Value::str(node.name.clone()));
-                    function.insert("arguments", Value::Str(dumps(&node.arguments, Escape::Utf8)));
+                    function.insert(
+                        "arguments",
+                        Value::Str(dumps(&node.arguments, Escape::Utf8)),
+                    );
                     let mut call = Map::new();
                     call.insert("type", Value::str("function"));
                     call.insert("function", Value::Object(function));

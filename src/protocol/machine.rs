@@ -123,7 +123,11 @@ pub struct TaskMachine<'s> {
 impl<'s> TaskMachine<'s> {
     /// Starts task `task` of `session`: builds the system message, the gold history of the
     /// earlier tasks (each along its first optimal path) and the user message.
-    pub fn new(session: &'s Session, task: usize, ids: &mut dyn IdSource) -> Result<Self, MachineError> {
+    pub fn new(
+        session: &'s Session,
+        task: usize,
+        ids: &mut dyn IdSource,
+    ) -> Result<Self, MachineError> {
         Self::build(session, task, Some(ids))
     }
 
@@ -132,12 +136,19 @@ impl<'s> TaskMachine<'s> {
         Self::build(session, task, None)
     }
 
-    fn build(session: &'s Session, task: usize, ids: Option<&mut dyn IdSource>) -> Result<Self, MachineError> {
+    fn build(
+        session: &'s Session,
+        task: usize,
+        ids: Option<&mut dyn IdSource>,
+    ) -> Result<Self, MachineError> {
         let record = ids.is_some();
-        let current = session.tasks.get(task).ok_or_else(|| MachineError::NoSuchTask {
-            session: session.id.clone(),
-            task,
-        })?;
+        let current = session
+            .tasks
+            .get(task)
+            .ok_or_else(|| MachineError::NoSuchTask {
+                session: session.id.clone(),
+                task,
+            })?;
         let paths = Paths::new(current).map_err(|source| MachineError::Graph {
             session: session.id.clone(),
             task,
@@ -148,18 +159,28 @@ impl<'s> TaskMachine<'s> {
         if let Some(ids) = ids {
             messages.push(system_message(session));
             Self::render_history(session, task, ids, &mut messages, &mut quirks);
-            messages.push(text_message("user", Value::str(current.user_message.clone())));
+            messages.push(text_message(
+                "user",
+                Value::str(current.user_message.clone()),
+            ));
         }
         let mut log = Map::new();
         log.insert("task_idx", Value::int(task as i64));
-        log.insert("begin_of_current_task", text_message("user", Value::str(current.user_message.clone())));
+        log.insert(
+            "begin_of_current_task",
+            text_message("user", Value::str(current.user_message.clone())),
+        );
         Ok(Self {
             task: current,
             min_length: paths.min_length(),
             paths,
             step: 0,
             messages,
-            tools: if record { session.tools.clone() } else { Value::Null },
+            tools: if record {
+                session.tools.clone()
+            } else {
+                Value::Null
+            },
             log,
             latency: Vec::new(),
             input_tokens: Vec::new(),
@@ -182,7 +203,8 @@ impl<'s> TaskMachine<'s> {
         for (k, earlier) in session.tasks.iter().take(task).enumerate() {
             match Paths::new(earlier) {
                 Ok(p) => {
-                    let (rendered, mixed) = render_task_history(earlier, &p.first_optimal_path(), ids);
+                    let (rendered, mixed) =
+                        render_task_history(earlier, &p.first_optimal_path(), ids);
                     if mixed {
                         quirks.push(Quirk::C8MixedHistoryStep { task: k });
                     }
@@ -192,7 +214,10 @@ impl<'s> TaskMachine<'s> {
                     // C9: the official code cannot render this history; render the user
                     // message alone so the conversation stays well formed.
                     quirks.push(Quirk::C9NoPath { task: k });
-                    messages.push(text_message("user", Value::str(earlier.user_message.clone())));
+                    messages.push(text_message(
+                        "user",
+                        Value::str(earlier.user_message.clone()),
+                    ));
                 }
             }
         }
@@ -302,12 +327,22 @@ impl<'s> TaskMachine<'s> {
     pub fn result(&self) -> Option<Value> {
         let verdict = self.verdict.as_ref()?;
         let mut t = Map::new();
-        t.insert("action_name_label", Value::str(if verdict.names_correct { "correct" } else { "error" }));
+        t.insert(
+            "action_name_label",
+            Value::str(if verdict.names_correct {
+                "correct"
+            } else {
+                "error"
+            }),
+        );
         t.insert("is_optimal", Value::Bool(verdict.optimal));
         t.insert("inference_log", Value::Object(self.log.clone()));
         t.insert("latency", Value::Array(self.latency.clone()));
         t.insert("input_token_count", Value::Array(self.input_tokens.clone()));
-        t.insert("output_token_count", Value::Array(self.output_tokens.clone()));
+        t.insert(
+            "output_token_count",
+            Value::Array(self.output_tokens.clone()),
+        );
         Some(Value::Object(t))
     }
 
@@ -348,7 +383,11 @@ impl<'s> TaskMachine<'s> {
                     }
                 };
                 if s >= self.task.nodes.len() {
-                    return self.fail(StepKind::ToolBeyondGraph, format!("current step: {s}, idx_list is None"), None);
+                    return self.fail(
+                        StepKind::ToolBeyondGraph,
+                        format!("current step: {s}, idx_list is None"),
+                        None,
+                    );
                 }
                 let names: Vec<&str> = parsed.iter().map(|c| c.name.as_str()).collect();
                 match self.paths.match_tool_call(s, &names) {
@@ -384,12 +423,19 @@ impl<'s> TaskMachine<'s> {
             return self.fail(StepKind::TextRejected, REASON_NO_MATCH.to_owned(), None);
         };
         let mut cand = Map::new();
-        cand.insert("action", Value::Array(vec![gold_action(&node.name, &node.arguments)]));
+        cand.insert(
+            "action",
+            Value::Array(vec![gold_action(&node.name, &node.arguments)]),
+        );
         cand.insert("observation", node.observation.clone());
         self.push_message(text_message("assistant", reply.content.clone()));
         let is_ask = node.kind == NodeKind::Ask;
         if is_ask {
-            let user_input = node.user_input.clone().map(Value::Str).unwrap_or(Value::Null);
+            let user_input = node
+                .user_input
+                .clone()
+                .map(Value::Str)
+                .unwrap_or(Value::Null);
             cand.insert("user_input", user_input.clone());
             self.push_message(text_message("user", user_input));
         }
@@ -398,7 +444,11 @@ impl<'s> TaskMachine<'s> {
         answer.insert("candidate_0_answer_function_list", Value::Object(cand));
         StepDecision {
             step: s,
-            kind: if is_ask { StepKind::Ask } else { StepKind::Answer },
+            kind: if is_ask {
+                StepKind::Ask
+            } else {
+                StepKind::Answer
+            },
             correct: true,
             error_reason: None,
             answer: Some(Value::Object(answer)),
@@ -407,7 +457,12 @@ impl<'s> TaskMachine<'s> {
         }
     }
 
-    fn accept_tool_step(&mut self, reply: &Reply, parsed: &[ParsedCall], nodes: Vec<usize>) -> StepDecision {
+    fn accept_tool_step(
+        &mut self,
+        reply: &Reply,
+        parsed: &[ParsedCall],
+        nodes: Vec<usize>,
+    ) -> StepDecision {
         let s = self.step;
         let mut assistant = Map::new();
         assistant.insert("role", Value::str("assistant"));
@@ -420,7 +475,9 @@ impl<'s> TaskMachine<'s> {
 
         let sorted = self.name_sorted(&nodes);
         for (j, &idx) in sorted.iter().enumerate() {
-            let Some(node) = self.task.nodes.get(idx) else { continue };
+            let Some(node) = self.task.nodes.get(idx) else {
+                continue;
+            };
             let content = match &node.observation {
                 Value::Str(s) => Value::Str(s.clone()),
                 other => Value::Str(dumps(other, Escape::Utf8)),
@@ -459,8 +516,18 @@ impl<'s> TaskMachine<'s> {
     fn name_sorted(&self, nodes: &[usize]) -> Vec<usize> {
         let mut sorted = nodes.to_vec();
         sorted.sort_by(|a, b| {
-            let na = self.task.nodes.get(*a).map(|n| n.name.as_str()).unwrap_or_default();
-            let nb = self.task.nodes.get(*b).map(|n| n.name.as_str()).unwrap_or_default();
+            let na = self
+                .task
+                .nodes
+                .get(*a)
+                .map(|n| n.name.as_str())
+                .unwrap_or_default();
+            let nb = self
+                .task
+                .nodes
+                .get(*b)
+                .map(|n| n.name.as_str())
+                .unwrap_or_default();
             na.cmp(nb)
         });
         sorted
@@ -486,12 +553,19 @@ impl<'s> TaskMachine<'s> {
                 if node.kind.is_pseudo() {
                     cand.insert("observation", node.observation.clone());
                     if node.kind == NodeKind::Ask {
-                        let ui = node.user_input.clone().map(Value::Str).unwrap_or(Value::Null);
+                        let ui = node
+                            .user_input
+                            .clone()
+                            .map(Value::Str)
+                            .unwrap_or(Value::Null);
                         cand.insert("user_input", ui);
                     }
                 }
             }
-            answer.insert(format!("candidate_{i}_answer_function_list"), Value::Object(cand));
+            answer.insert(
+                format!("candidate_{i}_answer_function_list"),
+                Value::Object(cand),
+            );
         }
         if truncated {
             answer.insert("candidates_truncated", Value::Bool(true));
@@ -528,7 +602,8 @@ fn parse_calls(calls: &[Value]) -> Result<Vec<ParsedCall>, String> {
             let function = obj.get("function").ok_or_else(|| "'function'".to_owned())?;
             let fobj = subscript(function)?;
             let name = fobj.get("name").ok_or_else(|| "'name'".to_owned())?;
-            fobj.get("arguments").ok_or_else(|| "'arguments'".to_owned())?;
+            fobj.get("arguments")
+                .ok_or_else(|| "'arguments'".to_owned())?;
             let name = match name {
                 Value::Str(s) => s.clone(),
                 other => return Err(format!("{C10_PREFIX} ({})", other.py_type_name())),
@@ -544,6 +619,9 @@ fn subscript(v: &Value) -> Result<&Map, String> {
         Value::Object(m) => Ok(m),
         Value::Str(_) => Err("string indices must be integers, not 'str'".to_owned()),
         Value::Array(_) => Err("list indices must be integers or slices, not str".to_owned()),
-        other => Err(format!("'{}' object is not subscriptable", other.py_type_name())),
+        other => Err(format!(
+            "'{}' object is not subscriptable",
+            other.py_type_name()
+        )),
     }
 }

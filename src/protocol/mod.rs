@@ -11,8 +11,8 @@ mod validate;
 pub use history::{render_task_history, system_message, text_message, tool_message};
 pub use ids::{IdSource, SeededIds};
 pub use machine::{
-    MachineError, StepDecision, StepKind, TaskMachine, TaskVerdict, DEFAULT_CANDIDATE_CAP, REASON_EMPTY,
-    REASON_NO_MATCH,
+    MachineError, StepDecision, StepKind, TaskMachine, TaskVerdict, DEFAULT_CANDIDATE_CAP,
+    REASON_EMPTY, REASON_NO_MATCH,
 };
 pub use paths::{Paths, PathsError, TextMatch};
 pub use quirks::{fallback_of, Quirk};

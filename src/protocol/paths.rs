@@ -27,9 +27,15 @@ pub struct Paths {
 impl Paths {
     /// Builds the graph of a task's gold nodes.
     pub fn new(task: &Task) -> Result<Self, PathsError> {
-        let nodes: Vec<(&str, Vec<usize>)> =
-            task.nodes.iter().map(|n| (n.name.as_str(), n.dependencies.clone())).collect();
-        Ok(Self { graph: Graph::new(&nodes)?, accepted: Vec::new() })
+        let nodes: Vec<(&str, Vec<usize>)> = task
+            .nodes
+            .iter()
+            .map(|n| (n.name.as_str(), n.dependencies.clone()))
+            .collect();
+        Ok(Self {
+            graph: Graph::new(&nodes)?,
+            accepted: Vec::new(),
+        })
     }
 
     fn tracker(&self) -> PathTracker<'_> {
@@ -50,7 +56,10 @@ impl Paths {
     pub fn match_tool_call(&mut self, step: usize, names: &[&str]) -> Option<(Vec<usize>, bool)> {
         let mut tracker = self.tracker();
         match tracker.match_tool_call(step, names) {
-            ToolMatch::Matched { nodes, dropped_short_paths } => {
+            ToolMatch::Matched {
+                nodes,
+                dropped_short_paths,
+            } => {
                 self.accepted = tracker.accepted_steps();
                 Some((nodes, dropped_short_paths))
             }
@@ -61,9 +70,15 @@ impl Paths {
     /// Matches a text step.
     pub fn match_text(&self, step: usize) -> Option<TextMatch> {
         match self.tracker().match_text(step) {
-            GraphText::Ask { node, multi_node, .. } | GraphText::Prepare { node, multi_node, .. } => {
-                Some(TextMatch { pseudo: node, multi_node })
+            GraphText::Ask {
+                node, multi_node, ..
             }
+            | GraphText::Prepare {
+                node, multi_node, ..
+            } => Some(TextMatch {
+                pseudo: node,
+                multi_node,
+            }),
             GraphText::NoMatch { .. } => None,
         }
     }

@@ -7,7 +7,9 @@ use super::paths::Paths;
 
 /// C8 problems of one session (first optimal paths whose steps mix pseudo and other nodes).
 pub fn history_problems(session: &Session) -> Vec<crate::dataset::Problem> {
-    mixed_step_problems(session, &|task| Paths::new(task).ok().map(|p| p.first_optimal_path()))
+    mixed_step_problems(session, &|task| {
+        Paths::new(task).ok().map(|p| p.first_optimal_path())
+    })
 }
 
 /// Loads a dataset and adds the graph-based checks: the one validation entry point used by
@@ -33,12 +35,18 @@ mod tests {
         let line = r#"{"id": "wild_tool_bench_0", "english_env_info": "2024-01-01 00:00:00 Monday", "english_tools": [{"type": "function", "function": {"name": "t", "parameters": {"type": "object", "properties": {}}}}], "english_tasks": ["hi"], "english_answer_list": [[{"action": {"name": "t", "arguments": {}}, "observation": "x", "dependency_list": []}, {"action": {"name": "prepare_to_answer", "arguments": {"answer_type": "tool"}}, "observation": "done", "dependency_list": []}]], "english_task_types": ["Single-Tool"], "english_turn_subtypes": [], "answer_list": [[{}, {}]]}"#;
         let loaded = load_checked(line, Lang::En);
         assert!(
-            loaded.problems.iter().any(|p| p.is_error() && p.message.contains("C8")),
+            loaded
+                .problems
+                .iter()
+                .any(|p| p.is_error() && p.message.contains("C8")),
             "{:?}",
             loaded.problems
         );
-        let mini = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mini.jsonl"))
-            .expect("fixture");
+        let mini = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/mini.jsonl"
+        ))
+        .expect("fixture");
         assert!(load_checked(&mini, Lang::En).problems.is_empty());
     }
 }

@@ -28,8 +28,16 @@ pub fn wilson(k: u64, n: u64) -> Interval {
     let centre = (p + z2 / (2.0 * n_f)) / denom;
     let half = Z95 * (p * (1.0 - p) / n_f + z2 / (4.0 * n_f * n_f)).sqrt() / denom;
     // The bounds are exactly 0 and 1 at the extremes; avoid rounding residue there.
-    let lo = if k == 0 { 0.0 } else { (centre - half).max(0.0) };
-    let hi = if k >= n { 1.0 } else { (centre + half).min(1.0) };
+    let lo = if k == 0 {
+        0.0
+    } else {
+        (centre - half).max(0.0)
+    };
+    let hi = if k >= n {
+        1.0
+    } else {
+        (centre + half).min(1.0)
+    };
     Interval { lo, hi }
 }
 
@@ -77,7 +85,10 @@ pub fn session_bootstrap(sessions: &[(u32, u32)], resamples: usize, seed: u64) -
         let idx = ((q * (stats.len() - 1) as f64).round() as usize).min(stats.len() - 1);
         stats.get(idx).copied().unwrap_or(0.0)
     };
-    Interval { lo: at(0.025), hi: at(0.975) }
+    Interval {
+        lo: at(0.025),
+        hi: at(0.975),
+    }
 }
 
 #[cfg(test)]

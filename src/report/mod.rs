@@ -36,8 +36,17 @@ pub struct Rate {
 impl Rate {
     /// Builds a rate from counts.
     pub fn new(correct: u64, total: u64) -> Self {
-        let rate = if total == 0 { 0.0 } else { correct as f64 / total as f64 };
-        Rate { rate, correct, total, ci95: wilson(correct, total) }
+        let rate = if total == 0 {
+            0.0
+        } else {
+            correct as f64 / total as f64
+        };
+        Rate {
+            rate,
+            correct,
+            total,
+            ci95: wilson(correct, total),
+        }
     }
 }
 
@@ -123,7 +132,8 @@ impl RunReport {
         let mut optimal: BTreeMap<&'static str, Count> = BTreeMap::new();
         let mut progress: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
         let mut sessions: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
-        let mut raw: BTreeMap<&'static str, u64> = RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)).collect();
+        let mut raw: BTreeMap<&'static str, u64> =
+            RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)).collect();
         let mut columns: BTreeMap<ErrorColumn, u64> = BTreeMap::new();
         let mut failed_labelled = 0u64;
         let mut incomplete = 0u64;
@@ -149,25 +159,46 @@ impl RunReport {
             let entry = sessions.entry(o.session).or_default();
             entry.0 += u32::from(o.correct);
             entry.1 += 1;
-            by_type.entry(o.task_type.as_str()).or_default().add(o.correct);
+            by_type
+                .entry(o.task_type.as_str())
+                .or_default()
+                .add(o.correct);
             if o.task_type.is_multi() {
                 by_type.entry("Multi-Tool").or_default().add(o.correct);
             }
-            by_position.entry((o.position as usize + 1).to_string()).or_default().add(o.correct);
-            by_transitions.entry(o.transitions.to_string()).or_default().add(o.correct);
+            by_position
+                .entry((o.position as usize + 1).to_string())
+                .or_default()
+                .add(o.correct);
+            by_transitions
+                .entry(o.transitions.to_string())
+                .or_default()
+                .add(o.correct);
             if o.position == 0 {
                 by_subtype.entry("First Turn").or_default().add(o.correct);
             } else {
-                by_subtype.entry("Subsequent Turn").or_default().add(o.correct);
+                by_subtype
+                    .entry("Subsequent Turn")
+                    .or_default()
+                    .add(o.correct);
                 if let Some(s) = o.subtype {
                     by_subtype.entry(s.as_str()).or_default().add(o.correct);
                 }
             }
-            if matches!(o.task_type, TaskType::ParallelMultiTool | TaskType::MixedMultiTool) {
-                optimal.entry(o.task_type.as_str()).or_default().add(o.optimal);
+            if matches!(
+                o.task_type,
+                TaskType::ParallelMultiTool | TaskType::MixedMultiTool
+            ) {
+                optimal
+                    .entry(o.task_type.as_str())
+                    .or_default()
+                    .add(o.optimal);
                 optimal.entry("Total").or_default().add(o.optimal);
             }
-            if matches!(o.task_type, TaskType::SequentialMultiTool | TaskType::MixedMultiTool) {
+            if matches!(
+                o.task_type,
+                TaskType::SequentialMultiTool | TaskType::MixedMultiTool
+            ) {
                 for key in [o.task_type.as_str(), "Total"] {
                     let e = progress.entry(key).or_default();
                     e.0 += u64::from(o.steps_logged);
@@ -192,12 +223,22 @@ impl RunReport {
             tasks: task.total,
             sessions: session_counts.len() as u64,
             task_accuracy: task.rate(),
-            task_accuracy_bootstrap95: session_bootstrap(&session_counts, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED),
+            task_accuracy_bootstrap95: session_bootstrap(
+                &session_counts,
+                BOOTSTRAP_RESAMPLES,
+                BOOTSTRAP_SEED,
+            ),
             session_accuracy: Rate::new(session_ok, session_counts.len() as u64),
             by_type: by_type.into_iter().map(|(k, c)| (k, c.rate())).collect(),
-            by_position: by_position.into_iter().map(|(k, c)| (k, c.rate())).collect(),
+            by_position: by_position
+                .into_iter()
+                .map(|(k, c)| (k, c.rate()))
+                .collect(),
             by_subtype: by_subtype.into_iter().map(|(k, c)| (k, c.rate())).collect(),
-            by_transitions: by_transitions.into_iter().map(|(k, c)| (k, c.rate())).collect(),
+            by_transitions: by_transitions
+                .into_iter()
+                .map(|(k, c)| (k, c.rate()))
+                .collect(),
             optimal: ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"]
                 .into_iter()
                 .map(|k| (k, optimal.get(k).copied().unwrap_or_default().rate()))
@@ -206,7 +247,14 @@ impl RunReport {
                 .into_iter()
                 .map(|k| {
                     let (steps, done, nodes) = progress.get(k).copied().unwrap_or_default();
-                    (k, Progress { step_based: ratio(steps, nodes), ap_nodes: ratio(done, nodes), nodes })
+                    (
+                        k,
+                        Progress {
+                            step_based: ratio(steps, nodes),
+                            ap_nodes: ratio(done, nodes),
+                            nodes,
+                        },
+                    )
                 })
                 .collect(),
             errors: ErrorBreakdown {

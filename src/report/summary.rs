@@ -24,7 +24,11 @@ fn rate_row(out: &mut String, label: &str, r: &Rate) {
 pub fn summary_table(model: &str, report: &RunReport) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "wildtool summary — {model}");
-    let _ = writeln!(out, "  {} sessions, {} tasks", report.sessions, report.tasks);
+    let _ = writeln!(
+        out,
+        "  {} sessions, {} tasks",
+        report.sessions, report.tasks
+    );
     rate_row(&mut out, "Task accuracy", &report.task_accuracy);
     let _ = writeln!(
         out,
@@ -35,7 +39,15 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
     );
     rate_row(&mut out, "Session accuracy", &report.session_accuracy);
     let _ = writeln!(out, "By task type");
-    let type_order = ["Single-Tool", "Multi-Tool", "Parallel Multi-Tool", "Sequential Multi-Tool", "Mixed Multi-Tool", "Clarify", "Chat"];
+    let type_order = [
+        "Single-Tool",
+        "Multi-Tool",
+        "Parallel Multi-Tool",
+        "Sequential Multi-Tool",
+        "Mixed Multi-Tool",
+        "Clarify",
+        "Chat",
+    ];
     for k in type_order {
         if let Some(r) = report.by_type.get(k) {
             rate_row(&mut out, k, r);
@@ -46,7 +58,13 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
         rate_row(&mut out, &format!("Task {k}"), r);
     }
     let _ = writeln!(out, "By hidden intent");
-    let subtype_order = ["First Turn", "Subsequent Turn", "Coreferential Reference", "Partial Information", "Long-Range Dependency"];
+    let subtype_order = [
+        "First Turn",
+        "Subsequent Turn",
+        "Coreferential Reference",
+        "Partial Information",
+        "Long-Range Dependency",
+    ];
     for k in subtype_order {
         if let Some(r) = report.by_subtype.get(k) {
             rate_row(&mut out, k, r);
@@ -63,11 +81,24 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
         }
     }
     let _ = writeln!(out, "Progress: official step-based | node-based AP");
-    for (k, p) in ["Sequential Multi-Tool", "Mixed Multi-Tool", "Total"].iter().filter_map(|k| report.progress.get(k).map(|p| (k, p))) {
-        let _ = writeln!(out, "  {k:<28} {} | {}  ({} nodes)", pct(p.step_based), pct(p.ap_nodes), p.nodes);
+    for (k, p) in ["Sequential Multi-Tool", "Mixed Multi-Tool", "Total"]
+        .iter()
+        .filter_map(|k| report.progress.get(k).map(|p| (k, p)))
+    {
+        let _ = writeln!(
+            out,
+            "  {k:<28} {} | {}  ({} nodes)",
+            pct(p.step_based),
+            pct(p.ap_nodes),
+            p.nodes
+        );
     }
     if report.errors.failed > 0 {
-        let _ = writeln!(out, "Errors ({} failed tasks; {})", report.errors.failed, report.errors.mapping);
+        let _ = writeln!(
+            out,
+            "Errors ({} failed tasks; {})",
+            report.errors.failed, report.errors.mapping
+        );
         for (name, n, share) in &report.errors.columns {
             let _ = writeln!(out, "  {name:<28} {n:>5}  {}", pct(*share));
         }

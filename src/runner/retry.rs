@@ -38,12 +38,20 @@ pub struct GaveUp {
 impl Attempt<Reply> {
     /// The attempt after the run was cancelled (never retried).
     pub fn cancelled() -> Self {
-        Attempt::Failed { class: FailureClass::Permanent, retry_after: None, message: "cancelled".to_owned() }
+        Attempt::Failed {
+            class: FailureClass::Permanent,
+            retry_after: None,
+            message: "cancelled".to_owned(),
+        }
     }
 
     /// A network-level failure (no response): retried.
     pub fn network(message: String) -> Self {
-        Attempt::Failed { class: FailureClass::Transient, retry_after: None, message }
+        Attempt::Failed {
+            class: FailureClass::Transient,
+            retry_after: None,
+            message,
+        }
     }
 
     /// One HTTP exchange mapped by `provider`: a reply, or a failure classified by its
@@ -60,7 +68,11 @@ impl Attempt<Reply> {
         match provider.parse_response(status, body, latency, ids) {
             Ok(reply) => Attempt::Done(reply),
             Err(e) => Attempt::Failed {
-                class: if (200..300).contains(&status) { FailureClass::Transient } else { classify_status(status) },
+                class: if (200..300).contains(&status) {
+                    FailureClass::Transient
+                } else {
+                    classify_status(status)
+                },
                 retry_after: retry_after.and_then(parse_retry_after),
                 message: e.to_string(),
             },

@@ -196,13 +196,19 @@ impl Metrics {
         root.insert("turn_subtype_info", Value::Object(turns));
 
         let mut optimal = Map::new();
-        for (name, b) in ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"].iter().zip(self.optimal) {
+        for (name, b) in ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"]
+            .iter()
+            .zip(self.optimal)
+        {
             optimal.insert(*name, b.to_value());
         }
         root.insert("optimal_info", Value::Object(optimal));
 
         let mut progress = Map::new();
-        for (name, b) in ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"].iter().zip(self.progress) {
+        for (name, b) in ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"]
+            .iter()
+            .zip(self.progress)
+        {
             progress.insert(*name, b.to_value());
         }
         root.insert("progress_info", Value::Object(progress));

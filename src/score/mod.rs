@@ -42,7 +42,10 @@ pub struct OfficialChecker<'s> {
 impl<'s> OfficialChecker<'s> {
     /// A checker using `segmenter` for Chinese strings.
     pub fn new(segmenter: &'s dyn crate::checker::Segmenter) -> Self {
-        Self { segmenter, crashes: std::cell::RefCell::new(BTreeMap::new()) }
+        Self {
+            segmenter,
+            crashes: std::cell::RefCell::new(BTreeMap::new()),
+        }
     }
 }
 
@@ -63,7 +66,10 @@ impl ArgChecker for OfficialChecker<'_> {
     }
 
     fn official_crashes(&self) -> BTreeMap<String, u64> {
-        self.crashes.try_borrow().map(|c| c.clone()).unwrap_or_default()
+        self.crashes
+            .try_borrow()
+            .map(|c| c.clone())
+            .unwrap_or_default()
     }
 }
 
@@ -135,7 +141,9 @@ pub struct ScoreOptions {
 
 impl Default for ScoreOptions {
     fn default() -> Self {
-        Self { candidate_cap: DEFAULT_CANDIDATE_CAP }
+        Self {
+            candidate_cap: DEFAULT_CANDIDATE_CAP,
+        }
     }
 }
 
@@ -152,7 +160,11 @@ pub struct Scorer<'d> {
 
 impl<'d> Scorer<'d> {
     /// A scorer over `dataset` (sessions looked up by id suffix) with `checker`.
-    pub fn new(dataset: &'d LoadedDataset, checker: &'d dyn ArgChecker, options: ScoreOptions) -> Self {
+    pub fn new(
+        dataset: &'d LoadedDataset,
+        checker: &'d dyn ArgChecker,
+        options: ScoreOptions,
+    ) -> Self {
         Self {
             dataset,
             checker,
@@ -206,7 +218,8 @@ impl<'d> Scorer<'d> {
 
     fn score_line_inner(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
         let err = |message: String| LineError { line, message };
-        let value = loads(text.trim_end_matches(['\n', '\r'])).map_err(|e| err(format!("invalid JSON: {e}")))?;
+        let value = loads(text.trim_end_matches(['\n', '\r']))
+            .map_err(|e| err(format!("invalid JSON: {e}")))?;
         let Value::Object(mut obj) = value else {
             return Err(err("a result line must be a JSON object".to_owned()));
         };
@@ -252,7 +265,8 @@ impl<'d> Scorer<'d> {
                         self.stats.extra_tasks += 1;
                         continue;
                     }
-                    let (tally, outcome) = self.score_task(session, position, transitions, &mut task);
+                    let (tally, outcome) =
+                        self.score_task(session, position, transitions, &mut task);
                     tallies.push(tally);
                     outcomes.push(outcome);
                     scored.push(Value::Object(task));
@@ -262,7 +276,11 @@ impl<'d> Scorer<'d> {
             Some(Value::Str(message)) => {
                 // C2: the session counts and is wrong; every dataset task fails.
                 self.stats.error_sessions += 1;
-                *self.stats.official_crashes.entry("C2".to_owned()).or_default() += 1;
+                *self
+                    .stats
+                    .official_crashes
+                    .entry("C2".to_owned())
+                    .or_default() += 1;
                 for task in &session.tasks {
                     tallies.push(TaskTally {
                         position: task.position,
@@ -291,16 +309,31 @@ impl<'d> Scorer<'d> {
                 }
                 Value::Str(message)
             }
-            _ => return Err(err("field \"result\" must be a list of task results or an error string".to_owned())),
+            _ => {
+                return Err(err(
+                    "field \"result\" must be a list of task results or an error string".to_owned(),
+                ))
+            }
         };
         self.metrics.add_session(&tallies);
         let mut score = Map::new();
         score.insert("id", Value::Str(id.clone()));
         score.insert("results", results);
-        Ok(ScoredLine { index, id, score_line: dumps(&Value::Object(score), Escape::Ascii), outcomes })
+        Ok(ScoredLine {
+            index,
+            id,
+            score_line: dumps(&Value::Object(score), Escape::Ascii),
+            outcomes,
+        })
     }
 
-    fn score_task(&mut self, session: &Session, position: usize, transitions: u8, task: &mut Map) -> (TaskTally, TaskOutcome) {
+    fn score_task(
+        &mut self,
+        session: &Session,
+        position: usize,
+        transitions: u8,
+        task: &mut Map,
+    ) -> (TaskTally, TaskOutcome) {
         let gold = session.tasks.get(position);
         let replayed = replay::replay_task(session, position, task, self.options.candidate_cap);
         if replayed.disagreed {
@@ -310,14 +343,24 @@ impl<'d> Scorer<'d> {
             self.stats.truncated_logs += 1;
         }
         for q in &replayed.quirks {
-            *self.stats.official_crashes.entry(q.code().to_owned()).or_default() += 1;
+            *self
+                .stats
+                .official_crashes
+                .entry(q.code().to_owned())
+                .or_default() += 1;
         }
         self.add_usage(task);
         let checker = self.checker;
-        let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| checker.check(tools, name, pred, gold);
+        let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
+            checker.check(tools, name, pred, gold)
+        };
         let params = params_checker(task, &mut check);
         if params.missing_answer {
-            *self.stats.official_crashes.entry("C1".to_owned()).or_default() += 1;
+            *self
+                .stats
+                .official_crashes
+                .entry("C1".to_owned())
+                .or_default() += 1;
         }
         let label_correct = task.get("label").and_then(Value::as_str) == Some("correct");
         let name_correct = task.get("action_name_label").and_then(Value::as_str) == Some("correct");
@@ -328,7 +371,13 @@ impl<'d> Scorer<'d> {
             .map(|log| log.keys().filter(|k| k.starts_with("step")).count())
             .unwrap_or(0);
         let (task_type, subtype, progress_nodes, gold_names, nodes_len) = match gold {
-            Some(t) => (t.task_type, t.subtype, t.progress_nodes, t.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(), t.nodes.len()),
+            Some(t) => (
+                t.task_type,
+                t.subtype,
+                t.progress_nodes,
+                t.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+                t.nodes.len(),
+            ),
             None => (TaskType::Chat, None, 0, Vec::new(), 0),
         };
         let nodes_done = if label_correct {
@@ -340,7 +389,11 @@ impl<'d> Scorer<'d> {
             None
         } else {
             let tool_names: Vec<&str> = tool_names(&session.tools);
-            Some(taxonomy::classify(&Value::Object(task.clone()), &gold_names, &tool_names))
+            Some(taxonomy::classify(
+                &Value::Object(task.clone()),
+                &gold_names,
+                &tool_names,
+            ))
         };
         let tally = TaskTally {
             position,
@@ -372,7 +425,11 @@ impl<'d> Scorer<'d> {
     fn add_usage(&mut self, task: &Map) {
         let sum_ints = |key: &str| -> u64 {
             match task.get(key) {
-                Some(Value::Array(xs)) => xs.iter().filter_map(Value::as_i64).map(|x| x.max(0) as u64).sum(),
+                Some(Value::Array(xs)) => xs
+                    .iter()
+                    .filter_map(Value::as_i64)
+                    .map(|x| x.max(0) as u64)
+                    .sum(),
                 _ => 0,
             }
         };
@@ -401,7 +458,11 @@ pub fn tool_names(tools: &Value) -> Vec<&str> {
         .as_array()
         .map(|list| {
             list.iter()
-                .filter_map(|t| t.get("function").and_then(|f| f.get("name")).and_then(Value::as_str))
+                .filter_map(|t| {
+                    t.get("function")
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                })
                 .collect()
         })
         .unwrap_or_default()

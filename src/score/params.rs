@@ -41,8 +41,16 @@ fn predicted_key(call: &Value) -> (String, String) {
 
 /// Sort key of a gold action: `(name, dumps-utf8 arguments string)`.
 fn gold_key(action: &Value) -> (String, String) {
-    let name = action.get("name").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let args = action.get("arguments").and_then(Value::as_str).unwrap_or_default().to_owned();
+    let name = action
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let args = action
+        .get("arguments")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
     (name, args)
 }
 
@@ -65,8 +73,11 @@ pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome 
     let mut outcome = ParamsOutcome::default();
     let mut name_label_error = false;
     if let Some(Value::Object(log)) = task.get_mut("inference_log") {
-        let step_keys: Vec<String> =
-            log.keys().filter(|k| k.starts_with("step_")).cloned().collect();
+        let step_keys: Vec<String> = log
+            .keys()
+            .filter(|k| k.starts_with("step_"))
+            .cloned()
+            .collect();
         for key in step_keys {
             if outcome.args_error {
                 log.remove(&key);
@@ -104,14 +115,22 @@ pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome 
     }
     let name_correct = task.get("action_name_label").and_then(Value::as_str) == Some("correct");
     if name_correct {
-        let label = if outcome.args_error { "error" } else { "correct" };
+        let label = if outcome.args_error {
+            "error"
+        } else {
+            "correct"
+        };
         task.insert_at(1, "action_arguments_label", Value::str(label));
         if outcome.args_error {
             task.insert("is_optimal", Value::Bool(false));
         }
     }
     let correct = name_correct && !outcome.args_error;
-    task.insert_at(0, "label", Value::str(if correct { "correct" } else { "error" }));
+    task.insert_at(
+        0,
+        "label",
+        Value::str(if correct { "correct" } else { "error" }),
+    );
     outcome
 }
 
@@ -139,7 +158,10 @@ fn check_step(step: &mut Map, check: &mut CheckFn<'_>, outcome: &mut ParamsOutco
     if first_is_pseudo || gold.is_empty() {
         return false;
     }
-    let mut predicted: Vec<Value> = match step.get("inference_output").and_then(|o| o.get("tool_calls")) {
+    let mut predicted: Vec<Value> = match step
+        .get("inference_output")
+        .and_then(|o| o.get("tool_calls"))
+    {
         Some(Value::Array(calls)) => calls.clone(),
         _ => Vec::new(),
     };
@@ -149,8 +171,15 @@ fn check_step(step: &mut Map, check: &mut CheckFn<'_>, outcome: &mut ParamsOutco
     let mut verdicts = Vec::with_capacity(gold.len());
     for (p, g) in predicted.iter().zip(gold.iter()) {
         let name = g.get("name").and_then(Value::as_str).unwrap_or_default();
-        let gold_args = g.get("arguments").and_then(Value::as_str).unwrap_or_default();
-        let pred_args = p.get("function").and_then(|f| f.get("arguments")).cloned().unwrap_or(Value::Null);
+        let gold_args = g
+            .get("arguments")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let pred_args = p
+            .get("function")
+            .and_then(|f| f.get("arguments"))
+            .cloned()
+            .unwrap_or(Value::Null);
         verdicts.push(check(&tools, name, &pred_args, gold_args));
     }
     let failed = verdicts.iter().any(|v| v != "correct");

@@ -33,9 +33,15 @@ fn label_of(decision: &StepDecision) -> &'static str {
 /// Replays `task` (a result-file task object `T`) against task `position` of `session`,
 /// rewriting its labels, error reasons and `inference_answer`s in place to the official
 /// decisions, and its `action_name_label` / `is_optimal`.
-pub fn replay_task(session: &Session, position: usize, task: &mut Map, candidate_cap: usize) -> ReplayOutcome {
+pub fn replay_task(
+    session: &Session,
+    position: usize,
+    task: &mut Map,
+    candidate_cap: usize,
+) -> ReplayOutcome {
     let mut out = ReplayOutcome::default();
-    let machine = TaskMachine::for_replay(session, position).map(|m| m.with_candidate_cap(candidate_cap));
+    let machine =
+        TaskMachine::for_replay(session, position).map(|m| m.with_candidate_cap(candidate_cap));
     let mut machine = match machine {
         Ok(m) => Some(m),
         Err(_) => {
@@ -53,7 +59,11 @@ pub fn replay_task(session: &Session, position: usize, task: &mut Map, candidate
         set_task_labels(task, false, false);
         return out;
     };
-    let step_keys: Vec<String> = log.keys().filter(|k| k.starts_with("step_")).cloned().collect();
+    let step_keys: Vec<String> = log
+        .keys()
+        .filter(|k| k.starts_with("step_"))
+        .cloned()
+        .collect();
     let mut finished = false;
     let mut names_correct = false;
     let mut optimal = false;
@@ -69,7 +79,8 @@ pub fn replay_task(session: &Session, position: usize, task: &mut Map, candidate
             finished = true;
             continue;
         };
-        let reply = Reply::from_recorded_output(step.get("inference_output").unwrap_or(&Value::Null));
+        let reply =
+            Reply::from_recorded_output(step.get("inference_output").unwrap_or(&Value::Null));
         let decision = match machine.as_mut() {
             Some(m) => m.feed(&reply),
             None => None,
@@ -94,7 +105,10 @@ pub fn replay_task(session: &Session, position: usize, task: &mut Map, candidate
     if let Some(m) = &machine {
         out.quirks.extend_from_slice(m.quirks());
     }
-    let recorded_name = task.get("action_name_label").and_then(Value::as_str).map(str::to_owned);
+    let recorded_name = task
+        .get("action_name_label")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let recorded_optimal = task.get("is_optimal").cloned();
     if recorded_name.as_deref() != Some(if names_correct { "correct" } else { "error" })
         || recorded_optimal != Some(Value::Bool(optimal))
@@ -119,7 +133,10 @@ fn forced_error(step: usize) -> StepDecision {
 }
 
 fn set_task_labels(task: &mut Map, names_correct: bool, optimal: bool) {
-    task.insert("action_name_label", Value::str(if names_correct { "correct" } else { "error" }));
+    task.insert(
+        "action_name_label",
+        Value::str(if names_correct { "correct" } else { "error" }),
+    );
     task.insert("is_optimal", Value::Bool(optimal));
 }
 

@@ -14,7 +14,13 @@ pub type Path = Vec<Vec<usize>>;
 pub fn combinations(items: &[usize], r: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut cur = Vec::new();
-    fn go(items: &[usize], start: usize, r: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+    fn go(
+        items: &[usize],
+        start: usize,
+        r: usize,
+        cur: &mut Vec<usize>,
+        out: &mut Vec<Vec<usize>>,
+    ) {
         if cur.len() == r {
             out.push(cur.clone());
             return;
@@ -38,7 +44,10 @@ pub struct RefGraph {
 
 impl RefGraph {
     pub fn new(nodes: &[(String, Vec<usize>)]) -> Self {
-        RefGraph { names: nodes.iter().map(|n| n.0.clone()).collect(), deps: nodes.iter().map(|n| n.1.clone()).collect() }
+        RefGraph {
+            names: nodes.iter().map(|n| n.0.clone()).collect(),
+            deps: nodes.iter().map(|n| n.1.clone()).collect(),
+        }
     }
 
     /// All complete paths in DFS order, following the official `dfs` literally.
@@ -57,13 +66,22 @@ impl RefGraph {
         out
     }
 
-    fn dfs(&self, graph: &[Vec<usize>], in_degree: Vec<i32>, visited: Vec<bool>, path: Path, out: &mut Vec<Path>) {
+    fn dfs(
+        &self,
+        graph: &[Vec<usize>],
+        in_degree: Vec<i32>,
+        visited: Vec<bool>,
+        path: Path,
+        out: &mut Vec<Path>,
+    ) {
         let done: usize = path.iter().map(Vec::len).sum();
         if done == self.names.len() {
             out.push(path);
             return;
         }
-        let ready: Vec<usize> = (0..self.names.len()).filter(|&i| in_degree[i] == 0 && !visited[i]).collect();
+        let ready: Vec<usize> = (0..self.names.len())
+            .filter(|&i| in_degree[i] == 0 && !visited[i])
+            .collect();
         // Runs of neighbouring same-name elements.
         let mut runs: Vec<Vec<usize>> = Vec::new();
         for &i in &ready {
@@ -89,7 +107,11 @@ impl RefGraph {
         let mut seen = HashSet::new();
         let mut dedup = Vec::new();
         for comb in all {
-            let key = comb.iter().map(|&c| self.names[c].as_str()).collect::<Vec<_>>().join("|");
+            let key = comb
+                .iter()
+                .map(|&c| self.names[c].as_str())
+                .collect::<Vec<_>>()
+                .join("|");
             if seen.insert(key) {
                 dedup.push(comb);
             }
@@ -98,7 +120,8 @@ impl RefGraph {
         for comb in dedup {
             if comb.len() > 1 {
                 let mut filter = need_filter.contains(&comb);
-                let prefixes: Vec<Vec<usize>> = (0..comb.len()).map(|i| comb[..=i].to_vec()).collect();
+                let prefixes: Vec<Vec<usize>> =
+                    (0..comb.len()).map(|i| comb[..=i].to_vec()).collect();
                 for p in &prefixes {
                     if need_filter.contains(p) {
                         filter = true;
@@ -167,9 +190,19 @@ pub enum RefTool {
 /// Reference outcome of a text reply.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RefText {
-    NoMatch { out_of_range: bool },
-    Ask { node: usize, step: Vec<usize>, multi: bool },
-    Prepare { node: usize, step: Vec<usize>, multi: bool },
+    NoMatch {
+        out_of_range: bool,
+    },
+    Ask {
+        node: usize,
+        step: Vec<usize>,
+        multi: bool,
+    },
+    Prepare {
+        node: usize,
+        step: Vec<usize>,
+        multi: bool,
+    },
 }
 
 /// The official alive-path list and its matching, materialised.
@@ -182,7 +215,11 @@ pub struct RefTracker {
 impl RefTracker {
     pub fn new(graph: RefGraph) -> Self {
         let paths = graph.all_paths();
-        RefTracker { graph, alive: paths.clone(), paths }
+        RefTracker {
+            graph,
+            alive: paths.clone(),
+            paths,
+        }
     }
 
     pub fn min_length(&self) -> usize {
@@ -191,11 +228,19 @@ impl RefTracker {
 
     pub fn first_optimal(&self) -> Path {
         let m = self.min_length();
-        self.paths.iter().find(|p| p.len() == m).cloned().unwrap_or_default()
+        self.paths
+            .iter()
+            .find(|p| p.len() == m)
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub fn candidates(&self, s: usize) -> Vec<Vec<usize>> {
-        self.alive.iter().filter(|p| p.len() > s).map(|p| p[s].clone()).collect()
+        self.alive
+            .iter()
+            .filter(|p| p.len() > s)
+            .map(|p| p[s].clone())
+            .collect()
     }
 
     pub fn match_tool(&mut self, s: usize, predicted: &[String]) -> RefTool {
@@ -204,7 +249,11 @@ impl RefTracker {
         }
         let mut want = predicted.to_vec();
         want.sort();
-        let Some(step) = self.candidates(s).into_iter().find(|c| self.graph.sorted_names(c) == want) else {
+        let Some(step) = self
+            .candidates(s)
+            .into_iter()
+            .find(|c| self.graph.sorted_names(c) == want)
+        else {
             return RefTool::NoMatch;
         };
         let short = self.alive.iter().any(|p| p.len() <= s);
@@ -221,20 +270,38 @@ impl RefTracker {
             let multi = c.len() > 1;
             if names.iter().any(|n| n == ASK) {
                 let node = *c.iter().find(|&&i| self.graph.names[i] == ASK).unwrap();
-                return RefText::Ask { node, step: c, multi };
+                return RefText::Ask {
+                    node,
+                    step: c,
+                    multi,
+                };
             } else if names.iter().any(|n| n == PREPARE) {
                 let node = *c.iter().find(|&&i| self.graph.names[i] == PREPARE).unwrap();
-                return RefText::Prepare { node, step: c, multi };
+                return RefText::Prepare {
+                    node,
+                    step: c,
+                    multi,
+                };
             }
         }
-        RefText::NoMatch { out_of_range: false }
+        RefText::NoMatch {
+            out_of_range: false,
+        }
     }
 }
 
 /// Paths as compact strings, e.g. `[0],[1,2]`.
 pub fn fmt_path(p: &Path) -> String {
     p.iter()
-        .map(|s| format!("[{}]", s.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")))
+        .map(|s| {
+            format!(
+                "[{}]",
+                s.iter()
+                    .map(|i| i.to_string())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            )
+        })
         .collect::<Vec<_>>()
         .join(",")
 }
