@@ -10,6 +10,10 @@ step() { printf '\n==> %s\n' "$*"; }
 step "prerequisites"
 bash scripts/setup.sh --browser
 
+step "format and lints (rustfmt, clippy)"
+cargo fmt --check
+cargo clippy --all-targets -- -D warnings
+
 step "native tests (cargo test)"
 cargo test
 
