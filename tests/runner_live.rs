@@ -453,3 +453,58 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
     assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+#[test]
+fn ctrl_c_stops_cleanly_and_the_run_resumes() {
+    let ds = mini();
+    let slow = MockServer::start(move |req| {
+        std::thread::sleep(Duration::from_millis(120));
+        match model_reply(&ds, &req.body, Behaviour::Gold) {
+            Some(body) => Action::ok(body),
+            None => Action::status(400, "{}"),
+        }
+    });
+    let out = tmp("sigint");
+    let child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(["run", "--dataset"])
+        .arg(mini_path())
+        .args([
+            "--model",
+            "mock/model",
+            "--base-url",
+            &slow.base_url(),
+            "--concurrency",
+            "2",
+            "--out",
+        ])
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    std::thread::sleep(Duration::from_millis(900));
+    let sent = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    assert!(sent.is_ok_and(|s| s.success()), "kill -INT failed");
+    let o = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("wait: {e}"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(
+        o.status.code(),
+        Some(3),
+        "interrupted runs exit with the incomplete code: {err}"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
+    let saved = ckpt.lines().count().saturating_sub(1);
+    assert!(saved > 0 && saved < 32, "{saved} task(s) saved");
+
+    let server = model_server(Behaviour::Gold, |_, _| None);
+    let o = run(&server, &out, &[], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(task_accuracy(&out), 1.0);
+    assert_offline_score_matches(&out);
+    let _ = std::fs::remove_dir_all(&out);
+}

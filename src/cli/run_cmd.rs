@@ -238,6 +238,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     }
     let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
     let cancel = Arc::new(AtomicBool::new(false));
+    install_interrupt_handler(&cancel);
     let agent = build_agent(args, &model, &cancel)?;
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let mut store = FileStore::new(&args.out.join("checkpoint.jsonl"));
@@ -299,5 +300,26 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         Ok(ExitCode::SUCCESS)
     } else {
         Ok(ExitCode::from(EXIT_INCOMPLETE))
+    }
+}
+
+/// Ctrl-C cancels the run: no new task starts, in-flight requests stop, finished tasks stay
+/// in the checkpoint and the command exits with the incomplete code (re-run to resume). A
+/// second Ctrl-C exits at once (the checkpoint is flushed per task, so nothing finished is
+/// lost either way).
+fn install_interrupt_handler(cancel: &Arc<AtomicBool>) {
+    let flag = cancel.clone();
+    let presses = std::sync::atomic::AtomicUsize::new(0);
+    let installed = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            std::process::exit(130);
+        }
+        flag.store(true, std::sync::atomic::Ordering::SeqCst);
+        eprintln!("\ninterrupted: stopping; finished tasks are kept, re-run the same command to resume (Ctrl-C again to quit now)");
+    });
+    if let Err(e) = installed {
+        eprintln!(
+            "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run at once"
+        );
     }
 }
