@@ -4,10 +4,10 @@
 use std::collections::HashSet;
 
 use wildtool::checker;
-use wildtool::dataset::{semantic_problems_with, Lang, Stats};
-use wildtool::json::{dumps, Escape, Value};
+use wildtool::dataset::{Lang, Stats};
+use wildtool::json::{dumps, Escape};
 use wildtool::outcome::TaskType;
-use wildtool::protocol::load_checked;
+use wildtool::protocol::{load_checked, semantic_problems_checked};
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).expect("file")
@@ -18,16 +18,7 @@ fn suite_is_valid_with_semantic_checks_and_no_warnings() {
     let loaded = load_checked(&read("data/suite.jsonl"), Lang::En);
     assert!(loaded.problems.is_empty(), "{:#?}", loaded.problems);
     let seg = checker::default_segmenter();
-    let check = |tools: &Value, name: &str, args: &Value| {
-        let text = dumps(args, Escape::Utf8);
-        let v = checker::check(tools, name, &Value::Str(text.clone()), &text, seg.as_ref());
-        (v != "correct").then_some(v)
-    };
-    let problems: Vec<_> = loaded
-        .sessions
-        .iter()
-        .flat_map(|s| semantic_problems_with(s, Some(&check)))
-        .collect();
+    let problems = semantic_problems_checked(&loaded, seg.as_ref());
     assert!(problems.is_empty(), "{problems:#?}");
 }
 

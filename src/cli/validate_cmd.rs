@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use wildtool::checker;
-use wildtool::dataset::{semantic_problems_with, Lang, Stats};
+use wildtool::dataset::{Lang, Stats};
 
 use super::files::{read_text, FileError};
 
@@ -14,20 +14,7 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
     let mut loaded = wildtool::protocol::load_checked(&text, lang);
     if semantic {
         let segmenter = checker::default_segmenter();
-        let check = |tools: &wildtool::json::Value, name: &str, args: &wildtool::json::Value| {
-            let predicted = wildtool::json::Value::Str(wildtool::json::dumps(
-                args,
-                wildtool::json::Escape::Utf8,
-            ));
-            let gold = wildtool::json::dumps(args, wildtool::json::Escape::Utf8);
-            let verdict = checker::check(tools, name, &predicted, &gold, segmenter.as_ref());
-            (verdict != "correct").then_some(verdict)
-        };
-        let extra: Vec<_> = loaded
-            .sessions
-            .iter()
-            .flat_map(|s| semantic_problems_with(s, Some(&check)))
-            .collect();
+        let extra = wildtool::protocol::semantic_problems_checked(&loaded, segmenter.as_ref());
         loaded.problems.extend(extra);
         loaded.problems.sort_by_key(|p| p.line);
     }

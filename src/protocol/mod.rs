@@ -17,4 +17,4 @@ pub use machine::{
 pub use paths::{Paths, PathsError, TextMatch};
 pub use quirks::{fallback_of, Quirk};
 pub use reply::Reply;
-pub use validate::{history_problems, load_checked};
+pub use validate::{history_problems, load_checked, semantic_problems_checked};

@@ -1,7 +1,12 @@
 //! Dataset checks that need the graph engine: history steps that mix ask/prepare with other
 //! nodes (C8). The loader checks everything else (PROTOCOL §1.4).
 
-use crate::dataset::{load_dataset, mixed_step_problems, Lang, LoadedDataset, Session};
+use crate::checker::{self, Segmenter};
+use crate::dataset::{
+    load_dataset, mixed_step_problems, semantic_problems_with, Lang, LoadedDataset, Problem,
+    Session,
+};
+use crate::json::{dumps, Escape, Value};
 
 use super::paths::Paths;
 
@@ -22,6 +27,25 @@ pub fn load_checked(text: &str, lang: Lang) -> LoadedDataset {
         loaded.problems.sort_by_key(|p| p.line);
     }
     loaded
+}
+
+/// The curated-suite checks (`wildtool validate --semantic`): topology against the declared
+/// type and every gold call's arguments through the official argument checker (checked
+/// against themselves, so only the schema stage can fail).
+pub fn semantic_problems_checked(
+    loaded: &LoadedDataset,
+    segmenter: &dyn Segmenter,
+) -> Vec<Problem> {
+    let check = |tools: &Value, name: &str, args: &Value| {
+        let gold = dumps(args, Escape::Utf8);
+        let verdict = checker::check(tools, name, &Value::Str(gold.clone()), &gold, segmenter);
+        (verdict != checker::CORRECT).then_some(verdict)
+    };
+    loaded
+        .sessions
+        .iter()
+        .flat_map(|s| semantic_problems_with(s, Some(&check)))
+        .collect()
 }
 
 #[cfg(test)]
