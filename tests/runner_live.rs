@@ -404,35 +404,49 @@ fn the_api_key_is_sent_but_never_written() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-#[test]
-fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
-    // Each reply takes 60 ms, so the run is still going when it is killed.
+/// A mock that plays gold answers, each after `delay_ms`.
+fn slow_gold_server(delay_ms: u64) -> MockServer {
     let ds = mini();
-    let slow = MockServer::start(move |req| {
-        std::thread::sleep(Duration::from_millis(60));
+    MockServer::start(move |req| {
+        std::thread::sleep(Duration::from_millis(delay_ms));
         match model_reply(&ds, &req.body, Behaviour::Gold) {
             Some(body) => Action::ok(body),
             None => Action::status(400, "{}"),
         }
-    });
-    let out = tmp("kill");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+    })
+}
+
+/// Starts `wildtool run` on mini.jsonl against `server` (concurrency 2) without waiting.
+fn spawn_run(
+    server: &MockServer,
+    out: &std::path::Path,
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
         .args(["run", "--dataset"])
         .arg(mini_path())
         .args([
             "--model",
             "mock/model",
             "--base-url",
-            &slow.base_url(),
+            &server.base_url(),
             "--concurrency",
             "2",
             "--out",
         ])
-        .arg(&out)
-        .stderr(std::process::Stdio::null())
+        .arg(out)
+        .stderr(stderr)
         .stdout(std::process::Stdio::null())
         .spawn()
-        .unwrap_or_else(|e| panic!("spawn: {e}"));
+        .unwrap_or_else(|e| panic!("spawn: {e}"))
+}
+
+#[test]
+fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
+    // Each reply takes 60 ms, so the run is still going when it is killed.
+    let slow = slow_gold_server(60);
+    let out = tmp("kill");
+    let mut child = spawn_run(&slow, &out, std::process::Stdio::null());
     std::thread::sleep(Duration::from_millis(1000));
     let _ = child.kill();
     let _ = child.wait();
@@ -456,32 +470,9 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
 
 #[test]
 fn ctrl_c_stops_cleanly_and_the_run_resumes() {
-    let ds = mini();
-    let slow = MockServer::start(move |req| {
-        std::thread::sleep(Duration::from_millis(120));
-        match model_reply(&ds, &req.body, Behaviour::Gold) {
-            Some(body) => Action::ok(body),
-            None => Action::status(400, "{}"),
-        }
-    });
+    let slow = slow_gold_server(120);
     let out = tmp("sigint");
-    let child = Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args(["run", "--dataset"])
-        .arg(mini_path())
-        .args([
-            "--model",
-            "mock/model",
-            "--base-url",
-            &slow.base_url(),
-            "--concurrency",
-            "2",
-            "--out",
-        ])
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    let child = spawn_run(&slow, &out, std::process::Stdio::piped());
     std::thread::sleep(Duration::from_millis(900));
     let sent = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

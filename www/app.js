@@ -271,18 +271,7 @@ async function startRun(saved = null, opts = {}) {
   try {
     const scored = await runner.start(saved);
     const label = runner.model;
-    await showRun({
-      label,
-      model: scored.model,
-      outcomes: scored.outcomes,
-      scoreLines: scored.scoreLines,
-      scoreJsonl: scored.scoreJsonl,
-      metric: scored.metric,
-      resultText: runner.resultText,
-      records: runner.records,
-      settings,
-      kind: 'run',
-    });
+    await showRun(scoredRun(scored, label, { resultText: runner.resultText, records: runner.records, settings, kind: 'run' }));
     const inc = runner.progress.incomplete;
     setStatus(`Run ${runner.state}: ${scored.outcomes.length} tasks scored` + (inc ? `, ${inc} incomplete (transport) — resume from the banner after a reload, or start again.` : '.'), inc ? 'warn' : 'ok');
     document.body.dataset.runState = 'done';
@@ -331,6 +320,12 @@ async function offerResume() {
 }
 
 // ---------------------------------------------------------------- dashboard, share, exports
+
+/** A scored run (from the Rust scorer) plus where it came from, as `showRun` takes it. */
+function scoredRun(scored, label, extra) {
+  const { model, outcomes, scoreLines, scoreJsonl, metric } = scored;
+  return { label, model, outcomes, scoreLines, scoreJsonl, metric, ...extra };
+}
 
 async function showRun(run) {
   state.run = run;
@@ -523,19 +518,13 @@ async function scoreFile(file) {
     bar.style.width = '100%';
     const skipped = scored.errors.length ? ` ${scored.errors.length} line(s) could not be scored: ${scored.errors.slice(0, 3).join('; ')}` : '';
     info.textContent = `${file.name}: ${scored.outcomes.length} tasks scored.${skipped}`;
-    await showRun({
-      label,
-      model: scored.model,
-      outcomes: scored.outcomes,
-      scoreLines: scored.scoreLines,
-      scoreJsonl: scored.scoreJsonl,
-      metric: scored.metric,
+    const report = await showRun(scoredRun(scored, label, {
       resultText: resultText ?? (file.size < 64 * 1048576 ? await file.text() : null),
       records,
       kind: 'offline',
-    });
+    }));
     document.body.dataset.offline = 'done';
-    setStatus(`Scored ${file.name} offline: task accuracy ${pct(scored.outcomes.filter((o) => o.correct).length / Math.max(1, scored.outcomes.length))}.`, 'ok');
+    setStatus(`Scored ${file.name} offline: task accuracy ${pct(report?.task_accuracy?.rate)}.`, 'ok');
   } catch (err) {
     document.body.dataset.offline = 'error';
     info.textContent = '';
