@@ -1,4 +1,4 @@
-//! Command-line parsing and dispatch.
+//! Command-line parsing and dispatch (one module per subcommand).
 
 mod files;
 mod report_cmd;
@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use wildtool::dataset::Lang;
+use wildtool_core::dataset::Lang;
 
 /// Evaluate LLM tool use on WildToolBench-format data, with exact parity to the official
 /// scorer.
@@ -81,7 +81,7 @@ enum Command {
         #[arg(long)]
         model_name: Option<String>,
         /// Cap on logged candidates after an action error.
-        #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
@@ -156,7 +156,7 @@ struct RunOpts {
     #[arg(long, value_enum, default_value = "en")]
     lang: LangArg,
     /// Cap on logged candidates after an action error.
-    #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
 }
 

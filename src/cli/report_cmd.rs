@@ -5,12 +5,12 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wildtool::chart::dashboard::{self, ComparisonRow};
-use wildtool::chart::html::{report_html, ReportMeta};
-use wildtool::dataset::fingerprint_hex;
-use wildtool::outcome::TaskOutcome;
-use wildtool::report::summary::summary_table;
-use wildtool::report::RunReport;
+use wildtool_core::chart::dashboard::{self, ComparisonRow};
+use wildtool_core::chart::html::{report_html, ReportMeta};
+use wildtool_core::dataset::fingerprint_hex;
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::report::summary::summary_table;
+use wildtool_core::report::RunReport;
 
 use super::files::{at, read_text, FileError};
 
@@ -125,7 +125,7 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
         scorer: doc
             .get("scorer")
             .and_then(|v| v.as_str())
-            .unwrap_or(wildtool::SCORER_VERSION)
+            .unwrap_or(wildtool_core::SCORER_VERSION)
             .to_owned(),
         summary: summary_table(&model, &report),
     };

@@ -9,15 +9,15 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wildtool::dataset::{fingerprint_hex, load_dataset, Lang, Session};
-use wildtool::runner::agents::{BaselineAgent, GoldAgent, ReplayAgent};
-use wildtool::runner::driver::Responder;
-use wildtool::runner::native::run::{execute, RunConfig, RunError};
-use wildtool::runner::native::{FileStore, LiveResponder, UreqTransport};
-use wildtool::runner::policy::RetryPolicy;
-use wildtool::runner::progress::Progress;
-use wildtool::runner::provider::{Endpoint, ProviderKind};
-use wildtool::runner::select::SessionRange;
+use crate::native::run::{execute, RunConfig, RunError};
+use crate::native::{FileStore, LiveResponder, UreqTransport};
+use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, Session};
+use wildtool_core::runner::agents::{BaselineAgent, GoldAgent, ReplayAgent};
+use wildtool_core::runner::driver::Responder;
+use wildtool_core::runner::policy::RetryPolicy;
+use wildtool_core::runner::progress::Progress;
+use wildtool_core::runner::provider::{Endpoint, ProviderKind};
+use wildtool_core::runner::select::SessionRange;
 
 use super::files::{at, read_text, FileError};
 use super::score_cmd::{score, ScoreArgs};
@@ -71,7 +71,7 @@ pub enum RunCmdError {
     File(#[from] FileError),
     /// Checkpoint problems.
     #[error(transparent)]
-    Run(#[from] RunError<wildtool::runner::native::store::StoreError>),
+    Run(#[from] RunError<crate::native::store::StoreError>),
 }
 
 enum Agent {

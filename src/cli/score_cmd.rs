@@ -5,12 +5,12 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wildtool::checker;
-use wildtool::dataset::{fingerprint_hex, Lang, LoadedDataset};
-use wildtool::outcome::TaskOutcome;
-use wildtool::report::summary::summary_table;
-use wildtool::report::RunReport;
-use wildtool::score::{OfficialChecker, ScoreOptions, ScoreStats, Scorer};
+use wildtool_core::checker;
+use wildtool_core::dataset::{fingerprint_hex, Lang, LoadedDataset};
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::report::summary::summary_table;
+use wildtool_core::report::RunReport;
+use wildtool_core::score::{OfficialChecker, ScoreOptions, ScoreStats, Scorer};
 
 use super::files::{at, for_each_line, read_text, FileError, LineReader, LineSpan};
 
@@ -41,7 +41,7 @@ fn sort_index(line: &str) -> usize {
             return index;
         }
     }
-    wildtool::json::loads(line)
+    wildtool_core::json::loads(line)
         .ok()
         .and_then(|v| v.get("id").and_then(|id| id.as_str()).and_then(suffix))
         .unwrap_or(usize::MAX)
@@ -79,7 +79,7 @@ fn write_report_json(
         .collect();
     let doc = serde_json::json!({
         "wildtool_version": env!("CARGO_PKG_VERSION"),
-        "scorer": wildtool::SCORER_VERSION,
+        "scorer": wildtool_core::SCORER_VERSION,
         "model_name": model,
         "dataset": {
             "file": dataset_path.file_name().map(|n| n.to_string_lossy().into_owned()),
@@ -92,7 +92,7 @@ fn write_report_json(
         "official_crash_fallbacks": stats
             .official_crashes
             .keys()
-            .map(|code| (code.clone(), wildtool::protocol::fallback_of(code).unwrap_or("see PROTOCOL §6")))
+            .map(|code| (code.clone(), wildtool_core::protocol::fallback_of(code).unwrap_or("see PROTOCOL §6")))
             .collect::<std::collections::BTreeMap<_, _>>(),
         "failed_tasks": failed,
         "tasks": outcomes,
@@ -110,7 +110,7 @@ fn write_report_json(
 /// Runs `wildtool score`.
 pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
     let dataset_text = read_text(&args.dataset)?;
-    let loaded = wildtool::protocol::load_checked(&dataset_text, args.lang);
+    let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(

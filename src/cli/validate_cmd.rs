@@ -3,18 +3,18 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use wildtool::checker;
-use wildtool::dataset::{Lang, Stats};
+use wildtool_core::checker;
+use wildtool_core::dataset::{Lang, Stats};
 
 use super::files::{read_text, FileError};
 
 /// `wildtool validate FILE`: exit 0 with a summary when valid, 2 with every problem when not.
 pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, FileError> {
     let text = read_text(path)?;
-    let mut loaded = wildtool::protocol::load_checked(&text, lang);
+    let mut loaded = wildtool_core::protocol::load_checked(&text, lang);
     if semantic {
         let segmenter = checker::default_segmenter();
-        let extra = wildtool::protocol::semantic_problems_checked(&loaded, segmenter.as_ref());
+        let extra = wildtool_core::protocol::semantic_problems_checked(&loaded, segmenter.as_ref());
         loaded.problems.extend(extra);
         loaded.problems.sort_by_key(|p| p.line);
     }
@@ -43,7 +43,7 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
 /// `wildtool stats FILE`: the distribution table.
 pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
     let text = read_text(path)?;
-    let loaded = wildtool::protocol::load_checked(&text, lang);
+    let loaded = wildtool_core::protocol::load_checked(&text, lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(

@@ -1,0 +1,29 @@
+//! wildtool's integration tests, in one test binary (one link step): the CLI end to end,
+//! the core's public API against the official fixtures, the native runner against local
+//! mock servers, and the architecture's invariants.
+
+mod graph_support;
+mod mock_server;
+
+mod chart_svg;
+mod checker_api;
+mod checker_golden;
+mod cli_report;
+mod cli_score;
+mod dataset_fuzz;
+mod dataset_load;
+mod graph_examples;
+mod graph_fixtures;
+mod graph_parity;
+mod json_parity;
+mod json_props;
+mod runner_agents;
+mod runner_live;
+mod runner_mock_serve;
+mod runner_overhead;
+mod runner_parity;
+mod runner_transport;
+mod score_fuzz;
+mod score_golden;
+mod share_codec;
+mod suite_data;
