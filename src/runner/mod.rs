@@ -12,6 +12,7 @@
 pub mod agents;
 pub mod checkpoint;
 pub mod driver;
+pub mod endpoint_url;
 #[cfg(all(feature = "cli", not(target_arch = "wasm32")))]
 pub mod native;
 pub mod plan;
