@@ -2,7 +2,7 @@
 // scripts/build-web.sh). Untrusted text is only ever inserted with textContent;
 // Rust-generated SVG is parsed with DOMParser (image/svg+xml) and imported as nodes.
 import init, {
-  Workspace, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, version,
+  Workspace, endpointOrigin, keyAllowedFor, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, version,
 } from './pkg/wildtool.js';
 import { $, download, el, formatSeconds, pct, setStatus, textBlob } from './js/dom.js';
 import { DEFAULT_COMPARE, leaderboardModels, renderDashboard, renderHeadline } from './js/dashboard.js';
@@ -14,7 +14,51 @@ import { runReport } from './pkg/wildtool.js';
 
 const OFFICIAL_DATA = 'https://raw.githubusercontent.com/yupeijei1997/WildToolBench/main/wild-tool-bench/data/Wild-Tool-Bench.jsonl';
 const BUNDLED = './data/suite.jsonl';
-const KEY_STORAGE = 'wildtool.apiKey';
+// A remembered key is stored with the origin it was saved for ({origin, key}) and is only
+// ever sent to that origin (the rule is Rust's keyAllowedFor). The unbound v1 entry is dropped.
+const KEY_STORAGE = 'wildtool.rememberedKey';
+const LEGACY_KEY_STORAGE = 'wildtool.apiKey';
+let keyTyped = false;
+
+function rememberedKey() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY_STORAGE) || 'null');
+    return v && typeof v.origin === 'string' && typeof v.key === 'string' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The key to send to `baseUrl`: a typed key, or the remembered one for its own origin only. */
+function keyFor(baseUrl) {
+  const rem = rememberedKey();
+  const typed = $('m-key').value;
+  const allowed = rem !== null && keyAllowedFor(rem.origin, baseUrl);
+  if (rem && typed === rem.key && !keyTyped) return allowed ? rem.key : '';
+  return typed;
+}
+
+/** Shows the remembered key in the key field only while the base URL is its origin. */
+function syncRememberedKey() {
+  const rem = rememberedKey();
+  if (!rem || keyTyped) return;
+  const allowed = keyAllowedFor(rem.origin, $('m-base').value);
+  $('m-key').value = allowed ? rem.key : '';
+  $('m-remember').checked = allowed;
+}
+
+function saveRememberedKey() {
+  if (!$('m-remember').checked) {
+    localStorage.removeItem(KEY_STORAGE);
+    return;
+  }
+  try {
+    localStorage.setItem(KEY_STORAGE, JSON.stringify({ origin: endpointOrigin($('m-base').value), key: $('m-key').value }));
+  } catch (err) {
+    $('m-remember').checked = false;
+    setStatus(`The key cannot be remembered: ${err.message}`, 'error');
+  }
+}
 
 const state = {
   ws: null,            // Workspace of the loaded dataset
@@ -143,16 +187,11 @@ function wireSetup() {
   };
   $('m-provider').addEventListener('change', syncProvider);
   syncProvider();
-  const remembered = localStorage.getItem(KEY_STORAGE);
-  if (remembered) {
-    $('m-key').value = remembered;
-    $('m-remember').checked = true;
-  }
-  $('m-remember').addEventListener('change', () => {
-    if ($('m-remember').checked) localStorage.setItem(KEY_STORAGE, $('m-key').value);
-    else localStorage.removeItem(KEY_STORAGE);
-  });
-  $('m-key').addEventListener('change', () => { if ($('m-remember').checked) localStorage.setItem(KEY_STORAGE, $('m-key').value); });
+  localStorage.removeItem(LEGACY_KEY_STORAGE);
+  $('m-base').addEventListener('input', syncRememberedKey);
+  $('m-remember').addEventListener('change', saveRememberedKey);
+  $('m-key').addEventListener('input', () => { keyTyped = true; });
+  $('m-key').addEventListener('change', () => { if ($('m-remember').checked) saveRememberedKey(); });
   $('start-run').addEventListener('click', () => startRun());
 }
 
@@ -255,7 +294,7 @@ async function startRun(saved = null, opts = {}) {
     setStatus('Enter the endpoint base URL.', 'error');
     return;
   }
-  const key = opts.key ?? $('m-key').value;
+  const key = opts.key ?? keyFor(settings.base_url);
   if (!BUILTIN.has(settings.provider)) await probeEndpoint(settings.base_url);
   let runner;
   try {
@@ -310,7 +349,7 @@ async function offerResume() {
       return;
     }
     const needsKey = !BUILTIN.has(saved.settings.provider);
-    startRun(saved, { key: needsKey ? $('m-key').value : '' });
+    startRun(saved, { key: needsKey ? keyFor(saved.settings.base_url) : '' });
   };
   $('discard-run').onclick = async () => {
     await state.store.deleteRun(saved.id);
@@ -552,6 +591,7 @@ function applyQuery(params) {
   set('m-conc', params.get('concurrency'));
   set('m-temp', params.get('temperature'));
   set('m-timeout', params.get('timeout'));
+  syncRememberedKey();
   if (params.get('lang') === 'zh') $('ds-lang').value = 'zh';
 }
 
@@ -609,8 +649,8 @@ async function main() {
   }
   await offerResume();
   if (params.get('autorun') === '1' && state.ws) {
-    const remembered = localStorage.getItem(KEY_STORAGE) || '';
-    await startRun(null, { key: $('m-key').value || remembered });
+    // A link chooses the endpoint, so it gets a remembered key only for that key's origin.
+    await startRun(null, { key: keyFor($('m-base').value.trim()) });
   }
 }
 

@@ -197,6 +197,21 @@ pub fn format_percent(value: f64) -> String {
     chart::format_percent(value)
 }
 
+/// The origin (`scheme://host[:port]`) of an endpoint base URL; fails with the reason when
+/// the URL is not a usable http(s) endpoint.
+#[wasm_bindgen(js_name = endpointOrigin)]
+pub fn endpoint_origin(base_url: &str) -> Result<String, JsError> {
+    wildtool_core::runner::endpoint_url::EndpointUrl::parse(base_url)
+        .map(|u| u.origin())
+        .map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// Whether a key remembered for `saved_origin` may be sent to `base_url` (same origin only).
+#[wasm_bindgen(js_name = keyAllowedFor)]
+pub fn key_allowed_for(saved_origin: &str, base_url: &str) -> bool {
+    wildtool_core::runner::endpoint_url::key_allowed_for(saved_origin, base_url)
+}
+
 /// The scorer version string written into share links and reports.
 #[wasm_bindgen(js_name = scorerVersion)]
 pub fn scorer_version() -> String {

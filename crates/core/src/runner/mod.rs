@@ -10,6 +10,7 @@
 pub mod agents;
 pub mod checkpoint;
 pub mod driver;
+pub mod endpoint_url;
 pub mod plan;
 pub mod policy;
 pub mod progress;
