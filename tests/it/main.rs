@@ -15,6 +15,7 @@ mod dataset_load;
 mod graph_examples;
 mod graph_fixtures;
 mod graph_parity;
+mod invariants;
 mod json_parity;
 mod json_props;
 mod runner_agents;

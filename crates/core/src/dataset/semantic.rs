@@ -1,4 +1,4 @@
-//! Semantic validation for curated suites (issue 5, item 4): does each task's graph
+//! Semantic validation for curated suites: does each task's graph
 //! have the topology its declared type promises, and is the gold internally consistent?
 //!
 //! These checks go beyond what the official code needs (PROTOCOL §1.3 describes the
@@ -15,8 +15,8 @@ use super::problem::{Problem, Sink};
 use super::tools::tool_names;
 
 /// Checks gold arguments of tool `name` against the session's converted `tools`:
-/// `None` when they pass, otherwise the checker's verdict. The lead wires the argument
-/// checker (branch wt-checker) in here.
+/// `None` when they pass, otherwise the checker's verdict (the caller passes the official
+/// argument checker; `protocol::semantic_problems_checked` does).
 pub type ArgChecker<'a> = &'a dyn Fn(&Value, &str, &Value) -> Option<String>;
 
 /// Semantic problems of `session` without the argument check.
@@ -242,9 +242,9 @@ fn kinds(task: &Task, kind: NodeKind) -> Vec<usize> {
 /// Problems of the C8 constraint (PROTOCOL §1.4): no step of a task's first optimal path
 /// may mix an ask or prepare node with another node.
 ///
-/// HOOK: the first optimal path comes from the graph engine (branch wt-graph), which the
-/// lead wires in: `first_optimal_path(task)` returns the steps (node indexes) or `None`
-/// when the task has no complete path (already a C9 error).
+/// The first optimal path comes from the graph engine, passed in by the caller:
+/// `first_optimal_path(task)` returns the steps (node indexes) or `None` when the task has
+/// no complete path (already a C9 error).
 pub fn mixed_step_problems(
     session: &Session,
     first_optimal_path: &dyn Fn(&Task) -> Option<Vec<Vec<usize>>>,
