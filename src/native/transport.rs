@@ -68,12 +68,9 @@ impl Transport for UreqTransport {
         for (k, v) in &req.headers {
             builder = builder.header(k.as_str(), v.as_str());
         }
-        match &self.auth {
-            Some((AuthStyle::Bearer, key)) => {
-                builder = builder.header("authorization", format!("Bearer {key}"))
-            }
-            Some((AuthStyle::XApiKey, key)) => builder = builder.header("x-api-key", key.as_str()),
-            None => {}
+        if let Some((style, key)) = &self.auth {
+            let (name, value) = style.header(key);
+            builder = builder.header(name, value);
         }
         let mut resp = builder
             .send(req.body.as_str())

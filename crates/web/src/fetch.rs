@@ -72,12 +72,9 @@ pub async fn fetch(
     for (k, v) in &req.headers {
         headers.set(k, v).map_err(js_error)?;
     }
-    match auth {
-        Some((AuthStyle::Bearer, key)) => headers
-            .set("authorization", &format!("Bearer {key}"))
-            .map_err(js_error)?,
-        Some((AuthStyle::XApiKey, key)) => headers.set("x-api-key", key).map_err(js_error)?,
-        None => {}
+    if let Some((style, key)) = auth {
+        let (name, value) = style.header(key);
+        headers.set(name, &value).map_err(js_error)?;
     }
     let controller = web_sys::AbortController::new().map_err(js_error)?;
     let init = web_sys::RequestInit::new();

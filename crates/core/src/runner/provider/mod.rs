@@ -34,6 +34,17 @@ pub enum AuthStyle {
     XApiKey,
 }
 
+impl AuthStyle {
+    /// The header (lower-case name, value) that carries `key` in this style. Transports
+    /// attach exactly this, so a new style needs no transport change.
+    pub fn header(self, key: &str) -> (&'static str, String) {
+        match self {
+            AuthStyle::Bearer => ("authorization", format!("Bearer {key}")),
+            AuthStyle::XApiKey => ("x-api-key", key.to_owned()),
+        }
+    }
+}
+
 impl ProviderKind {
     /// Parses `openai` / `anthropic`.
     pub fn from_name(s: &str) -> Option<Self> {
