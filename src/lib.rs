@@ -10,6 +10,7 @@
 
 pub mod chart;
 pub mod checker;
+pub mod compare;
 pub mod dataset;
 pub mod graph;
 pub mod json;
