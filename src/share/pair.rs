@@ -5,12 +5,20 @@
 //! | bytes | content |
 //! |---|---|
 //! | 1 + n | scorer version (length byte, UTF-8, at most [`MAX_SCORER_VERSION_BYTES`]) |
+//! | 1 | detail: 0 = full outcomes, 1 = outcomes without progress (see [`Detail`]) |
 //! | 1 + n | label of run A (length byte, UTF-8, cut to at most [`MAX_LABEL_BYTES`]) |
 //! | 1 + n | label of run B (likewise) |
 //! | 8 | dataset fingerprint, little-endian `u64` (one: both runs are on this dataset) |
 //! | 1–5 | task count, LEB128 |
-//! | L | every task's outcome in A, then in B, as one mixed-radix number (the `v1` per-task digits); L depends only on the task shapes |
+//! | L | every task's outcome in A, then in B, as one mixed-radix number; L depends only on the task shapes and the detail |
 //! | 4 | FNV-1a 32-bit checksum of everything before |
+//!
+//! With full detail each task's digit is the `v1` digit (every `TaskOutcome` field). When
+//! that would make the link longer than [`MAX_PAIR_LINK_CHARS`], [`encode_pair`] drops
+//! the two progress counters (`steps_logged`, `nodes_done`) and keeps the 29 outcome
+//! states (correct and optimal; failed with error label and name verdict; incomplete),
+//! which is everything a comparison shows; [`SharedPair::detail`] says which form a link
+//! carries, so a progress rate is never shown from a link that lacks it.
 //!
 //! Like `v1`, the link holds outcomes only — no key, endpoint, prompt or trace — and
 //! decoding never panics. A run with repeated trials is shared one trial at a time.
@@ -27,6 +35,90 @@ use serde::{Deserialize, Serialize};
 
 /// Text prefix of a comparison link.
 pub const PAIR_PREFIX: &str = "v2.";
+/// Longest comparison link [`encode_pair`] makes with full detail; longer ones drop the
+/// progress counters.
+pub const MAX_PAIR_LINK_CHARS: usize = 3_500;
+
+/// How much of each outcome a comparison link carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Detail {
+    /// Every `TaskOutcome` field (as `v1`).
+    Full,
+    /// Everything but `steps_logged` and `nodes_done` (decoded as 0): no progress rates.
+    NoProgress,
+}
+
+impl Detail {
+    fn code(self) -> u8 {
+        match self {
+            Detail::Full => 0,
+            Detail::NoProgress => 1,
+        }
+    }
+}
+
+/// States of an outcome without progress counters: correct (× optimal), failed (× 13
+/// error labels or none × name verdict), incomplete.
+const OUTCOME_STATES: u64 = 2 + 2 * 13 + 1;
+
+fn outcome_digit(o: &TaskOutcome) -> u64 {
+    if o.incomplete {
+        OUTCOME_STATES - 1
+    } else if o.correct {
+        u64::from(o.optimal)
+    } else {
+        let label = o.error.map(|e| u64::from(e.code()) + 1).unwrap_or(0);
+        2 + label * 2 + u64::from(o.name_correct)
+    }
+}
+
+fn outcome_from_digit(d: u64, shape: &TaskShape) -> Option<TaskOutcome> {
+    let mut o = TaskOutcome {
+        session: shape.session,
+        position: shape.position,
+        task_type: shape.task_type,
+        subtype: shape.subtype,
+        transitions: shape.transitions,
+        correct: false,
+        name_correct: false,
+        optimal: false,
+        steps_logged: 0,
+        nodes_total: shape.nodes_total,
+        nodes_done: 0,
+        error: None,
+        incomplete: false,
+    };
+    match d {
+        0 | 1 => {
+            o.correct = true;
+            o.name_correct = true;
+            o.optimal = d == 1;
+        }
+        d if d < OUTCOME_STATES - 1 => {
+            let rel = d - 2;
+            o.name_correct = rel % 2 == 1;
+            let label = rel / 2;
+            if label > 0 {
+                o.error = Some(crate::outcome::RawErrorLabel::from_code(
+                    u8::try_from(label - 1).ok()?,
+                )?);
+            }
+        }
+        d if d == OUTCOME_STATES - 1 => o.incomplete = true,
+        _ => return None,
+    }
+    Some(o)
+}
+
+/// The radices of both runs' digits (A's tasks, then B's).
+fn body_radices(shapes: &[TaskShape], detail: Detail) -> Vec<u64> {
+    let one: Vec<u64> = match detail {
+        Detail::Full => radices(shapes),
+        Detail::NoProgress => vec![OUTCOME_STATES; shapes.len()],
+    };
+    one.iter().chain(one.iter()).copied().collect()
+}
 
 /// Which kind of link a fragment holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -81,6 +173,8 @@ pub struct PairHeader {
 pub struct SharedPair {
     /// Header fields.
     pub header: PairHeader,
+    /// What the outcomes hold ([`Detail::Full`] when encoding: [`encode_pair`] decides).
+    pub detail: Detail,
     /// Run A: one outcome per dataset task, in dataset order.
     pub a: Vec<TaskOutcome>,
     /// Run B: likewise.
@@ -104,33 +198,73 @@ impl SharedPair {
     }
 }
 
-/// Number of link characters [`encode_pair`] produces for this dataset and label sizes.
-pub fn pair_link_len(
+/// Number of link characters of a comparison link with `detail`.
+pub fn pair_link_len_with(
     shapes: &[TaskShape],
+    detail: Detail,
     scorer_version_bytes: usize,
     label_a_bytes: usize,
     label_b_bytes: usize,
 ) -> usize {
     let mut count = Vec::new();
     push_varint(&mut count, u32::try_from(shapes.len()).unwrap_or(u32::MAX));
-    let r = radices(shapes);
-    let both: Vec<u64> = r.iter().chain(r.iter()).copied().collect();
     let bytes = 1
         + scorer_version_bytes.min(MAX_SCORER_VERSION_BYTES)
+        + 1
         + 1
         + label_a_bytes.min(MAX_LABEL_BYTES)
         + 1
         + label_b_bytes.min(MAX_LABEL_BYTES)
         + 8
         + count.len()
-        + radix::packed_len(&both)
+        + radix::packed_len(&body_radices(shapes, detail))
         + 4;
     PAIR_PREFIX.len() + (bytes * 4).div_ceil(3)
 }
 
+/// The detail [`encode_pair`] uses: full unless that exceeds [`MAX_PAIR_LINK_CHARS`].
+pub fn pair_detail(
+    shapes: &[TaskShape],
+    scorer_version_bytes: usize,
+    label_a_bytes: usize,
+    label_b_bytes: usize,
+) -> Detail {
+    let full = pair_link_len_with(
+        shapes,
+        Detail::Full,
+        scorer_version_bytes,
+        label_a_bytes,
+        label_b_bytes,
+    );
+    if full <= MAX_PAIR_LINK_CHARS {
+        Detail::Full
+    } else {
+        Detail::NoProgress
+    }
+}
+
+/// Number of link characters [`encode_pair`] produces for this dataset and label sizes
+/// (labels are counted after cutting to [`MAX_LABEL_BYTES`]).
+pub fn pair_link_len(
+    shapes: &[TaskShape],
+    scorer_version_bytes: usize,
+    label_a_bytes: usize,
+    label_b_bytes: usize,
+) -> usize {
+    let detail = pair_detail(shapes, scorer_version_bytes, label_a_bytes, label_b_bytes);
+    pair_link_len_with(
+        shapes,
+        detail,
+        scorer_version_bytes,
+        label_a_bytes,
+        label_b_bytes,
+    )
+}
+
 /// Encodes two runs of one dataset into link text (`v2.…`, without the `#`).
 ///
-/// Labels are cut to [`MAX_LABEL_BYTES`]; every outcome must agree with its shape.
+/// Labels are cut to [`MAX_LABEL_BYTES`]; every outcome must agree with its shape. The
+/// detail is chosen by [`pair_detail`] (`pair.detail` is ignored).
 pub fn encode_pair(pair: &SharedPair, shapes: &[TaskShape]) -> Result<String, ShareError> {
     let h = &pair.header;
     if h.scorer_version.len() > MAX_SCORER_VERSION_BYTES {
@@ -156,16 +290,22 @@ pub fn encode_pair(pair: &SharedPair, shapes: &[TaskShape]) -> Result<String, Sh
             });
         }
     }
+    let label_a = cut(&h.label_a, MAX_LABEL_BYTES);
+    let label_b = cut(&h.label_b, MAX_LABEL_BYTES);
+    let detail = pair_detail(shapes, h.scorer_version.len(), label_a.len(), label_b.len());
+    // Validate against the full model either way (shapes and field ranges).
     let mut all = digits(&pair.a, shapes)?;
     all.extend(digits(&pair.b, shapes)?);
-    let r = radices(shapes);
-    let both: Vec<u64> = r.iter().chain(r.iter()).copied().collect();
+    if detail == Detail::NoProgress {
+        all = pair.a.iter().chain(&pair.b).map(outcome_digit).collect();
+    }
+    let both = body_radices(shapes, detail);
     let body = radix::pack(&all, &both).ok_or(ShareError::OutOfRange)?;
     let mut bytes = Vec::with_capacity(body.len() + 192);
     bytes.push(h.scorer_version.len() as u8);
     bytes.extend_from_slice(h.scorer_version.as_bytes());
-    for label in [&h.label_a, &h.label_b] {
-        let label = cut(label, MAX_LABEL_BYTES);
+    bytes.push(detail.code());
+    for label in [label_a, label_b] {
         bytes.push(label.len() as u8);
         bytes.extend_from_slice(label.as_bytes());
     }
@@ -177,21 +317,29 @@ pub fn encode_pair(pair: &SharedPair, shapes: &[TaskShape]) -> Result<String, Sh
     Ok(format!("{PAIR_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes)))
 }
 
-fn pair_header(cursor: &mut Cursor<'_>) -> Result<PairHeader, ShareError> {
+fn pair_header(cursor: &mut Cursor<'_>) -> Result<(PairHeader, Detail), ShareError> {
     let scorer_version = cursor.text("scorer version", MAX_SCORER_VERSION_BYTES)?;
+    let detail = match cursor.byte("detail")? {
+        0 => Detail::Full,
+        1 => Detail::NoProgress,
+        _ => return Err(ShareError::OutOfRange),
+    };
     let label_a = cursor.text("label of run A", MAX_LABEL_BYTES)?;
     let label_b = cursor.text("label of run B", MAX_LABEL_BYTES)?;
     let fp = cursor.take(8, "dataset fingerprint")?;
     let mut fp_bytes = [0u8; 8];
     fp_bytes.copy_from_slice(fp);
     let task_count = cursor.varint()?;
-    Ok(PairHeader {
-        scorer_version,
-        label_a,
-        label_b,
-        dataset_fingerprint: u64::from_le_bytes(fp_bytes),
-        task_count,
-    })
+    Ok((
+        PairHeader {
+            scorer_version,
+            label_a,
+            label_b,
+            dataset_fingerprint: u64::from_le_bytes(fp_bytes),
+            task_count,
+        },
+        detail,
+    ))
 }
 
 /// Reads the header of a comparison link (no dataset needed).
@@ -201,6 +349,7 @@ pub fn read_pair_header(link: &str) -> Result<PairHeader, ShareError> {
         bytes: &bytes,
         pos: 0,
     })
+    .map(|(h, _)| h)
 }
 
 /// Decodes a comparison link against the loaded dataset (its fingerprint and shapes).
@@ -214,7 +363,7 @@ pub fn decode_pair(
         bytes: &bytes,
         pos: 0,
     };
-    let h = pair_header(&mut cursor)?;
+    let (h, detail) = pair_header(&mut cursor)?;
     if h.dataset_fingerprint != dataset_fingerprint {
         return Err(ShareError::FingerprintMismatch {
             link: h.dataset_fingerprint,
@@ -227,8 +376,7 @@ pub fn decode_pair(
             dataset: shapes.len() as u64,
         });
     }
-    let r = radices(shapes);
-    let both: Vec<u64> = r.iter().chain(r.iter()).copied().collect();
+    let both = body_radices(shapes, detail);
     let body = bytes.get(cursor.pos..).unwrap_or(&[]);
     let expected = radix::packed_len(&both);
     if body.len() != expected {
@@ -242,13 +390,17 @@ pub fn decode_pair(
         digits
             .iter()
             .zip(shapes)
-            .map(|(d, s)| state::from_digit(*d, s))
+            .map(|(d, s)| match detail {
+                Detail::Full => state::from_digit(*d, s),
+                Detail::NoProgress => outcome_from_digit(*d, s),
+            })
             .collect::<Option<Vec<_>>>()
             .ok_or(ShareError::OutOfRange)
     };
     let (da, db) = all.split_at(shapes.len().min(all.len()));
     Ok(SharedPair {
         header: h,
+        detail,
         a: rebuild(da)?,
         b: rebuild(db)?,
     })
