@@ -48,6 +48,16 @@ pub fn format_p(p: f64) -> String {
     }
 }
 
+/// `= 0.0414` or `< 0.0001`.
+fn p_clause(p: f64) -> String {
+    let text = format_p(p);
+    if text.starts_with('<') {
+        text
+    } else {
+        format!("= {text}")
+    }
+}
+
 fn table_html(out: &mut String, t: &ChartTable) {
     let _ = write!(
         out,
@@ -414,8 +424,8 @@ pub fn summary_text(doc: &CompareDoc) -> String {
         );
         let _ = writeln!(
             out,
-            "  exact McNemar p = {} · task accuracy {} vs {}, difference {}",
-            format_p(p.mcnemar_p),
+            "  exact McNemar p {} · task accuracy {} vs {}, difference {}",
+            p_clause(p.mcnemar_p),
             pct(p.task_accuracy.a),
             pct(p.task_accuracy.b),
             estimate_text(&p.task_accuracy_delta)
