@@ -102,6 +102,16 @@ fn point_text(p: &DeltaPoint) -> String {
     }
 }
 
+/// `+3.1 (−1.0, +7.2) pp`: the compact form printed beside a single-series plot.
+fn short_text(p: &DeltaPoint) -> String {
+    let bare = |v: f64| format_pp(v).trim_end_matches(" pp").to_owned();
+    match (p.value(), p.interval()) {
+        (Some(v), Some((lo, hi))) => format!("{} ({}, {}) pp", bare(v), bare(lo), bare(hi)),
+        (Some(v), None) => format_pp(v),
+        (None, _) => String::new(),
+    }
+}
+
 fn point(series: &DeltaSeries, i: usize) -> DeltaPoint {
     series.points.get(i).copied().unwrap_or_default()
 }
@@ -216,7 +226,25 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
         .fold(40.0, f64::max)
         .min(200.0);
     let left = 16.0 + label_w + 10.0;
-    let right = if multi { 24.0 } else { 150.0 };
+    // Single series: the value and interval are printed right of the plot.
+    let value_texts: Vec<String> = (0..c.categories.len())
+        .map(|i| {
+            c.series
+                .first()
+                .map(|s| short_text(&point(s, i)))
+                .unwrap_or_default()
+        })
+        .collect();
+    let right = if multi {
+        24.0
+    } else {
+        value_texts
+            .iter()
+            .map(|t| text_width(t, 11.0))
+            .fold(60.0, f64::max)
+            .min(220.0)
+            + 16.0
+    };
     let plot_w = WIDTH - left - right;
     let row_h = 12.0 * n_series as f64 + 12.0;
     let legend_h = if multi {
@@ -358,6 +386,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
                     extra.push_str(&marker_svg(style.marker, x_of(v), cy, 5.0, style.colour));
                     extra.push_str("</g>");
                     if !multi {
+                        let text = value_texts.get(i).cloned().unwrap_or_default();
                         svg.text(
                             left + plot_w + 8.0,
                             cy + 4.0,
@@ -365,9 +394,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
                             11.0,
                             "#222222",
                             false,
-                            &point_text(&p)
-                                .replace(" (95% CI ", " (")
-                                .replace(" to ", " … "),
+                            &text,
                         );
                     }
                 }
