@@ -165,6 +165,14 @@ fn ranked_table_sorts_ranks_ties_and_missing_values() {
     assert_eq!(r.tasks_total, Some(shapes.len() as u64));
     assert!((r.task.unwrap_or(0.0) - chats / trial.len() as f64).abs() < 1e-12);
     assert_eq!(r.chat, Some(1.0));
+    assert!(r.task_ci95.is_some_and(|ci| ci.lo < r.task.unwrap_or(0.0)));
+    let twice = RunInput {
+        trials: vec![trial.clone(), trial.clone()],
+        ..run.clone()
+    };
+    let r2 = run_row(&twice, ds).expect("row");
+    assert_eq!(r2.task, r.task);
+    assert!(r2.task_ci95.is_none(), "no Wilson interval over repeated trials");
     assert_eq!(r.single, Some(0.0));
     rows.push(r);
     let t = ranked_table(rows, SortKey::Chat, false);

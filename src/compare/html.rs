@@ -249,17 +249,21 @@ fn pair_section(out: &mut String, pair: &PairResult, index: usize) {
         ),
         _ => metric(out, "—", "Session accuracy difference", &[]),
     }
+    let trials = pair.diff.iter().any(|d| d.a_trials > 1 || d.b_trials > 1);
     metric(
         out,
         &format_p(pair.mcnemar_p),
-        "Exact McNemar p (two-sided)",
+        if trials {
+            "Exact sign test p on pass rates (two-sided)"
+        } else {
+            "Exact McNemar p (two-sided)"
+        },
         &[format!(
             "{} tasks better in {}, {} better in {}",
             pair.a_only, pair.a, pair.b_only, pair.b
         )],
     );
     out.push_str("</div>");
-    let trials = pair.diff.iter().any(|d| d.a_trials > 1 || d.b_trials > 1);
     let better = |x: &str, y: &str| {
         if trials {
             format!("Higher pass rate in {x}")

@@ -214,7 +214,7 @@ pub struct TableRow {
     pub source: RowSource,
     /// Task accuracy.
     pub task: Option<f64>,
-    /// 95% Wilson interval of task accuracy (runs only).
+    /// 95% Wilson interval of task accuracy (runs with one trial only).
     pub task_ci95: Option<Interval>,
     /// Session accuracy.
     pub session: Option<f64>,
@@ -292,8 +292,9 @@ pub fn run_row(run: &RunInput, dataset: DatasetRef<'_>) -> Result<TableRow, Comp
         label: run.label.clone(),
         source: RowSource::Run,
         task: mean(&|_| true),
-        // Over trials × tasks; with one trial the report's Wilson interval.
-        task_ci95: (scored > 0).then(|| wilson(passed, scored)),
+        // The report's Wilson interval for a single trial; with repeated trials the
+        // task-trials are not independent, so no interval is claimed here.
+        task_ci95: (scored > 0 && t.trials == 1).then(|| wilson(passed, scored)),
         session: (!sessions.is_empty())
             .then(|| sessions.iter().sum::<f64>() / sessions.len() as f64),
         single: mean(&|ty| ty == TaskType::SingleTool),
