@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
+mod compare_cmd;
 mod files;
 mod report_cmd;
 mod run_cmd;
@@ -81,6 +82,30 @@ enum Command {
         #[arg(long)]
         model_name: Option<String>,
         /// Cap on logged candidates after an action error.
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+        candidate_cap: usize,
+    },
+    /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
+    /// and per-category differences for every pair; writes compare.json and compare.html
+    /// into OUT. Exit code 2 when the runs were scored on another dataset.
+    Compare {
+        /// Runs: `run`/`score` output directories (report.json, else result.jsonl),
+        /// directories of trials (trial-1/, trial-2/ …), report.json or result files.
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<PathBuf>,
+        /// The dataset the runs were scored on (its fingerprint is checked).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Labels for the runs, in order (repeatable; default: the model names).
+        #[arg(long = "label")]
+        labels: Vec<String>,
+        /// Which language's fields to read (for result files).
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+        /// Cap on logged candidates after an action error (for result files).
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
@@ -203,6 +228,33 @@ pub fn main() -> ExitCode {
                 Err(e) => {
                     eprintln!("wildtool: {e}");
                     ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) {
+                        2
+                    } else {
+                        1
+                    })
+                }
+            };
+        }
+        Command::Compare {
+            runs,
+            dataset,
+            out,
+            labels,
+            lang,
+            candidate_cap,
+        } => {
+            return match compare_cmd::compare(&compare_cmd::CompareArgs {
+                runs,
+                dataset,
+                out,
+                lang: lang.into(),
+                labels,
+                candidate_cap,
+            }) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("wildtool: {e}");
+                    ExitCode::from(if matches!(e, compare_cmd::CompareCmdError::Usage(_)) {
                         2
                     } else {
                         1

@@ -11,6 +11,7 @@
 
 pub mod chart;
 pub mod checker;
+pub mod compare;
 pub mod dataset;
 pub mod graph;
 pub mod json;

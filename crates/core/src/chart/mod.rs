@@ -13,9 +13,11 @@
 
 mod bars;
 pub mod dashboard;
+pub mod delta;
 mod describe;
 mod format;
 pub mod html;
+pub mod palette;
 mod stacked;
 pub mod stats;
 mod svg;

@@ -18,9 +18,16 @@
 //!
 //! Decoding never panics: every malformed, truncated or hostile input yields a
 //! [`ShareError`] whose message can be shown to the user as is.
+//!
+//! Comparison links (`v2.`: two runs of one dataset) are in [`pair`]; [`pair::link_kind`]
+//! tells the two formats apart.
 
+pub mod pair;
 mod radix;
+mod shapes;
 mod state;
+
+pub use shapes::task_shapes;
 
 use crate::outcome::{TaskOutcome, TaskType, TurnSubtype};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -113,7 +120,7 @@ pub enum ShareError {
     MissingVersion,
     /// A version this build does not read.
     #[error(
-        "share link format {found:?} is not supported by this version of wildtool (it reads v1)"
+        "share link format {found:?} is not supported here (run links start with \"v1.\", comparison links with \"v2.\")"
     )]
     UnsupportedVersion {
         /// The version text found.
@@ -222,6 +229,24 @@ fn radices(shapes: &[TaskShape]) -> Vec<u64> {
     shapes.iter().map(state::radix).collect()
 }
 
+/// The digit of every outcome (one per shape, in order).
+fn digits(outcomes: &[TaskOutcome], shapes: &[TaskShape]) -> Result<Vec<u64>, ShareError> {
+    let mut digits = Vec::with_capacity(shapes.len());
+    for (index, (o, shape)) in outcomes.iter().zip(shapes).enumerate() {
+        if !shape.matches(o) {
+            return Err(ShareError::Unrepresentable {
+                index,
+                reason: "its session, position, type, subtype, transitions or node count differ from the dataset".into(),
+            });
+        }
+        digits.push(
+            state::to_digit(o, shape)
+                .map_err(|reason| ShareError::Unrepresentable { index, reason })?,
+        );
+    }
+    Ok(digits)
+}
+
 /// Number of link characters [`encode`] produces for this dataset and label sizes.
 pub fn link_len(shapes: &[TaskShape], scorer_version_bytes: usize, label_bytes: usize) -> usize {
     let count_bytes = {
@@ -269,19 +294,7 @@ pub fn encode(run: &SharedRun, shapes: &[TaskShape]) -> Result<String, ShareErro
             dataset: shapes.len() as u64,
         });
     }
-    let mut digits = Vec::with_capacity(shapes.len());
-    for (index, (o, shape)) in run.outcomes.iter().zip(shapes).enumerate() {
-        if !shape.matches(o) {
-            return Err(ShareError::Unrepresentable {
-                index,
-                reason: "its session, position, type, subtype, transitions or node count differ from the dataset".into(),
-            });
-        }
-        digits.push(
-            state::to_digit(o, shape)
-                .map_err(|reason| ShareError::Unrepresentable { index, reason })?,
-        );
-    }
+    let digits = digits(&run.outcomes, shapes)?;
     let body = radix::pack(&digits, &radices(shapes)).ok_or(ShareError::OutOfRange)?;
     let label = cut(&h.model_label, MAX_LABEL_BYTES);
     let mut bytes = Vec::with_capacity(body.len() + 128);
@@ -349,9 +362,14 @@ impl<'a> Cursor<'a> {
     }
 }
 
-/// Checks the prefix, decodes base64 and verifies the checksum; returns the payload
+/// Checks the `v1` prefix, decodes base64 and verifies the checksum; returns the payload
 /// without the checksum.
 fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
+    payload_of_version(link, "v1")
+}
+
+/// Like [`payload`] for links of format `want` (`"v1"`, `"v2"`).
+fn payload_of_version(link: &str, want: &str) -> Result<Vec<u8>, ShareError> {
     let len = link.chars().count();
     if len > MAX_LINK_CHARS {
         return Err(ShareError::TooLong {
@@ -373,7 +391,7 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
     if !looks_versioned {
         return Err(ShareError::MissingVersion);
     }
-    if version != "v1" {
+    if version != want {
         return Err(ShareError::UnsupportedVersion {
             found: version.to_owned(),
         });
@@ -386,7 +404,7 @@ fn payload(link: &str) -> Result<Vec<u8>, ShareError> {
                 } else {
                     "a non-ASCII or control character".to_owned()
                 };
-                format!("unexpected {what} at position {}", at + PREFIX.len())
+                format!("unexpected {what} at position {}", at + version.len() + 1)
             }
             base64::DecodeError::InvalidLength(_)
             | base64::DecodeError::InvalidLastSymbol { .. } => {
