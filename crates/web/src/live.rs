@@ -1,117 +1,664 @@
-//! Live evaluation from the page: one task at a time through the runner's async task
-//! driver (the official task state machine), each step sent with the runner's browser
-//! transport (`fetch`, retries, timeouts). The API key stays inside the [`LiveClient`] (WASM memory) and is never
-//! returned, logged or stored.
+//! Runs in the page, driven through the run engine: the state turns engine outputs into
+//! effects (send, abort, wake at, step the built-in agents) and engine events into what
+//! the page shows (progress, results so far, the checkpoint in the store) and, at the end,
+//! into a scored run on the dashboard — or a failure shown where the user is looking.
+//!
+//! Checkpoint contract: every `Persist` line is stored under `ck/<id>/<seq>` in the order
+//! the engine emits it (header first), exactly the lines of `checkpoint.jsonl`; resuming
+//! constructs the engine with those lines, so only missing tasks run; the result file is
+//! assembled from them by the core and scored afresh, as `wildtool run` does.
 
-use std::rc::Rc;
-use std::time::Duration;
+use std::collections::BTreeMap;
 
-use serde::Deserialize;
-use wasm_bindgen::prelude::*;
+use crate::engine::{Backend, EndStatus, Engine, Event, ProgressSnapshot, RunSpec};
+pub use crate::engine::{HttpReply as Reply, Transmit};
+use crate::history::{checkpoint_key, endpoint_host, meta_key, outcomes_key, HistoryEntry};
+use crate::msg::{Effect, ListPurpose};
+use crate::route::{Route, View};
+use crate::scoring::{JobStep, ScoreJob};
+use crate::shown::{EndNote, RunKind, ShownRun};
+use crate::state::{AppState, Now, Tone};
 
-use crate::fetch::WebClient;
-use wildtool_core::runner::policy::RetryPolicy;
-use wildtool_core::runner::provider::{Endpoint, ProviderKind};
-use wildtool_core::runner::schedule::run_task_async;
+/// Tasks a built-in agent runs between two yields to the browser.
+const AGENT_BUDGET: usize = 4;
 
-use super::to_json;
-use super::workspace::{TaskRunJs, Workspace};
-
-/// Endpoint settings from the setup panel (no key).
-#[derive(Deserialize)]
-struct LiveConfig {
-    provider: String,
-    base_url: String,
-    model: String,
-    #[serde(default)]
-    temperature: f64,
-    /// Seconds.
-    #[serde(default = "default_timeout")]
-    timeout: f64,
-    #[serde(default = "default_retries")]
-    retries: u32,
-    /// Seconds.
-    #[serde(default = "default_backoff")]
-    backoff: f64,
+/// A request to send with its authentication header (the key stays in the transport's
+/// memory; it is attached only to requests of the run it was typed for).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// The request.
+    pub transmit: Transmit,
+    /// `(header, value)` carrying the key, when there is one.
+    pub auth: Option<(String, String)>,
 }
 
-fn default_timeout() -> f64 {
-    600.0
-}
-fn default_retries() -> u32 {
-    6
-}
-fn default_backoff() -> f64 {
-    2.0
-}
-
-/// A model endpoint the page talks to.
-#[wasm_bindgen]
-pub struct LiveClient {
-    client: Rc<WebClient>,
+/// Where a live run stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Dispatching.
+    Running,
+    /// Not dispatching.
+    Paused,
+    /// Scoring the assembled result file.
+    Finishing,
+    /// Over.
+    Ended,
 }
 
-#[wasm_bindgen]
-impl LiveClient {
-    /// `config_json`: `{provider: "openai"|"anthropic", base_url, model, temperature,
-    /// timeout, retries, backoff}`; `key` may be empty.
-    #[wasm_bindgen(constructor)]
-    pub fn new(config_json: &str, key: &str) -> Result<LiveClient, JsError> {
-        let c: LiveConfig = serde_json::from_str(config_json)
-            .map_err(|e| JsError::new(&format!("invalid endpoint settings: {e}")))?;
-        let provider = ProviderKind::from_name(&c.provider)
-            .ok_or_else(|| JsError::new(&format!("unknown provider {:?}", c.provider)))?;
-        if c.base_url.trim().is_empty() {
-            return Err(JsError::new("the base URL is empty"));
+impl Phase {
+    /// The automation hook `runState`.
+    pub fn run_state(self) -> &'static str {
+        match self {
+            Phase::Running => "running",
+            Phase::Paused => "paused",
+            Phase::Finishing => "finishing",
+            Phase::Ended => "done",
         }
-        let policy = RetryPolicy {
-            max_retries: c.retries,
-            base_delay: Duration::from_secs_f64(c.backoff.clamp(0.0, 600.0)),
-            timeout: Duration::from_secs_f64(c.timeout.clamp(0.001, 3600.0)),
-            ..RetryPolicy::default()
+    }
+}
+
+/// A run in the page.
+pub struct LiveRun {
+    /// History id.
+    pub id: String,
+    /// Model name and label.
+    pub model: String,
+    /// Provider or agent.
+    pub provider: String,
+    /// Phase.
+    pub phase: Phase,
+    /// Latest counters.
+    pub progress: ProgressSnapshot,
+    /// Checkpoint lines so far (header first).
+    pub records: Vec<String>,
+    /// Its history entry.
+    pub entry: HistoryEntry,
+    /// Results so far (sessions scored as they complete).
+    pub sofar: Option<ShownRun>,
+    /// How it ended (automation vocabulary and reason).
+    pub end: Option<EndNote>,
+    /// Last failure text.
+    pub last_error: Option<String>,
+    engine: Engine<'static>,
+    auth: Option<(String, String)>,
+    agents: bool,
+    wake_at: Option<f64>,
+    sessions_job: ScoreJob,
+    final_job: Option<ScoreJob>,
+    result_text: String,
+    started_mono: f64,
+}
+
+impl LiveRun {
+    /// True while the engine runs (running or paused).
+    pub fn active(&self) -> bool {
+        matches!(self.phase, Phase::Running | Phase::Paused)
+    }
+}
+
+fn settings_map(form: &crate::settings::SetupForm) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for (k, v) in [
+        ("provider", &form.provider),
+        ("temperature", &form.temperature),
+        ("concurrency", &form.concurrency),
+        ("timeout", &form.timeout),
+        ("retries", &form.retries),
+        ("backoff", &form.backoff),
+    ] {
+        m.insert(k.to_owned(), v.clone());
+    }
+    m.insert("preflight".into(), form.preflight.to_string());
+    m
+}
+
+impl AppState {
+    /// Starts a run with the setup form's settings.
+    pub fn start_run(&mut self, now: Now) -> Vec<Effect> {
+        self.start_with(None, Vec::new(), now)
+    }
+
+    fn start_with(
+        &mut self,
+        resume: Option<HistoryEntry>,
+        stored: Vec<String>,
+        now: Now,
+    ) -> Vec<Effect> {
+        let Some(dataset) = self.dataset else {
+            self.say("Load a dataset first.", Tone::Error);
+            return Vec::new();
         };
-        let key = (!key.is_empty()).then(|| key.to_owned());
-        let endpoint = Endpoint {
-            base_url: c.base_url.trim().to_owned(),
-            browser: true,
+        if self
+            .run
+            .as_ref()
+            .is_some_and(|r| r.active() || r.phase == Phase::Finishing)
+        {
+            self.say("A run is already in progress.", Tone::Warn);
+            return self.go_view(View::Run);
+        }
+        let f = &self.setup;
+        let model = match &resume {
+            Some(e) if f.model.trim().is_empty() || f.model.trim() != e.model => e.model.clone(),
+            _ => f.model.clone(),
         };
-        Ok(LiveClient {
-            client: Rc::new(WebClient::new(
-                provider,
-                endpoint,
-                c.model,
-                c.temperature,
-                policy,
-                key,
-            )),
-        })
+        let spec = match RunSpec::from_form(
+            &f.provider,
+            &f.base_url,
+            &model,
+            &f.temperature,
+            &f.concurrency,
+            &f.timeout,
+            &f.retries,
+            &f.backoff,
+            f.preflight,
+        ) {
+            Ok(s) => s,
+            Err(e) => {
+                self.say(format!("Cannot start: {e}."), Tone::Error);
+                self.focus = Some("status".into());
+                return Vec::new();
+            }
+        };
+        let sessions: Vec<&'static wildtool_core::dataset::Session> =
+            dataset.dataset.sessions.iter().collect();
+        let engine = match Engine::new(
+            &sessions,
+            spec.clone(),
+            &stored,
+            &dataset.fingerprint,
+            now.mono,
+        ) {
+            Ok(e) => e,
+            Err(e) => {
+                self.say(format!("Cannot start: {e}."), Tone::Error);
+                return Vec::new();
+            }
+        };
+        let agents = matches!(spec.backend, Backend::Gold | Backend::Baseline);
+        let auth = match &spec.backend {
+            Backend::Http {
+                base_url, provider, ..
+            } => {
+                let key = self.setup.key_for(base_url);
+                (!key.is_empty()).then(|| auth_header(provider, &key))
+            }
+            _ => None,
+        };
+        let id = match &resume {
+            Some(e) => e.id.clone(),
+            None => self.history.new_id("run"),
+        };
+        let entry = match resume {
+            Some(mut e) => {
+                e.status = "running".into();
+                e
+            }
+            None => HistoryEntry {
+                id: id.clone(),
+                label: spec.model.clone(),
+                model: spec.model.clone(),
+                kind: "live".into(),
+                provider: Some(self.setup.provider.clone()),
+                endpoint_host: match &spec.backend {
+                    Backend::Http { base_url, .. } => endpoint_host(base_url),
+                    _ => None,
+                },
+                settings: Some(settings_map(&self.setup)),
+                dataset_fingerprint: dataset.fingerprint.clone(),
+                dataset_name: dataset.source.display(),
+                dataset_source: Some(dataset.source.clone()),
+                lang: crate::data::lang_name(dataset.lang).to_owned(),
+                started_ms: now.unix_ms,
+                finished_ms: None,
+                duration_s: None,
+                input_tokens: 0,
+                output_tokens: 0,
+                requests: 0,
+                wildtool_version: env!("CARGO_PKG_VERSION").to_owned(),
+                scorer_version: wildtool_core::SCORER_VERSION.to_owned(),
+                status: "running".into(),
+                reason: None,
+                tasks_scored: 0,
+                tasks_total: dataset.tasks as u64,
+                tasks_saved: 0,
+                task_accuracy: None,
+                session_accuracy: None,
+                has_checkpoint: true,
+                has_result_text: false,
+                resumable: true,
+            },
+        };
+        let mut sessions_job = ScoreJob::new(dataset);
+        if !stored.is_empty() {
+            if let Ok((text, _)) = crate::upload::assembled(dataset, &spec.model, &stored) {
+                for (i, l) in text.lines().enumerate() {
+                    sessions_job.push(i + 1, l.to_owned());
+                }
+            }
+        }
+        self.history.put(entry.clone());
+        self.flags.resume = None;
+        self.run = Some(LiveRun {
+            id: id.clone(),
+            model: spec.model.clone(),
+            provider: self.setup.provider.clone(),
+            phase: Phase::Running,
+            progress: ProgressSnapshot::default(),
+            records: stored,
+            entry,
+            sofar: None,
+            end: None,
+            last_error: None,
+            engine,
+            auth,
+            agents,
+            wake_at: None,
+            sessions_job,
+            final_job: None,
+            result_text: String::new(),
+            started_mono: now.mono,
+        });
+        self.say(format!("Running {}…", spec.model), Tone::Info);
+        let mut fx = self.go(Route::view(View::Run));
+        self.focus = Some("run-title".into());
+        fx.extend(self.drive(now));
+        fx
     }
 
-    /// Stops retries and new requests of every task in flight (they end incomplete).
-    pub fn cancel(&self) {
-        self.client.cancel.set(true);
+    /// Resumes a stored run (loads its checkpoint lines first).
+    pub fn resume_stored(&mut self, id: &str) -> Vec<Effect> {
+        let Some(entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        match self.dataset {
+            Some(d) if d.fingerprint == entry.dataset_fingerprint => {}
+            _ => {
+                if let Some(src) = entry.dataset_source.clone().filter(|s| s.url().is_some()) {
+                    self.pending_resume = Some(id.to_owned());
+                    return self.fetch_dataset(src, entry.lang.clone());
+                }
+                self.say(
+                    format!(
+                        "Load the dataset this run used ({}, fingerprint {}) in Setup, then resume.",
+                        entry.dataset_name, entry.dataset_fingerprint
+                    ),
+                    Tone::Error,
+                );
+                return Vec::new();
+            }
+        }
+        if let Some(settings) = &entry.settings {
+            for (k, field) in [
+                ("provider", crate::settings::Field::Provider),
+                ("temperature", crate::settings::Field::Temperature),
+                ("concurrency", crate::settings::Field::Concurrency),
+                ("timeout", crate::settings::Field::Timeout),
+                ("retries", crate::settings::Field::Retries),
+                ("backoff", crate::settings::Field::Backoff),
+            ] {
+                if let Some(v) = settings.get(k) {
+                    let _ = self.setup.set(field, v);
+                }
+            }
+        }
+        self.setup.model = entry.model.clone();
+        vec![Effect::KvList(
+            crate::history::checkpoint_prefix(id),
+            ListPurpose::Resume(id.to_owned()),
+        )]
     }
 
-    /// Lets requests go again after [`LiveClient::cancel`] (pause → resume).
-    pub fn resume(&self) {
-        self.client.cancel.set(false);
+    /// The stored lines of a run to resume arrived.
+    pub fn resume_with(
+        &mut self,
+        id: &str,
+        entries: Vec<(String, String)>,
+        now: Now,
+    ) -> Vec<Effect> {
+        let Some(entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        let lines: Vec<String> = entries.into_iter().map(|(_, v)| v).collect();
+        self.start_with(Some(entry), lines, now)
     }
 
-    /// Runs task `task` of session `line`; resolves to [`TaskRunJs`] JSON.
-    #[wasm_bindgen(js_name = runTask)]
-    pub fn run_task(
-        &self,
-        ws: &Workspace,
-        line: usize,
-        task: usize,
-    ) -> Result<js_sys::Promise, JsError> {
-        let session = ws.session(line)?;
-        let client = self.client.clone();
-        Ok(wasm_bindgen_futures::future_to_promise(async move {
-            let run = run_task_async(session, task, &*client).await;
-            to_json(&TaskRunJs::from(run))
-                .map(JsValue::from)
-                .map_err(JsValue::from)
-        }))
+    /// Pauses or resumes the live run.
+    pub fn pause_run(&mut self, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        match run.phase {
+            Phase::Running => {
+                run.engine.pause(now.mono);
+                run.phase = Phase::Paused;
+                run.entry.status = "paused".into();
+            }
+            Phase::Paused => {
+                run.engine.resume(now.mono);
+                run.phase = Phase::Running;
+                run.entry.status = "running".into();
+            }
+            _ => return Vec::new(),
+        }
+        let mut fx = self.drive(now);
+        fx.extend(self.store_meta());
+        fx
     }
+
+    /// Cancels the live run: in-flight requests are aborted at once.
+    pub fn cancel_run(&mut self, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        if !run.active() {
+            return Vec::new();
+        }
+        run.engine.cancel(now.mono);
+        self.drive(now)
+    }
+
+    /// A reply for the live run.
+    pub fn run_reply(&mut self, id: u64, reply: Reply, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        run.engine.handle_reply(id, reply, now.mono);
+        self.drive(now)
+    }
+
+    /// The live run's timer fired.
+    pub fn run_tick(&mut self, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        run.wake_at = None;
+        run.engine.handle_timeout(now.mono);
+        self.drive(now)
+    }
+
+    /// The built-in agents take their next steps.
+    pub fn run_agents(&mut self, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        if run.phase == Phase::Running {
+            run.engine.step_agents(AGENT_BUDGET, now.mono);
+        }
+        self.drive(now)
+    }
+
+    /// Drains the engine's outputs into effects and state.
+    fn drive(&mut self, now: Now) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        let mut puts: Vec<(String, String)> = Vec::new();
+        let mut finished = None;
+        let mut sessions = Vec::new();
+        {
+            let Some(run) = &mut self.run else {
+                return fx;
+            };
+            while let Some(t) = run.engine.poll_transmit(now.mono) {
+                fx.push(Effect::Send(Outgoing {
+                    transmit: t,
+                    auth: run.auth.clone(),
+                }));
+            }
+            while let Some(id) = run.engine.poll_abort() {
+                fx.push(Effect::Abort(id));
+            }
+            while let Some(ev) = run.engine.poll_event() {
+                match ev {
+                    Event::Persist(line) => {
+                        puts.push((checkpoint_key(&run.id, run.records.len()), line.clone()));
+                        run.records.push(line);
+                    }
+                    Event::TaskSettled {
+                        reason, finished, ..
+                    } => {
+                        if !finished {
+                            run.last_error = reason;
+                        }
+                    }
+                    Event::SessionComplete { result_line, .. } => sessions.push(result_line),
+                    Event::Progress(p) => {
+                        if p.last_failure.is_some() {
+                            run.last_error = p.last_failure.clone();
+                        }
+                        run.progress = p;
+                    }
+                    Event::Finished(end) => finished = Some(end),
+                }
+            }
+            let wake = run.engine.poll_timeout();
+            if wake != run.wake_at {
+                run.wake_at = wake;
+                if let Some(at) = wake {
+                    fx.push(Effect::WakeAt(at));
+                }
+            }
+            if run.agents && run.phase == Phase::Running && !run.engine.is_finished() {
+                fx.push(Effect::AgentsSoon);
+            }
+            for line in sessions {
+                let n = run.sessions_job.scored_lines() + run.sessions_job.queued() + 1;
+                run.sessions_job.push(n, line);
+            }
+            if !puts.is_empty() {
+                run.entry.tasks_saved = run.records.len().saturating_sub(1) as u64;
+                run.entry.requests = run.progress.requests;
+                run.entry.input_tokens = run.progress.input_tokens;
+                run.entry.output_tokens = run.progress.output_tokens;
+                puts.push((
+                    meta_key(&run.id),
+                    serde_json::to_string(&run.entry).unwrap_or_default(),
+                ));
+            }
+        }
+        if !puts.is_empty() {
+            fx.push(Effect::KvPut(puts));
+        }
+        fx.extend(self.run_continue_scoring(now));
+        if let Some(end) = finished {
+            fx.extend(self.run_finished(end, now));
+        }
+        fx
+    }
+
+    fn store_meta(&mut self) -> Vec<Effect> {
+        let Some(run) = &self.run else {
+            return Vec::new();
+        };
+        let json = serde_json::to_string(&run.entry).unwrap_or_default();
+        self.history.put(run.entry.clone());
+        vec![Effect::KvPut(vec![(meta_key(&run.id), json)])]
+    }
+
+    /// Scores completed sessions (results so far) and, at the end, the result file.
+    pub fn run_continue_scoring(&mut self, now: Now) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        let Some(run) = &mut self.run else {
+            return fx;
+        };
+        let job = match &mut run.final_job {
+            Some(j) => j,
+            None => &mut run.sessions_job,
+        };
+        let step = job.run(32);
+        match step {
+            JobStep::NeedsJieba => {
+                let text = job.next_text().unwrap_or("").to_owned();
+                self.needs_jieba(&text, &mut fx);
+                return fx;
+            }
+            JobStep::More => {
+                fx.push(Effect::ContinueSoon);
+                return fx;
+            }
+            JobStep::Idle => {}
+        }
+        if run.final_job.is_some() {
+            fx.extend(self.run_complete(now));
+        } else if let Some(d) = self.dataset {
+            let outcomes = run.sessions_job.outcomes();
+            if !outcomes.is_empty()
+                && run.sofar.as_ref().map(|s| s.headline.tasks_scored)
+                    != Some(outcomes.len() as u64)
+            {
+                run.sofar = Some(ShownRun::new(
+                    crate::shown::RunIdent {
+                        id: run.id.clone(),
+                        label: run.model.clone(),
+                        model: run.model.clone(),
+                        kind: RunKind::Live,
+                    },
+                    d,
+                    &outcomes,
+                    None,
+                    None,
+                ));
+            }
+        }
+        fx
+    }
+
+    fn run_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
+        let Some(dataset) = self.dataset else {
+            return Vec::new();
+        };
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        let outcome = match end.status {
+            EndStatus::Done => "done",
+            EndStatus::Partial => "incomplete",
+            EndStatus::Cancelled => "cancelled",
+            EndStatus::Failed => "failed",
+        };
+        run.end = Some(EndNote {
+            outcome: outcome.to_owned(),
+            reason: end.reason.clone().or_else(|| {
+                (end.status == EndStatus::Failed).then(|| {
+                    run.last_error
+                        .clone()
+                        .unwrap_or_else(|| "no task could be finished".to_owned())
+                })
+            }),
+            fix: end.fix.clone(),
+        });
+        run.result_text = end.results.first().cloned().unwrap_or_default();
+        let mut job = ScoreJob::new(dataset);
+        for (i, l) in run.result_text.lines().enumerate() {
+            job.push(i + 1, l.to_owned());
+        }
+        run.final_job = Some(job);
+        run.phase = Phase::Finishing;
+        self.run_continue_scoring(now)
+    }
+
+    /// The result file is scored: show the run (or its failure) and keep it.
+    fn run_complete(&mut self, now: Now) -> Vec<Effect> {
+        let Some(dataset) = self.dataset else {
+            return Vec::new();
+        };
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        let Some(job) = run.final_job.take() else {
+            return Vec::new();
+        };
+        run.phase = Phase::Ended;
+        let mut scored = job.finish(Some(&run.model));
+        scored.result_text = Some(std::mem::take(&mut run.result_text));
+        scored.records = Some(run.records.clone());
+        let outcomes = scored.outcomes.clone();
+        let end = run.end.clone().unwrap_or_default();
+        let shown = ShownRun::new(
+            crate::shown::RunIdent {
+                id: run.id.clone(),
+                label: run.entry.label.clone(),
+                model: run.model.clone(),
+                kind: RunKind::Live,
+            },
+            dataset,
+            &outcomes,
+            Some(scored),
+            Some(end.clone()),
+        );
+        let failed = end.outcome == "failed" || shown.headline.tasks_scored == 0;
+        let mut entry = run.entry.clone();
+        entry.status = if failed {
+            "failed".into()
+        } else if end.outcome == "cancelled" {
+            "cancelled".into()
+        } else {
+            shown.headline.status.as_str().to_owned()
+        };
+        entry.reason = end.reason.clone();
+        entry.finished_ms = Some(now.unix_ms);
+        entry.duration_s = Some(now.mono - run.started_mono);
+        entry.tasks_scored = shown.headline.tasks_scored;
+        entry.tasks_total = shown.headline.tasks_total;
+        entry.task_accuracy = shown.headline.task_accuracy.clone();
+        entry.session_accuracy = shown.headline.session_accuracy.clone();
+        entry.requests = run.progress.requests;
+        entry.input_tokens = run.progress.input_tokens;
+        entry.output_tokens = run.progress.output_tokens;
+        entry.resumable = shown.headline.tasks_scored < shown.headline.tasks_total;
+        run.entry = entry.clone();
+        let puts = vec![
+            (
+                outcomes_key(&entry.id),
+                serde_json::to_string(&shown.outcomes).unwrap_or_default(),
+            ),
+            (
+                meta_key(&entry.id),
+                serde_json::to_string(&entry).unwrap_or_default(),
+            ),
+        ];
+        self.history.put(entry);
+        let mut fx = vec![Effect::KvPut(puts)];
+        if failed {
+            let reason = end.reason.clone().unwrap_or_default();
+            self.say(format!("The run failed: {reason}"), Tone::Error);
+            if let Some(run) = &mut self.run {
+                run.sofar = None;
+            }
+            self.open.insert("cors-help".into());
+            self.focus = Some("run-failure".into());
+            return fx;
+        }
+        let tone = if shown.headline.tasks_scored < shown.headline.tasks_total {
+            Tone::Warn
+        } else {
+            Tone::Ok
+        };
+        self.say(
+            format!(
+                "Run {}: {}{}.",
+                match end.outcome.as_str() {
+                    "done" => "finished",
+                    "cancelled" => "cancelled",
+                    _ => "ended with unfinished tasks",
+                },
+                shown.headline.scored,
+                shown
+                    .headline
+                    .task_accuracy
+                    .as_deref()
+                    .map(|a| format!(", task accuracy {a}"))
+                    .unwrap_or_default()
+            ),
+            tone,
+        );
+        fx.extend(self.show(shown));
+        fx
+    }
+}
+
+/// The authentication header of `provider` for `key`.
+fn auth_header(provider: &str, key: &str) -> (String, String) {
+    use wildtool_core::runner::provider::ProviderKind;
+    let kind = ProviderKind::from_name(provider).unwrap_or(ProviderKind::OpenAi);
+    let (name, value) = kind.auth().header(key);
+    (name.to_owned(), value)
 }

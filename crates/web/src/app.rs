@@ -1,0 +1,488 @@
+//! The wasm-bindgen glue: the [`App`] the JS runtime talks to. It holds the page state,
+//! hands dispatched actions to [`AppState::update`] and carries out the effects it
+//! returns — `fetch` (with an `AbortController` per request, redirects not followed),
+//! timers (`gloo-timers`), file slices (`gloo-file`), and the IO adapters JS passes in
+//! (key-value store, downloads, clipboard, history, the remembered key, jieba).
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use gloo_timers::callback::Timeout;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::{spawn_local, JsFuture};
+
+use crate::engine::{HttpReply, NetworkKind};
+use crate::live::Outgoing;
+use crate::msg::{Effect, FileRef, Msg};
+use crate::state::{AppState, Now};
+use crate::views;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The IO adapters of `www/js/io.js`.
+    pub type Io;
+
+    #[wasm_bindgen(method, js_name = kvGet)]
+    fn kv_get(this: &Io, key: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = kvPut)]
+    fn kv_put(this: &Io, entries: js_sys::Array) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = kvDelete)]
+    fn kv_delete(this: &Io, keys: js_sys::Array) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = kvDeletePrefix)]
+    fn kv_delete_prefix(this: &Io, prefix: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = kvList)]
+    fn kv_list(this: &Io, prefix: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method)]
+    fn download(this: &Io, name: &str, mime: &str, data: &str);
+    #[wasm_bindgen(method, js_name = downloadPng)]
+    fn download_png(this: &Io, svg: &str, name: &str, width: f64, height: f64);
+    #[wasm_bindgen(method)]
+    fn copy(this: &Io, text: &str) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = pushUrl)]
+    fn push_url(this: &Io, url: &str);
+    #[wasm_bindgen(method, js_name = replaceUrl)]
+    fn replace_url(this: &Io, url: &str);
+    #[wasm_bindgen(method, js_name = keyGet)]
+    fn key_get(this: &Io) -> Option<String>;
+    #[wasm_bindgen(method, catch, js_name = keySet)]
+    fn key_set(this: &Io, value: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, js_name = keyRemove)]
+    fn key_remove(this: &Io);
+    #[wasm_bindgen(method, js_name = loadJieba)]
+    fn load_jieba(this: &Io) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = requestRender)]
+    fn request_render(this: &Io);
+}
+
+struct Inner {
+    state: RefCell<AppState>,
+    io: Io,
+    files: RefCell<HashMap<u32, web_sys::Blob>>,
+    next_file: Cell<u32>,
+    requests: RefCell<HashMap<u64, web_sys::AbortController>>,
+    timer: RefCell<Option<Timeout>>,
+    agents_pending: Cell<bool>,
+    continue_pending: Cell<bool>,
+}
+
+/// The page, as the JS runtime sees it.
+#[wasm_bindgen]
+pub struct App {
+    inner: Rc<Inner>,
+}
+
+fn now() -> Now {
+    let mono = web_sys::window()
+        .and_then(|w| w.performance())
+        .map(|p| p.now() / 1000.0)
+        .unwrap_or_else(|| js_sys::Date::now() / 1000.0);
+    Now {
+        mono,
+        unix_ms: js_sys::Date::now(),
+    }
+}
+
+fn js_message(e: &JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| "unknown error".into())
+}
+
+async fn fetch_text(url: &str) -> Result<String, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let resp = JsFuture::from(window.fetch_with_str(url))
+        .await
+        .map_err(|e| {
+            format!(
+                "{} (network error, or the server does not allow this page's origin — CORS)",
+                js_message(&e)
+            )
+        })?;
+    let resp: web_sys::Response = resp.dyn_into().map_err(|e| js_message(&e))?;
+    if !resp.ok() {
+        return Err(format!("HTTP {}", resp.status()));
+    }
+    let text = JsFuture::from(resp.text().map_err(|e| js_message(&e))?)
+        .await
+        .map_err(|e| js_message(&e))?;
+    Ok(text.as_string().unwrap_or_default())
+}
+
+impl Inner {
+    fn deliver(self: &Rc<Self>, msg: Msg) {
+        let effects = match self.state.try_borrow_mut() {
+            Ok(mut s) => s.update(msg, now()),
+            Err(_) => {
+                // Re-entered from a synchronous effect: queue it.
+                let me = self.clone();
+                spawn_local(async move { me.deliver(msg) });
+                return;
+            }
+        };
+        self.run(effects);
+        self.io.request_render();
+    }
+
+    fn run(self: &Rc<Self>, effects: Vec<Effect>) {
+        for e in effects {
+            self.effect(e);
+        }
+    }
+
+    fn later(self: &Rc<Self>, msg: Msg, flag: Option<&'static str>) {
+        let me = self.clone();
+        Timeout::new(0, move || {
+            match flag {
+                Some("agents") => me.agents_pending.set(false),
+                Some(_) => me.continue_pending.set(false),
+                None => {}
+            }
+            me.deliver(msg);
+        })
+        .forget();
+    }
+
+    fn effect(self: &Rc<Self>, e: Effect) {
+        match e {
+            Effect::Fetch(url, purpose) => {
+                let me = self.clone();
+                spawn_local(async move {
+                    let r = fetch_text(&url).await;
+                    me.deliver(Msg::Fetched(purpose, r));
+                });
+            }
+            Effect::ReadFile {
+                file,
+                offset,
+                len,
+                purpose,
+            } => {
+                let blob = self.files.borrow().get(&file.id).cloned();
+                let me = self.clone();
+                spawn_local(async move {
+                    let bytes = match blob {
+                        None => Err("the file is no longer available".to_owned()),
+                        Some(b) => {
+                            let end = (offset + len).min(file.size);
+                            match b.slice_with_f64_and_f64(offset as f64, end as f64) {
+                                Ok(part) => {
+                                    gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(part))
+                                        .await
+                                        .map_err(|e| e.to_string())
+                                }
+                                Err(e) => Err(js_message(&e)),
+                            }
+                        }
+                    };
+                    me.deliver(Msg::FileRead {
+                        purpose,
+                        file,
+                        offset,
+                        bytes,
+                    });
+                });
+            }
+            Effect::ReleaseFile(id) => {
+                self.files.borrow_mut().remove(&id);
+            }
+            Effect::KvPut(entries) => {
+                let arr = js_sys::Array::new();
+                for (k, v) in entries {
+                    arr.push(&js_sys::Array::of2(
+                        &JsValue::from_str(&k),
+                        &JsValue::from_str(&v),
+                    ));
+                }
+                self.store(self.io.kv_put(arr));
+            }
+            Effect::KvDelete(keys) => {
+                let arr: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+                self.store(self.io.kv_delete(arr));
+            }
+            Effect::KvDeletePrefix(prefix) => self.store(self.io.kv_delete_prefix(&prefix)),
+            Effect::KvList(prefix, purpose) => {
+                let p = self.io.kv_list(&prefix);
+                let me = self.clone();
+                spawn_local(async move {
+                    let entries = match JsFuture::from(p).await {
+                        Ok(v) => js_sys::Array::from(&v)
+                            .iter()
+                            .filter_map(|pair| {
+                                let pair = js_sys::Array::from(&pair);
+                                Some((pair.get(0).as_string()?, pair.get(1).as_string()?))
+                            })
+                            .collect(),
+                        Err(_) => Vec::new(),
+                    };
+                    me.deliver(Msg::Listed(purpose, entries));
+                });
+            }
+            Effect::KvGet(key, purpose) => {
+                let p = self.io.kv_get(&key);
+                let me = self.clone();
+                spawn_local(async move {
+                    let v = JsFuture::from(p).await.ok().and_then(|v| v.as_string());
+                    me.deliver(Msg::Got(purpose, v));
+                });
+            }
+            Effect::Download { name, mime, data } => self.io.download(&name, mime, &data),
+            Effect::DownloadPng {
+                svg,
+                name,
+                width,
+                height,
+            } => self.io.download_png(&svg, &name, width, height),
+            Effect::Copy(text) => {
+                let p = self.io.copy(&text);
+                let me = self.clone();
+                spawn_local(async move {
+                    let ok = JsFuture::from(p)
+                        .await
+                        .ok()
+                        .and_then(|v| v.as_bool())
+                        .unwrap_or(false);
+                    me.deliver(Msg::Copied(ok));
+                });
+            }
+            Effect::PushUrl(url) => self.io.push_url(&url),
+            Effect::ReplaceUrl(url) => self.io.replace_url(&url),
+            Effect::SaveKey(json) => {
+                if let Err(e) = self.io.key_set(&json) {
+                    let me = self.clone();
+                    let msg = js_message(&e);
+                    spawn_local(async move {
+                        me.deliver(Msg::StoreFailed(format!(
+                            "the key cannot be remembered: {msg}"
+                        )))
+                    });
+                }
+            }
+            Effect::ForgetKey => self.io.key_remove(),
+            Effect::LoadJieba => {
+                let p = self.io.load_jieba();
+                let me = self.clone();
+                spawn_local(async move {
+                    let r = match JsFuture::from(p).await {
+                        Ok(f) => match f.dyn_into::<js_sys::Function>() {
+                            Ok(cut) => {
+                                let cut = Rc::new(move |s: &str| -> Option<Vec<String>> {
+                                    let out =
+                                        cut.call1(&JsValue::NULL, &JsValue::from_str(s)).ok()?;
+                                    let arr = out.dyn_into::<js_sys::Array>().ok()?;
+                                    arr.iter().map(|w| w.as_string()).collect()
+                                });
+                                if let Ok(mut s) = me.state.try_borrow_mut() {
+                                    s.install_segmenter(cut);
+                                }
+                                Ok(())
+                            }
+                            Err(_) => Err("the segmenter did not load".to_owned()),
+                        },
+                        Err(e) => Err(js_message(&e)),
+                    };
+                    me.deliver(Msg::JiebaLoaded(r));
+                });
+            }
+            Effect::Send(out) => self.send(out),
+            Effect::Abort(id) => {
+                if let Some(c) = self.requests.borrow_mut().remove(&id) {
+                    c.abort();
+                }
+            }
+            Effect::WakeAt(at) => {
+                let ms = ((at - now().mono) * 1000.0).clamp(0.0, 2_147_483_000.0) as u32;
+                let me = self.clone();
+                let t = Timeout::new(ms, move || me.deliver(Msg::Tick));
+                if let Some(old) = self.timer.borrow_mut().replace(t) {
+                    old.cancel();
+                }
+            }
+            Effect::AgentsSoon => {
+                if !self.agents_pending.replace(true) {
+                    self.later(Msg::AgentStep, Some("agents"));
+                }
+            }
+            Effect::ContinueSoon => {
+                if !self.continue_pending.replace(true) {
+                    self.later(Msg::Continue, Some("continue"));
+                }
+            }
+        }
+    }
+
+    fn store(self: &Rc<Self>, p: js_sys::Promise) {
+        let me = self.clone();
+        spawn_local(async move {
+            if let Err(e) = JsFuture::from(p).await {
+                me.deliver(Msg::StoreFailed(js_message(&e)));
+            }
+        });
+    }
+
+    /// Sends one request of the live run: `fetch` with an `AbortController`, no
+    /// credentials, redirects not followed (a redirect is a failure, so the key never
+    /// goes to another origin).
+    fn send(self: &Rc<Self>, out: Outgoing) {
+        let id = out.transmit.id;
+        let me = self.clone();
+        let prepared = (|| -> Result<(web_sys::Request, web_sys::AbortController), JsValue> {
+            let headers = web_sys::Headers::new()?;
+            for (k, v) in &out.transmit.headers {
+                headers.set(k, v)?;
+            }
+            if let Some((k, v)) = &out.auth {
+                headers.set(k, v)?;
+            }
+            let controller = web_sys::AbortController::new()?;
+            let init = web_sys::RequestInit::new();
+            init.set_method(&out.transmit.method);
+            init.set_headers(&headers);
+            if !out.transmit.body.is_empty() {
+                init.set_body(&JsValue::from_str(&out.transmit.body));
+            }
+            init.set_signal(Some(&controller.signal()));
+            init.set_redirect(web_sys::RequestRedirect::Manual);
+            init.set_credentials(web_sys::RequestCredentials::Omit);
+            let req = web_sys::Request::new_with_str_and_init(&out.transmit.url, &init)?;
+            Ok((req, controller))
+        })();
+        let (req, controller) = match prepared {
+            Ok(x) => x,
+            Err(e) => {
+                let msg = js_message(&e);
+                spawn_local(async move {
+                    me.deliver(Msg::Reply(
+                        id,
+                        HttpReply::Network {
+                            kind: NetworkKind::Other,
+                            message: msg,
+                        },
+                    ))
+                });
+                return;
+            }
+        };
+        self.requests.borrow_mut().insert(id, controller.clone());
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let promise = window.fetch_with_request(&req);
+        spawn_local(async move {
+            let reply = match JsFuture::from(promise).await {
+                Err(e) => {
+                    if controller.signal().aborted() {
+                        HttpReply::Aborted
+                    } else {
+                        HttpReply::Network {
+                            kind: NetworkKind::Unreachable,
+                            message: format!(
+                                "{} — the endpoint is unreachable, or it does not allow this page's origin (CORS)",
+                                js_message(&e)
+                            ),
+                        }
+                    }
+                }
+                Ok(v) => match v.dyn_into::<web_sys::Response>() {
+                    Err(e) => HttpReply::Network { kind: NetworkKind::Other, message: js_message(&e) },
+                    Ok(resp) if resp.type_() == web_sys::ResponseType::Opaqueredirect => HttpReply::Network {
+                        kind: NetworkKind::Other,
+                        message: "the endpoint answered with a redirect; redirects are not followed, so the key only goes to the endpoint you chose".into(),
+                    },
+                    Ok(resp) => {
+                        let status = resp.status();
+                        let retry_after = resp.headers().get("retry-after").ok().flatten();
+                        match resp.text() {
+                            Ok(p) => match JsFuture::from(p).await {
+                                Ok(body) => HttpReply::Response {
+                                    status,
+                                    body: body.as_string().unwrap_or_default(),
+                                    retry_after,
+                                },
+                                Err(e) if controller.signal().aborted() => {
+                                    let _ = e;
+                                    HttpReply::Aborted
+                                }
+                                Err(e) => HttpReply::Network { kind: NetworkKind::Other, message: js_message(&e) },
+                            },
+                            Err(e) => HttpReply::Network { kind: NetworkKind::Other, message: js_message(&e) },
+                        }
+                    }
+                },
+            };
+            me.requests.borrow_mut().remove(&id);
+            me.deliver(Msg::Reply(id, reply));
+        });
+    }
+}
+
+#[wasm_bindgen]
+impl App {
+    /// The page at `href`, with the IO adapters.
+    #[wasm_bindgen(constructor)]
+    pub fn new(io: Io, href: String) -> App {
+        let key = io.key_get();
+        let state = AppState::new(&href, key.as_deref());
+        App {
+            inner: Rc::new(Inner {
+                state: RefCell::new(state),
+                io,
+                files: RefCell::new(HashMap::new()),
+                next_file: Cell::new(1),
+                requests: RefCell::new(HashMap::new()),
+                timer: RefCell::new(None),
+                agents_pending: Cell::new(false),
+                continue_pending: Cell::new(false),
+            }),
+        }
+    }
+
+    /// Starts loading what the page needs.
+    pub fn start(&self) {
+        let effects = self.inner.state.borrow_mut().start();
+        self.inner.run(effects);
+    }
+
+    /// A user action (`data-action`, `data-arg`, the element's value).
+    pub fn dispatch(&self, action: &str, arg: &str, value: &str) {
+        if let Some(msg) = Msg::from_action(action, arg, value) {
+            self.inner.deliver(msg);
+        }
+    }
+
+    /// A file chosen or dropped for `action`.
+    #[wasm_bindgen(js_name = dispatchFile)]
+    pub fn dispatch_file(&self, action: &str, _arg: &str, file: web_sys::File) {
+        let id = self.inner.next_file.get();
+        self.inner.next_file.set(id + 1);
+        let r = FileRef {
+            id,
+            name: file.name(),
+            size: file.size() as u64,
+        };
+        self.inner.files.borrow_mut().insert(id, file.into());
+        match Msg::from_file_action(action, r) {
+            Some(msg) => self.inner.deliver(msg),
+            None => {
+                self.inner.files.borrow_mut().remove(&id);
+            }
+        }
+    }
+
+    /// The page to render (JSON of [`views::Frame`]); the focus request is handed out once.
+    pub fn frame(&self) -> String {
+        let mut s = self.inner.state.borrow_mut();
+        let frame = views::frame(&s);
+        s.focus = None;
+        frame.to_json()
+    }
+
+    /// How long the last render took (ms).
+    pub fn rendered(&self, ms: f64) {
+        if let Ok(mut s) = self.inner.state.try_borrow_mut() {
+            s.render_ms = ms;
+        }
+    }
+}

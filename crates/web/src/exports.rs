@@ -1,0 +1,244 @@
+//! Downloads of the shown run: the run file, the official `result.jsonl`, `score.jsonl`
+//! and `metric.json`, the per-task CSV, the checkpoint (`wildtool run` resumes from it),
+//! charts as SVG or PNG — and copying the share link.
+
+use wildtool_core::outcome::TaskOutcome;
+
+use crate::msg::Effect;
+use crate::shown::ShownRun;
+use crate::state::{AppState, Tone};
+
+/// A file-name-safe version of `s` (at most 60 characters).
+pub fn safe_name(s: &str) -> String {
+    let cleaned: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut out = String::new();
+    for c in cleaned.chars() {
+        if c == '_' && out.ends_with('_') {
+            continue;
+        }
+        out.push(c);
+    }
+    let out: String = out.chars().take(60).collect();
+    if out.is_empty() {
+        "run".into()
+    } else {
+        out
+    }
+}
+
+/// One CSV cell: quoted when needed, with spreadsheet formulas defused.
+pub fn csv_cell(s: &str) -> String {
+    let safe = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{s}")
+    } else {
+        s.to_owned()
+    };
+    if safe.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", safe.replace('"', "\"\""))
+    } else {
+        safe
+    }
+}
+
+/// The per-task CSV: one row per dataset task, sessions and tasks numbered from 1.
+pub fn per_task_csv(outcomes: &[TaskOutcome], session_id: impl Fn(u32) -> String) -> String {
+    let mut out = String::from(
+        "session,id,task,task_type,subtype,transitions,scored,correct,name_correct,optimal,steps_logged,nodes_done,nodes_total,error\n",
+    );
+    for o in outcomes {
+        let row = [
+            (o.session + 1).to_string(),
+            session_id(o.session),
+            (u32::from(o.position) + 1).to_string(),
+            o.task_type.as_str().to_owned(),
+            o.subtype.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+            o.transitions.to_string(),
+            (!o.incomplete).to_string(),
+            o.correct.to_string(),
+            o.name_correct.to_string(),
+            o.optimal.to_string(),
+            o.steps_logged.to_string(),
+            o.nodes_done.to_string(),
+            o.nodes_total.to_string(),
+            o.error.map(|e| e.as_str().to_owned()).unwrap_or_default(),
+        ];
+        let cells: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
+        out.push_str(&cells.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// The page's run file (version 1: model, label, dataset fingerprint, checkpoint records
+/// or the result text, and the outcomes).
+pub fn run_file(shown: &ShownRun) -> String {
+    let scored = shown.scored.as_ref();
+    let records: Option<Vec<&String>> = scored
+        .and_then(|s| s.records.as_ref())
+        .map(|r| r.iter().skip(1).collect());
+    let doc = serde_json::json!({
+        "wildtool_run": 1,
+        "scorer": wildtool_core::SCORER_VERSION,
+        "model": shown.model,
+        "label": shown.label,
+        "dataset_fingerprint": shown.fingerprint,
+        "status": shown.headline.status.as_str(),
+        "tasks_scored": shown.headline.tasks_scored,
+        "tasks_total": shown.headline.tasks_total,
+        "records": records,
+        "result_jsonl": if records.is_some() { None } else { scored.and_then(|s| s.result_text.clone()) },
+        "outcomes": shown.outcomes,
+    });
+    doc.to_string()
+}
+
+impl AppState {
+    /// Downloads an export of the shown run.
+    pub fn export(&mut self, kind: &str) -> Vec<Effect> {
+        let Some(shown) = &self.shown else {
+            return Vec::new();
+        };
+        let scored = shown.scored.as_ref();
+        let file =
+            |name: String, mime: &'static str, data: String| Effect::Download { name, mime, data };
+        let model = safe_name(&shown.model);
+        let effect = match kind {
+            "run" => Some(file(
+                format!("{}.wildtool-run.json", safe_name(&shown.label)),
+                "application/json",
+                run_file(shown),
+            )),
+            "result" => scored
+                .and_then(|s| s.result_text.clone())
+                .map(|t| file(format!("{model}_result.jsonl"), "application/x-ndjson", t)),
+            "score" => scored.map(|s| {
+                file(
+                    format!("{model}_score.jsonl"),
+                    "application/x-ndjson",
+                    s.score_jsonl(),
+                )
+            }),
+            "metric" => {
+                scored.map(|s| file("metric.json".into(), "application/json", s.metric.clone()))
+            }
+            "csv" => {
+                let d = self.dataset;
+                Some(file(
+                    format!("{}_tasks.csv", safe_name(&shown.label)),
+                    "text/csv",
+                    per_task_csv(&shown.outcomes, |i| {
+                        d.and_then(|d| d.session(i as usize))
+                            .map(|s| s.id.clone())
+                            .unwrap_or_default()
+                    }),
+                ))
+            }
+            "checkpoint" => scored.and_then(|s| s.records.as_ref()).map(|r| {
+                file(
+                    "checkpoint.jsonl".into(),
+                    "application/x-ndjson",
+                    format!("{}\n", r.join("\n")),
+                )
+            }),
+            _ => None,
+        };
+        match effect {
+            Some(e) => vec![e],
+            None => {
+                self.say(
+                    "That file is not available for this run (a run opened from a link has outcomes only).",
+                    Tone::Warn,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// Downloads a chart as SVG or PNG.
+    pub fn chart_download(&mut self, format: &str, id: &str) -> Vec<Effect> {
+        let Some(chart) = self.shown.as_ref().and_then(|s| s.chart(id)) else {
+            return Vec::new();
+        };
+        let name = format!("{}.{format}", safe_name(&chart.id));
+        if format == "png" {
+            vec![Effect::DownloadPng {
+                svg: chart.svg.clone(),
+                name,
+                width: chart.size.0,
+                height: chart.size.1,
+            }]
+        } else {
+            vec![Effect::Download {
+                name,
+                mime: "image/svg+xml",
+                data: chart.svg.clone(),
+            }]
+        }
+    }
+
+    /// Copies the share link.
+    pub fn copy_link(&mut self) -> Vec<Effect> {
+        match self.shown.as_ref().map(|s| s.share.clone()) {
+            Some(Ok(link)) => vec![Effect::Copy(self.share_url(&link))],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The whole share URL for link text `link`.
+    pub fn share_url(&self, link: &str) -> String {
+        format!("{}#{link}", self.base)
+    }
+
+    /// Downloads the stored checkpoint of history entry `id`.
+    pub fn export_checkpoint(&mut self, id: &str, entries: Vec<(String, String)>) -> Vec<Effect> {
+        if entries.is_empty() {
+            self.say("No checkpoint is stored for this run.", Tone::Warn);
+            return Vec::new();
+        }
+        let label = self
+            .history
+            .get(id)
+            .map(|e| e.label.clone())
+            .unwrap_or_default();
+        let mut data = String::new();
+        for (_, line) in entries {
+            data.push_str(&line);
+            data.push('\n');
+        }
+        vec![Effect::Download {
+            name: format!("{}_checkpoint.jsonl", safe_name(&label)),
+            mime: "application/x-ndjson",
+            data,
+        }]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_cells_are_quoted_and_defused() {
+        assert_eq!(csv_cell("a"), "a");
+        assert_eq!(csv_cell("a,b"), "\"a,b\"");
+        assert_eq!(csv_cell("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_cell("=1+1"), "'=1+1");
+        assert_eq!(csv_cell("-x,y"), "\"'-x,y\"");
+    }
+
+    #[test]
+    fn names_are_safe() {
+        assert_eq!(safe_name("org/model name:v1"), "org_model_name_v1");
+        assert_eq!(safe_name("///"), "_");
+        assert_eq!(safe_name(""), "run");
+    }
+}

@@ -1,0 +1,629 @@
+//! The run history: every run — live, uploaded, imported or opened from a link — kept in
+//! the browser's key-value store with its metadata, and the comparison set chosen from it.
+//!
+//! Storage layout (keys of the IndexedDB adapter, values are text):
+//! - `run/<id>`: the entry's metadata ([`HistoryEntry`], JSON);
+//! - `out/<id>`: one outcome per dataset task (JSON), for the dashboard and comparisons;
+//! - `ck/<id>/<seq>`: checkpoint lines in completion order, header first — exactly the
+//!   lines of a `wildtool run` `checkpoint.jsonl`, so a run resumes in the page or with
+//!   the CLI from the same lines;
+//! - `res/<id>`: an uploaded result file's text (when small enough), for traces;
+//! - `compare`: the comparison set (JSON array of ids).
+//!
+//! The key is never stored: entries keep the endpoint's host only.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use wildtool_core::chart::dashboard::ComparisonRow;
+use wildtool_core::outcome::TaskOutcome;
+
+use crate::compat;
+use crate::data::{DatasetSource, OFFICIAL_DATA};
+use crate::msg::{Effect, GetPurpose, ListPurpose};
+use crate::route::{Route, View};
+use crate::shown::{RunKind, ShownRun};
+use crate::state::{AppState, Now, Tone};
+
+/// Prefix of metadata keys.
+pub const RUN_PREFIX: &str = "run/";
+/// Key of the comparison set.
+pub const COMPARE_KEY: &str = "compare";
+
+/// Metadata key of `id`.
+pub fn meta_key(id: &str) -> String {
+    format!("run/{id}")
+}
+/// Outcomes key of `id`.
+pub fn outcomes_key(id: &str) -> String {
+    format!("out/{id}")
+}
+/// Result-text key of `id`.
+pub fn result_key(id: &str) -> String {
+    format!("res/{id}")
+}
+/// Prefix of `id`'s checkpoint lines.
+pub fn checkpoint_prefix(id: &str) -> String {
+    format!("ck/{id}/")
+}
+/// Key of `id`'s checkpoint line number `seq` (0 is the header).
+pub fn checkpoint_key(id: &str, seq: usize) -> String {
+    format!("ck/{id}/{seq:08}")
+}
+
+/// What is known about a run (no key, no full endpoint URL).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryEntry {
+    /// Id (also in addresses: `run=`).
+    pub id: String,
+    /// Label shown (renamable).
+    pub label: String,
+    /// Model name.
+    pub model: String,
+    /// `live`, `upload` or `link`.
+    pub kind: String,
+    /// Provider or agent (live runs).
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// Endpoint host (never the key, never the path).
+    #[serde(default)]
+    pub endpoint_host: Option<String>,
+    /// Settings as used (no key).
+    #[serde(default)]
+    pub settings: Option<BTreeMap<String, String>>,
+    /// Dataset fingerprint.
+    pub dataset_fingerprint: String,
+    /// Dataset name.
+    pub dataset_name: String,
+    /// Where the dataset can be loaded from again.
+    #[serde(default)]
+    pub dataset_source: Option<DatasetSource>,
+    /// Dataset language.
+    #[serde(default)]
+    pub lang: String,
+    /// Started (ms since the epoch).
+    pub started_ms: f64,
+    /// Finished (ms since the epoch).
+    #[serde(default)]
+    pub finished_ms: Option<f64>,
+    /// Seconds the run was running.
+    #[serde(default)]
+    pub duration_s: Option<f64>,
+    /// Prompt tokens.
+    #[serde(default)]
+    pub input_tokens: u64,
+    /// Completion tokens.
+    #[serde(default)]
+    pub output_tokens: u64,
+    /// Requests sent.
+    #[serde(default)]
+    pub requests: u64,
+    /// wildtool version.
+    pub wildtool_version: String,
+    /// Scorer version.
+    pub scorer_version: String,
+    /// `running`, `paused`, `done`, `partial`, `failed`, `cancelled`.
+    pub status: String,
+    /// Why it failed or stopped.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Tasks scored.
+    #[serde(default)]
+    pub tasks_scored: u64,
+    /// Tasks of the dataset.
+    #[serde(default)]
+    pub tasks_total: u64,
+    /// Finished tasks stored in the checkpoint.
+    #[serde(default)]
+    pub tasks_saved: u64,
+    /// Task accuracy as displayed.
+    #[serde(default)]
+    pub task_accuracy: Option<String>,
+    /// Session accuracy as displayed.
+    #[serde(default)]
+    pub session_accuracy: Option<String>,
+    /// Checkpoint lines are stored (`ck/<id>/…`).
+    #[serde(default)]
+    pub has_checkpoint: bool,
+    /// Result text is stored (`res/<id>`).
+    #[serde(default)]
+    pub has_result_text: bool,
+    /// Some tasks are missing and the run can be resumed.
+    #[serde(default)]
+    pub resumable: bool,
+}
+
+impl HistoryEntry {
+    /// True while the run has not ended (it was interrupted by a reload).
+    pub fn unfinished(&self) -> bool {
+        matches!(self.status.as_str(), "running" | "paused")
+    }
+}
+
+/// The history as loaded.
+#[derive(Debug, Default)]
+pub struct History {
+    /// Entries, newest first.
+    pub entries: Vec<HistoryEntry>,
+    /// Loaded from the store.
+    pub loaded: bool,
+    /// Entry being renamed and the draft label.
+    pub renaming: Option<(String, String)>,
+    /// Ids in the comparison set, in order.
+    pub compare: Vec<String>,
+    /// Comparison rows of compared runs (by id), once their outcomes are read.
+    pub rows: BTreeMap<String, ComparisonRow>,
+    /// Entry being opened.
+    pub opening: Option<String>,
+    /// Export the entry once opened.
+    pub export_when_open: Option<String>,
+    counter: u64,
+}
+
+impl History {
+    /// Loads `run/…` entries from the store.
+    pub fn load(&mut self, entries: &[(String, String)]) {
+        let mut list: Vec<HistoryEntry> = entries
+            .iter()
+            .filter_map(|(_, v)| serde_json::from_str(v).ok())
+            .collect();
+        for e in list.drain(..) {
+            if !self.entries.iter().any(|x| x.id == e.id) {
+                self.entries.push(e);
+            }
+        }
+        self.sort();
+        self.loaded = true;
+    }
+
+    fn sort(&mut self) {
+        self.entries.sort_by(|a, b| {
+            b.started_ms
+                .partial_cmp(&a.started_ms)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+
+    /// The entry `id`.
+    pub fn get(&self, id: &str) -> Option<&HistoryEntry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+
+    /// Inserts or replaces an entry.
+    pub fn put(&mut self, entry: HistoryEntry) {
+        match self.entries.iter_mut().find(|e| e.id == entry.id) {
+            Some(slot) => *slot = entry,
+            None => self.entries.push(entry),
+        }
+        self.sort();
+    }
+
+    /// A new id (`prefix`, time and a counter; ids only need to be unique here).
+    pub fn new_id(&mut self, prefix: &str) -> String {
+        self.counter += 1;
+        format!("{prefix}-{}-{}", self.clock_part(), self.counter)
+    }
+
+    fn clock_part(&self) -> String {
+        let newest = self
+            .entries
+            .iter()
+            .map(|e| e.started_ms)
+            .fold(0.0f64, f64::max);
+        format!(
+            "{:x}",
+            (newest as u64).wrapping_add(self.entries.len() as u64)
+        )
+    }
+
+    /// Reads the stored comparison set.
+    pub fn set_compare_ids(&mut self, stored: Option<&str>) {
+        self.compare = stored
+            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
+            .unwrap_or_default();
+        let mut seen = std::collections::BTreeSet::new();
+        self.compare.retain(|id| seen.insert(id.clone()));
+    }
+
+    /// Comparison rows of the compared runs other than `except`, in set order.
+    pub fn compare_rows(&self, except: Option<&str>) -> Vec<ComparisonRow> {
+        self.compare
+            .iter()
+            .filter(|id| Some(id.as_str()) != except)
+            .filter_map(|id| self.rows.get(id).cloned())
+            .collect()
+    }
+
+    /// The comparison set as stored.
+    pub fn compare_json(&self) -> String {
+        serde_json::to_string(&self.compare).unwrap_or_else(|_| "[]".into())
+    }
+}
+
+/// The host of an endpoint base URL (what the history keeps of it).
+pub fn endpoint_host(base_url: &str) -> Option<String> {
+    wildtool_core::runner::endpoint_url::EndpointUrl::parse(base_url.trim())
+        .ok()
+        .map(|u| u.host().to_owned())
+}
+
+impl AppState {
+    /// A history entry for `shown` with what is known of the dataset.
+    pub fn entry_for(&self, shown: &ShownRun, now_ms: f64) -> HistoryEntry {
+        let d = self.dataset;
+        HistoryEntry {
+            id: shown.id.clone(),
+            label: shown.label.clone(),
+            model: shown.model.clone(),
+            kind: shown.kind.as_str().to_owned(),
+            provider: None,
+            endpoint_host: None,
+            settings: None,
+            dataset_fingerprint: shown.fingerprint.clone(),
+            dataset_name: d.map(|d| d.source.display()).unwrap_or_default(),
+            dataset_source: d.map(|d| d.source.clone()),
+            lang: d
+                .map(|d| crate::data::lang_name(d.lang).to_owned())
+                .unwrap_or_default(),
+            started_ms: now_ms,
+            finished_ms: Some(now_ms),
+            duration_s: None,
+            input_tokens: shown
+                .scored
+                .as_ref()
+                .map(|s| s.stats.input_tokens)
+                .unwrap_or(0),
+            output_tokens: shown
+                .scored
+                .as_ref()
+                .map(|s| s.stats.output_tokens)
+                .unwrap_or(0),
+            requests: shown.scored.as_ref().map(|s| s.stats.requests).unwrap_or(0),
+            wildtool_version: env!("CARGO_PKG_VERSION").to_owned(),
+            scorer_version: wildtool_core::SCORER_VERSION.to_owned(),
+            status: shown.headline.status.as_str().to_owned(),
+            reason: None,
+            tasks_scored: shown.headline.tasks_scored,
+            tasks_total: shown.headline.tasks_total,
+            tasks_saved: 0,
+            task_accuracy: shown.headline.task_accuracy.clone(),
+            session_accuracy: shown.headline.session_accuracy.clone(),
+            has_checkpoint: false,
+            has_result_text: false,
+            resumable: false,
+        }
+    }
+
+    /// Stores a scored run (upload or link) in the history.
+    pub fn keep_in_history(&mut self, shown: &ShownRun, resumable: bool) -> Vec<Effect> {
+        let now_ms = self.now_ms;
+        let mut entry = self.entry_for(shown, now_ms);
+        let mut puts = vec![(
+            outcomes_key(&shown.id),
+            serde_json::to_string(&shown.outcomes).unwrap_or_default(),
+        )];
+        if let Some(scored) = &shown.scored {
+            if let Some(records) = &scored.records {
+                entry.has_checkpoint = true;
+                entry.tasks_saved = records.len().saturating_sub(1) as u64;
+                entry.resumable = resumable;
+                for (i, line) in records.iter().enumerate() {
+                    puts.push((checkpoint_key(&shown.id, i), line.clone()));
+                }
+            } else if let Some(text) = &scored.result_text {
+                entry.has_result_text = true;
+                puts.push((result_key(&shown.id), text.clone()));
+            }
+        }
+        puts.push((
+            meta_key(&entry.id),
+            serde_json::to_string(&entry).unwrap_or_default(),
+        ));
+        self.history.put(entry);
+        vec![Effect::KvPut(puts)]
+    }
+
+    /// Shows `shown` on the dashboard.
+    pub fn show(&mut self, shown: ShownRun) -> Vec<Effect> {
+        let id = shown.id.clone();
+        self.history.rows.insert(id.clone(), shown.row());
+        self.shown = Some(shown);
+        self.traces = Default::default();
+        self.refresh_shown();
+        let mut r = Route::view(View::Dashboard);
+        r.run = Some(id);
+        self.focus = Some("dashboard-title".into());
+        self.go(r)
+    }
+
+    /// Opens history entry `id` (outcomes first, then score files in the background).
+    pub fn open_history(&mut self, id: &str) -> Vec<Effect> {
+        if self.shown.as_ref().is_some_and(|s| s.id == id) {
+            return Vec::new();
+        }
+        self.history.opening = Some(id.to_owned());
+        vec![Effect::KvGet(
+            outcomes_key(id),
+            GetPurpose::Outcomes(id.to_owned()),
+        )]
+    }
+
+    /// A run's outcomes arrived (to open it, or for the comparison chart).
+    pub fn outcomes_arrived(&mut self, id: &str, value: Option<String>, _now: Now) -> Vec<Effect> {
+        let outcomes: Option<Vec<TaskOutcome>> =
+            value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        let Some(entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        let Some(outcomes) = outcomes else {
+            if self.history.opening.as_deref() == Some(id) {
+                self.history.opening = None;
+                self.say(
+                    format!(
+                        "The results of {} are not stored in this browser.",
+                        entry.label
+                    ),
+                    Tone::Error,
+                );
+            }
+            return Vec::new();
+        };
+        self.history
+            .rows
+            .insert(id.to_owned(), compat::summarize(&entry.label, &outcomes));
+        if self.history.opening.as_deref() != Some(id) {
+            self.refresh_shown();
+            return Vec::new();
+        }
+        self.history.opening = None;
+        let dataset = match self.dataset {
+            Some(d) if d.fingerprint == entry.dataset_fingerprint => d,
+            _ => {
+                return self.load_dataset_of(&entry);
+            }
+        };
+        let kind = RunKind::parse(&entry.kind);
+        let mut shown = ShownRun::new(
+            crate::shown::RunIdent {
+                id: id.to_owned(),
+                label: entry.label.clone(),
+                model: entry.model.clone(),
+                kind,
+            },
+            dataset,
+            &outcomes,
+            None,
+            None,
+        );
+        if let Some(reason) = &entry.reason {
+            shown.end = Some(crate::shown::EndNote {
+                outcome: entry.status.clone(),
+                reason: Some(reason.clone()),
+                fix: None,
+            });
+        }
+        let mut fx = self.show(shown);
+        if entry.has_checkpoint {
+            fx.push(Effect::KvList(
+                checkpoint_prefix(id),
+                ListPurpose::Open(id.to_owned()),
+            ));
+        } else if entry.has_result_text {
+            fx.push(Effect::KvGet(
+                result_key(id),
+                GetPurpose::ResultText(id.to_owned()),
+            ));
+        } else if self.history.export_when_open.as_deref() == Some(id) {
+            self.history.export_when_open = None;
+            fx.extend(self.export("run"));
+        }
+        fx
+    }
+
+    /// Loads the dataset a history entry was made on, then opens it.
+    fn load_dataset_of(&mut self, entry: &HistoryEntry) -> Vec<Effect> {
+        match &entry.dataset_source {
+            Some(src @ (DatasetSource::Bundled | DatasetSource::Url { .. })) => {
+                self.pending_open = Some(entry.id.clone());
+                self.fetch_dataset(src.clone(), entry.lang.clone())
+            }
+            _ => {
+                self.say(
+                    format!(
+                        "{} was made on {} (fingerprint {}): load that dataset in Setup, then open it again.",
+                        entry.label, entry.dataset_name, entry.dataset_fingerprint
+                    ),
+                    Tone::Warn,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// A stored result text arrived: score it for traces and exports.
+    pub fn result_text_arrived(
+        &mut self,
+        id: &str,
+        value: Option<String>,
+        now: Now,
+    ) -> Vec<Effect> {
+        let Some(text) = value else { return Vec::new() };
+        self.rescore_start(id, None, text, None, now)
+    }
+
+    /// Stored checkpoint lines of a run being opened arrived.
+    pub fn open_with_checkpoint(
+        &mut self,
+        id: &str,
+        entries: Vec<(String, String)>,
+        now: Now,
+    ) -> Vec<Effect> {
+        let Some(dataset) = self.dataset else {
+            return Vec::new();
+        };
+        let Some(entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        let lines: Vec<String> = entries.into_iter().map(|(_, v)| v).collect();
+        match crate::upload::assembled(dataset, &entry.model, &lines) {
+            Ok((text, _)) => self.rescore_start(id, Some(entry.model), text, Some(lines), now),
+            Err(e) => {
+                self.say(
+                    format!("The stored run could not be read: {e}"),
+                    Tone::Error,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// Asks for the outcomes of compared runs (for the comparison chart).
+    pub fn history_compare_fetch(&mut self) -> Vec<Effect> {
+        self.history
+            .compare
+            .iter()
+            .filter(|id| !self.history.rows.contains_key(*id))
+            .map(|id| Effect::KvGet(outcomes_key(id), GetPurpose::Outcomes(id.clone())))
+            .collect()
+    }
+
+    /// Adds `id` to the comparison set (once).
+    pub fn compare_add(&mut self, id: &str) -> Vec<Effect> {
+        if self.history.get(id).is_none() {
+            return Vec::new();
+        }
+        let mut fx = Vec::new();
+        if !self.history.compare.iter().any(|c| c == id) {
+            self.history.compare.push(id.to_owned());
+            fx.push(Effect::KvPut(vec![(
+                COMPARE_KEY.into(),
+                self.history.compare_json(),
+            )]));
+        }
+        let label = self
+            .history
+            .get(id)
+            .map(|e| e.label.clone())
+            .unwrap_or_default();
+        self.say(
+            format!(
+                "{label} is in the comparison ({} run(s)).",
+                self.history.compare.len()
+            ),
+            Tone::Ok,
+        );
+        fx.extend(self.history_compare_fetch());
+        self.refresh_shown();
+        fx
+    }
+
+    /// Removes `id` from the comparison set.
+    pub fn compare_remove(&mut self, id: &str) -> Vec<Effect> {
+        self.history.compare.retain(|c| c != id);
+        self.refresh_shown();
+        vec![Effect::KvPut(vec![(
+            COMPARE_KEY.into(),
+            self.history.compare_json(),
+        )])]
+    }
+
+    /// Saves the label being edited.
+    pub fn rename_save(&mut self) -> Vec<Effect> {
+        let Some((id, draft)) = self.history.renaming.take() else {
+            return Vec::new();
+        };
+        let label = draft.trim().to_owned();
+        if label.is_empty() {
+            return Vec::new();
+        }
+        let Some(mut entry) = self.history.get(&id).cloned() else {
+            return Vec::new();
+        };
+        entry.label = label.clone();
+        let json = serde_json::to_string(&entry).unwrap_or_default();
+        self.history.put(entry);
+        if let Some(s) = &mut self.shown {
+            if s.id == id {
+                s.label = label;
+            }
+        }
+        self.history.rows.remove(&id);
+        let mut fx = vec![Effect::KvPut(vec![(meta_key(&id), json)])];
+        fx.extend(self.history_compare_fetch());
+        self.focus = Some(format!("history-row-{id}"));
+        fx
+    }
+
+    /// Deletes entry `id` and everything stored with it.
+    pub fn history_delete(&mut self, id: &str) -> Vec<Effect> {
+        self.history.entries.retain(|e| e.id != id);
+        self.history.rows.remove(id);
+        let was_compared = self.history.compare.iter().any(|c| c == id);
+        self.history.compare.retain(|c| c != id);
+        let mut fx = vec![
+            Effect::KvDelete(vec![meta_key(id), outcomes_key(id), result_key(id)]),
+            Effect::KvDeletePrefix(checkpoint_prefix(id)),
+        ];
+        if was_compared {
+            fx.push(Effect::KvPut(vec![(
+                COMPARE_KEY.into(),
+                self.history.compare_json(),
+            )]));
+        }
+        if self.shown.as_ref().is_some_and(|s| s.id == id) {
+            self.shown = None;
+        }
+        self.refresh_shown();
+        self.say("Deleted from the history.", Tone::Ok);
+        self.focus = Some("history-title".into());
+        fx
+    }
+
+    /// The unfinished run to offer for resuming, if any.
+    pub fn resume_candidate(&self) -> Option<&HistoryEntry> {
+        self.history
+            .entries
+            .iter()
+            .find(|e| e.unfinished() && e.has_checkpoint && e.tasks_saved > 0)
+    }
+
+    /// After the history loaded: offers to resume an interrupted run.
+    pub fn resume_offer(&mut self) -> Vec<Effect> {
+        if self.resume_candidate().is_some() && self.flags.resume.is_none() {
+            self.flags.resume = Some("offered");
+        }
+        Vec::new()
+    }
+
+    /// Forgets an unfinished run's offer (the run stays in the history as cancelled).
+    pub fn discard_stored(&mut self, id: &str) -> Vec<Effect> {
+        let Some(mut entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        entry.status = "cancelled".into();
+        entry.resumable = true;
+        let json = serde_json::to_string(&entry).unwrap_or_default();
+        self.history.put(entry);
+        self.flags.resume = Some("discarded");
+        vec![Effect::KvPut(vec![(meta_key(id), json)])]
+    }
+
+    /// Exports a history entry: opened first when it is not on the dashboard.
+    pub fn history_export(&mut self, id: &str) -> Vec<Effect> {
+        if self.shown.as_ref().is_some_and(|s| s.id == id) {
+            return self.export("run");
+        }
+        self.history.export_when_open = Some(id.to_owned());
+        self.open_history(id)
+    }
+
+    /// The dataset a link or history entry names, for messages.
+    pub fn dataset_hint(source: &Option<DatasetSource>) -> String {
+        match source {
+            Some(DatasetSource::Url { url }) if url == OFFICIAL_DATA => "the official data".into(),
+            Some(s) => s.display(),
+            None => "its dataset".into(),
+        }
+    }
+}

@@ -1,0 +1,313 @@
+//! What happens to the page ([`Msg`]: user actions and IO results) and what the page
+//! asks the outside world to do ([`Effect`]). [`AppState::update`](crate::state::AppState)
+//! turns one into the other; the browser glue executes effects and feeds results back as
+//! messages, so every decision can be tested natively by feeding messages.
+//!
+//! The action vocabulary (`data-action` / `data-arg` on elements, dispatched by the JS
+//! runtime as `(action, arg, value)`) is parsed here by [`Msg::from_action`].
+
+use crate::route::View;
+use crate::settings::Field;
+
+/// A file the user chose or dropped, held by the browser glue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef {
+    /// Handle for [`Effect::ReadFile`].
+    pub id: u32,
+    /// File name.
+    pub name: String,
+    /// Size in bytes.
+    pub size: u64,
+}
+
+/// What a file is read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilePurpose {
+    /// A dataset for Setup.
+    Dataset,
+    /// A result file, checkpoint or run export for Offline scoring (or an import).
+    Results,
+}
+
+/// What a fetched text is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchPurpose {
+    /// The dataset (source and language are in the state's pending load).
+    Dataset,
+    /// The published leaderboard.
+    Leaderboard,
+    /// A result file named by `results=` (scored on load).
+    Results,
+}
+
+/// What a key-value listing is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ListPurpose {
+    /// Every run's metadata (history), at start.
+    History,
+    /// A run's stored checkpoint lines, to resume it (history id).
+    Resume(String),
+    /// A run's stored checkpoint lines, to open it (history id).
+    Open(String),
+    /// A run's stored checkpoint lines, to export them (history id).
+    ExportCheckpoint(String),
+}
+
+/// What a key-value read is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GetPurpose {
+    /// The comparison set, at start.
+    CompareSet,
+    /// A run's outcomes (history id), to open it or compare with it.
+    Outcomes(String),
+    /// A run's stored result text (history id), to open its traces.
+    ResultText(String),
+}
+
+/// Everything that can happen to the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Msg {
+    // ---- user actions
+    /// Show a view.
+    Navigate(View),
+    /// Back/Forward: the page's new address.
+    PopState(String),
+    /// A setup field changed.
+    Set(Field, String),
+    /// Load the dataset chosen in Setup.
+    LoadDataset,
+    /// Fill the dataset URL with the official data file.
+    OfficialUrl,
+    /// A dataset file was chosen.
+    DatasetFile(FileRef),
+    /// Start a run with the Setup settings.
+    Start,
+    /// Pause or resume the live run.
+    Pause,
+    /// Cancel the live run.
+    Cancel,
+    /// Resume a stored run (history id).
+    Resume(String),
+    /// Forget an unfinished run's offer (history id).
+    Discard(String),
+    /// Download an export of the shown run (`run`, `result`, `score`, `metric`, `csv`,
+    /// `checkpoint`).
+    Export(String),
+    /// Download a chart (`svg` or `png`, chart id).
+    Chart(String, String),
+    /// Copy the share link.
+    CopyLink,
+    /// Add a history entry to the comparison set.
+    CompareAdd(String),
+    /// Remove a history entry from the comparison set.
+    CompareRemove(String),
+    /// Show or hide a published model in the comparison chart.
+    CompareModel(String, bool),
+    /// Open a history entry on the dashboard.
+    HistoryOpen(String),
+    /// Start renaming a history entry.
+    HistoryRenameStart(String),
+    /// The new label being typed.
+    HistoryRenameDraft(String),
+    /// Save the new label.
+    HistoryRenameSave,
+    /// Delete a history entry.
+    HistoryDelete(String),
+    /// Export a history entry as a run file.
+    HistoryExport(String),
+    /// Export a history entry's checkpoint (`checkpoint.jsonl`, for `wildtool run`).
+    HistoryCheckpoint(String),
+    /// A file to score (result, checkpoint, run export).
+    UploadFile(FileRef),
+    /// A run file to import into the history.
+    ImportFile(FileRef),
+    /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`).
+    TraceFilter(String, String),
+    /// Show more trace rows.
+    TraceMore,
+    /// A task's trace was opened or closed (`session:task`).
+    TraceTask(String, bool),
+    /// A step was opened or closed (`session:task:step`).
+    TraceStep(String, bool),
+    /// A disclosure was opened or closed (its name).
+    Toggle(String, bool),
+
+    // ---- IO results
+    /// A fetch finished.
+    Fetched(FetchPurpose, Result<String, String>),
+    /// Part of a file was read.
+    FileRead {
+        /// What for.
+        purpose: FilePurpose,
+        /// The file.
+        file: FileRef,
+        /// Offset of `bytes`.
+        offset: u64,
+        /// The bytes (empty on error).
+        bytes: Result<Vec<u8>, String>,
+    },
+    /// A key-value listing.
+    Listed(ListPurpose, Vec<(String, String)>),
+    /// A key-value read.
+    Got(GetPurpose, Option<String>),
+    /// The store failed.
+    StoreFailed(String),
+    /// The clipboard write finished.
+    Copied(bool),
+    /// jieba is installed (or could not be loaded).
+    JiebaLoaded(Result<(), String>),
+    /// A request of the live run finished.
+    Reply(u64, crate::live::Reply),
+    /// The live run's timer fired.
+    Tick,
+    /// Time for the built-in agents to take their next steps.
+    AgentStep,
+    /// Time to score the next piece of a long job.
+    Continue,
+}
+
+impl Msg {
+    /// Parses a dispatched action (the vocabulary of `data-action`). Unknown actions are
+    /// `None` (ignored).
+    pub fn from_action(action: &str, arg: &str, value: &str) -> Option<Msg> {
+        let flag = value == "true";
+        Some(match action {
+            "nav" => Msg::Navigate(View::from_slug(arg)?),
+            "popstate" => Msg::PopState(value.to_owned()),
+            "set" => Msg::Set(Field::from_name(arg)?, value.to_owned()),
+            "load-dataset" => Msg::LoadDataset,
+            "official-url" => Msg::OfficialUrl,
+            "start" => Msg::Start,
+            "pause" => Msg::Pause,
+            "cancel" => Msg::Cancel,
+            "resume" => Msg::Resume(arg.to_owned()),
+            "discard" => Msg::Discard(arg.to_owned()),
+            "export" => Msg::Export(arg.to_owned()),
+            "chart-svg" => Msg::Chart("svg".into(), arg.to_owned()),
+            "chart-png" => Msg::Chart("png".into(), arg.to_owned()),
+            "copy-link" => Msg::CopyLink,
+            "compare-add" => Msg::CompareAdd(arg.to_owned()),
+            "compare-remove" => Msg::CompareRemove(arg.to_owned()),
+            "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
+            "history-open" => Msg::HistoryOpen(arg.to_owned()),
+            "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
+            "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
+            "history-rename-save" => Msg::HistoryRenameSave,
+            "history-delete" => Msg::HistoryDelete(arg.to_owned()),
+            "history-export" => Msg::HistoryExport(arg.to_owned()),
+            "history-checkpoint" => Msg::HistoryCheckpoint(arg.to_owned()),
+            "trace-filter" => Msg::TraceFilter(arg.to_owned(), value.to_owned()),
+            "trace-more" => Msg::TraceMore,
+            "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
+            "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
+            "toggle" => Msg::Toggle(arg.to_owned(), flag),
+            _ => return None,
+        })
+    }
+
+    /// Parses a dispatched file action.
+    pub fn from_file_action(action: &str, file: FileRef) -> Option<Msg> {
+        Some(match action {
+            "dataset-file" => Msg::DatasetFile(file),
+            "upload" => Msg::UploadFile(file),
+            "history-import" => Msg::ImportFile(file),
+            _ => return None,
+        })
+    }
+}
+
+/// What the page asks the outside world to do.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    /// GET `url` as text; answer with [`Msg::Fetched`].
+    Fetch(String, FetchPurpose),
+    /// Read `len` bytes of `file` from `offset`; answer with [`Msg::FileRead`].
+    ReadFile {
+        /// The file.
+        file: FileRef,
+        /// From.
+        offset: u64,
+        /// How many bytes.
+        len: u64,
+        /// What for.
+        purpose: FilePurpose,
+    },
+    /// The glue may drop the file handle.
+    ReleaseFile(u32),
+    /// Store entries in one transaction.
+    KvPut(Vec<(String, String)>),
+    /// Delete keys.
+    KvDelete(Vec<String>),
+    /// Delete every key with this prefix.
+    KvDeletePrefix(String),
+    /// List keys with a prefix; answer with [`Msg::Listed`].
+    KvList(String, ListPurpose),
+    /// Read a key; answer with [`Msg::Got`].
+    KvGet(String, GetPurpose),
+    /// Offer a download.
+    Download {
+        /// File name.
+        name: String,
+        /// MIME type.
+        mime: &'static str,
+        /// Content.
+        data: String,
+    },
+    /// Offer a chart as PNG (rasterised by the browser).
+    DownloadPng {
+        /// SVG markup.
+        svg: String,
+        /// File name.
+        name: String,
+        /// Width in CSS pixels.
+        width: f64,
+        /// Height in CSS pixels.
+        height: f64,
+    },
+    /// Write text to the clipboard; answer with [`Msg::Copied`].
+    Copy(String),
+    /// A new history entry (`pushState`) with this address (query and fragment).
+    PushUrl(String),
+    /// Replace the current address (`replaceState`).
+    ReplaceUrl(String),
+    /// Store the remembered key (JSON of [`RememberedKey`](crate::settings::RememberedKey)).
+    SaveKey(String),
+    /// Forget the remembered key.
+    ForgetKey,
+    /// Load jieba; answer with [`Msg::JiebaLoaded`].
+    LoadJieba,
+    /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].
+    Send(crate::live::Outgoing),
+    /// Abort a request of the live run at once.
+    Abort(u64),
+    /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
+    WakeAt(f64),
+    /// Yield to the browser, then [`Msg::AgentStep`].
+    AgentsSoon,
+    /// Yield to the browser, then [`Msg::Continue`].
+    ContinueSoon,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_parse() {
+        assert_eq!(
+            Msg::from_action("nav", "dashboard", ""),
+            Some(Msg::Navigate(View::Dashboard))
+        );
+        assert_eq!(
+            Msg::from_action("set", "m-model", "qwen"),
+            Some(Msg::Set(Field::Model, "qwen".into()))
+        );
+        assert_eq!(
+            Msg::from_action("compare-model", "GPT-4o", "true"),
+            Some(Msg::CompareModel("GPT-4o".into(), true))
+        );
+        assert_eq!(Msg::from_action("nav", "nowhere", ""), None);
+        assert_eq!(Msg::from_action("set", "m-nothing", "x"), None);
+        assert_eq!(Msg::from_action("explode", "", ""), None);
+    }
+}

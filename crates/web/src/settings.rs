@@ -1,0 +1,368 @@
+//! The setup form: dataset source and model settings exactly as the user typed them, and
+//! the remembered API key.
+//!
+//! The key is held in memory only. When the user ticks "remember", it is stored (by the
+//! `localStorage` adapter) together with the origin of the endpoint it was typed for, and
+//! it is only ever offered again — and sent — to that origin
+//! ([`key_allowed_for`](wildtool_core::runner::endpoint_url::key_allowed_for)): a link
+//! that names another endpoint gets no key.
+
+use serde::{Deserialize, Serialize};
+
+use wildtool_core::runner::endpoint_url::{key_allowed_for, EndpointUrl};
+
+/// Where the dataset comes from in the setup form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DatasetChoice {
+    /// The bundled suite.
+    Bundled,
+    /// A file.
+    Upload,
+    /// A URL.
+    Url,
+}
+
+impl DatasetChoice {
+    /// The form value.
+    pub fn value(self) -> &'static str {
+        match self {
+            DatasetChoice::Bundled => "bundled",
+            DatasetChoice::Upload => "upload",
+            DatasetChoice::Url => "url",
+        }
+    }
+}
+
+/// A field of the setup form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// Dataset source radio.
+    DatasetChoice,
+    /// Dataset URL.
+    DatasetUrl,
+    /// Language `en` / `zh`.
+    Lang,
+    /// Provider or built-in agent.
+    Provider,
+    /// Endpoint base URL.
+    BaseUrl,
+    /// Model name (also the run's label).
+    Model,
+    /// API key (memory only).
+    Key,
+    /// Remember the key on this device.
+    Remember,
+    /// Sampling temperature.
+    Temperature,
+    /// Maximum requests in flight.
+    Concurrency,
+    /// Per-request timeout, seconds.
+    Timeout,
+    /// Retries per request.
+    Retries,
+    /// Backoff base, seconds.
+    Backoff,
+    /// Check the endpoint with one request before the run.
+    Preflight,
+}
+
+impl Field {
+    /// Every field, for parsing.
+    pub const ALL: [Field; 14] = [
+        Field::DatasetChoice,
+        Field::DatasetUrl,
+        Field::Lang,
+        Field::Provider,
+        Field::BaseUrl,
+        Field::Model,
+        Field::Key,
+        Field::Remember,
+        Field::Temperature,
+        Field::Concurrency,
+        Field::Timeout,
+        Field::Retries,
+        Field::Backoff,
+        Field::Preflight,
+    ];
+
+    /// The name in `data-arg` and element ids.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::DatasetChoice => "ds-kind",
+            Field::DatasetUrl => "ds-url",
+            Field::Lang => "ds-lang",
+            Field::Provider => "m-provider",
+            Field::BaseUrl => "m-base",
+            Field::Model => "m-model",
+            Field::Key => "m-key",
+            Field::Remember => "m-remember",
+            Field::Temperature => "m-temp",
+            Field::Concurrency => "m-conc",
+            Field::Timeout => "m-timeout",
+            Field::Retries => "m-retries",
+            Field::Backoff => "m-backoff",
+            Field::Preflight => "m-preflight",
+        }
+    }
+
+    /// The field named `name`.
+    pub fn from_name(name: &str) -> Option<Field> {
+        Field::ALL.into_iter().find(|f| f.name() == name)
+    }
+}
+
+/// A key remembered on this device, bound to the origin it was saved for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RememberedKey {
+    /// `scheme://host[:port]` of the endpoint.
+    pub origin: String,
+    /// The key.
+    pub key: String,
+}
+
+impl RememberedKey {
+    /// Reads the stored JSON (anything else is ignored).
+    pub fn parse(stored: &str) -> Option<RememberedKey> {
+        serde_json::from_str(stored).ok()
+    }
+}
+
+/// What the caller must do with the stored key after a change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyStorage {
+    /// Nothing.
+    Keep,
+    /// Store this (JSON of [`RememberedKey`]).
+    Save(String),
+    /// Forget the stored key.
+    Forget,
+}
+
+/// The setup form's values, as typed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SetupForm {
+    /// Dataset source.
+    pub dataset: DatasetChoice,
+    /// Dataset URL field.
+    pub dataset_url: String,
+    /// Language field (`en`, `zh`).
+    pub lang: String,
+    /// Provider or agent name.
+    pub provider: String,
+    /// Base URL field.
+    pub base_url: String,
+    /// Model field.
+    pub model: String,
+    /// API key field (memory only).
+    pub key: String,
+    /// The user typed into the key field (so a remembered key is not put back).
+    pub key_typed: bool,
+    /// "Remember the key" box.
+    pub remember: bool,
+    /// Temperature field.
+    pub temperature: String,
+    /// Concurrency field.
+    pub concurrency: String,
+    /// Timeout field (seconds).
+    pub timeout: String,
+    /// Retries field.
+    pub retries: String,
+    /// Backoff field (seconds).
+    pub backoff: String,
+    /// Preflight box.
+    pub preflight: bool,
+    /// The key stored on this device.
+    pub remembered: Option<RememberedKey>,
+}
+
+impl Default for SetupForm {
+    fn default() -> Self {
+        SetupForm {
+            dataset: DatasetChoice::Bundled,
+            dataset_url: String::new(),
+            lang: "en".into(),
+            provider: "gold".into(),
+            base_url: String::new(),
+            model: String::new(),
+            key: String::new(),
+            key_typed: false,
+            remember: false,
+            temperature: "0".into(),
+            concurrency: "4".into(),
+            timeout: "600".into(),
+            retries: "6".into(),
+            backoff: "2".into(),
+            preflight: true,
+            remembered: None,
+        }
+    }
+}
+
+impl SetupForm {
+    /// True when the provider is a built-in agent (no endpoint).
+    pub fn is_builtin(&self) -> bool {
+        matches!(self.provider.as_str(), "gold" | "baseline")
+    }
+
+    /// Installs the key stored on this device (JSON) and shows it if it belongs to the
+    /// current base URL.
+    pub fn set_remembered(&mut self, stored: Option<&str>) {
+        self.remembered = stored.and_then(RememberedKey::parse);
+        self.sync_remembered();
+    }
+
+    /// Shows the remembered key only while the base URL is its origin.
+    pub fn sync_remembered(&mut self) {
+        let Some(rem) = &self.remembered else { return };
+        if self.key_typed {
+            return;
+        }
+        let allowed = key_allowed_for(&rem.origin, &self.base_url);
+        self.key = if allowed {
+            rem.key.clone()
+        } else {
+            String::new()
+        };
+        self.remember = allowed;
+    }
+
+    /// The key to send to `base_url`: the typed one, or the remembered one for its own
+    /// origin only.
+    pub fn key_for(&self, base_url: &str) -> String {
+        match &self.remembered {
+            Some(rem) if !self.key_typed && self.key == rem.key => {
+                if key_allowed_for(&rem.origin, base_url) {
+                    rem.key.clone()
+                } else {
+                    String::new()
+                }
+            }
+            _ => self.key.clone(),
+        }
+    }
+
+    /// Sets a field from the form; returns what to do with the stored key, or an error
+    /// to show (the key could not be remembered).
+    pub fn set(&mut self, field: Field, value: &str) -> Result<KeyStorage, String> {
+        let flag = value == "true";
+        match field {
+            Field::DatasetChoice => {
+                self.dataset = match value {
+                    "upload" => DatasetChoice::Upload,
+                    "url" => DatasetChoice::Url,
+                    _ => DatasetChoice::Bundled,
+                }
+            }
+            Field::DatasetUrl => self.dataset_url = value.to_owned(),
+            Field::Lang => self.lang = if value == "zh" { "zh" } else { "en" }.to_owned(),
+            Field::Provider => self.provider = value.to_owned(),
+            Field::BaseUrl => {
+                self.base_url = value.to_owned();
+                self.sync_remembered();
+            }
+            Field::Model => self.model = value.to_owned(),
+            Field::Key => {
+                self.key = value.to_owned();
+                self.key_typed = true;
+                if self.remember {
+                    return self.save_key();
+                }
+            }
+            Field::Remember => {
+                self.remember = flag;
+                return if flag {
+                    self.save_key()
+                } else {
+                    self.remembered = None;
+                    Ok(KeyStorage::Forget)
+                };
+            }
+            Field::Temperature => self.temperature = value.to_owned(),
+            Field::Concurrency => self.concurrency = value.to_owned(),
+            Field::Timeout => self.timeout = value.to_owned(),
+            Field::Retries => self.retries = value.to_owned(),
+            Field::Backoff => self.backoff = value.to_owned(),
+            Field::Preflight => self.preflight = flag,
+        }
+        Ok(KeyStorage::Keep)
+    }
+
+    fn save_key(&mut self) -> Result<KeyStorage, String> {
+        match EndpointUrl::parse(self.base_url.trim()) {
+            Ok(url) => {
+                let rem = RememberedKey {
+                    origin: url.origin(),
+                    key: self.key.clone(),
+                };
+                let json = serde_json::to_string(&rem).map_err(|e| e.to_string())?;
+                self.remembered = Some(rem);
+                Ok(KeyStorage::Save(json))
+            }
+            Err(e) => {
+                self.remember = false;
+                Err(format!(
+                    "The key cannot be remembered without a valid base URL: {e}"
+                ))
+            }
+        }
+    }
+
+    /// The value of `field` as the form shows it.
+    pub fn value(&self, field: Field) -> String {
+        match field {
+            Field::DatasetChoice => self.dataset.value().to_owned(),
+            Field::DatasetUrl => self.dataset_url.clone(),
+            Field::Lang => self.lang.clone(),
+            Field::Provider => self.provider.clone(),
+            Field::BaseUrl => self.base_url.clone(),
+            Field::Model => self.model.clone(),
+            Field::Key => self.key.clone(),
+            Field::Remember => self.remember.to_string(),
+            Field::Temperature => self.temperature.clone(),
+            Field::Concurrency => self.concurrency.clone(),
+            Field::Timeout => self.timeout.clone(),
+            Field::Retries => self.retries.clone(),
+            Field::Backoff => self.backoff.clone(),
+            Field::Preflight => self.preflight.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_key_follows_its_origin_only() {
+        let mut f = SetupForm::default();
+        f.set(Field::BaseUrl, "http://127.0.0.1:9000/v1").unwrap();
+        f.set(Field::Key, "sk-1").unwrap();
+        let saved = f.set(Field::Remember, "true").unwrap();
+        let KeyStorage::Save(json) = saved else {
+            panic!("not saved: {saved:?}")
+        };
+        assert_eq!(json, r#"{"origin":"http://127.0.0.1:9000","key":"sk-1"}"#);
+
+        // A fresh page with the stored key and a link naming another host.
+        let mut g = SetupForm::default();
+        g.set(Field::BaseUrl, "https://evil.example/v1").unwrap();
+        g.set_remembered(Some(&json));
+        assert_eq!(g.key, "");
+        assert!(!g.remember);
+        assert_eq!(g.key_for("https://evil.example/v1"), "");
+        g.set(Field::BaseUrl, "http://127.0.0.1:9000/v1").unwrap();
+        assert_eq!(g.key, "sk-1");
+        assert_eq!(g.key_for("http://127.0.0.1:9000/v1"), "sk-1");
+        assert_eq!(g.key_for("https://evil.example/v1"), "");
+        assert_eq!(g.set(Field::Remember, "false").unwrap(), KeyStorage::Forget);
+        assert!(g.remembered.is_none());
+    }
+
+    #[test]
+    fn remembering_needs_a_valid_endpoint() {
+        let mut f = SetupForm::default();
+        f.set(Field::Key, "k").unwrap();
+        assert!(f.set(Field::Remember, "true").is_err());
+        assert!(!f.remember);
+    }
+}

@@ -1,0 +1,746 @@
+//! The page's state and its one update function.
+//!
+//! [`AppState::update`] takes a [`Msg`] (a user action or an IO result) and the time, and
+//! returns the [`Effect`]s the browser glue must carry out. Views read the state
+//! (`views::frame`). Nothing here touches the browser, so the whole page — loading data,
+//! runs through the engine, uploads, the history — is tested natively by feeding
+//! messages (`crates/web/tests`, and the unit tests of each module).
+
+use std::collections::BTreeSet;
+
+use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
+
+use crate::data::{self, Dataset, DatasetSource};
+use crate::history::History;
+use crate::live::LiveRun;
+use crate::msg::{Effect, FetchPurpose, FilePurpose, FileRef, GetPurpose, ListPurpose, Msg};
+use crate::route::{Location, Route, View};
+use crate::settings::{DatasetChoice, Field, KeyStorage, SetupForm};
+use crate::shown::ShownRun;
+use crate::traces::TraceUi;
+use crate::upload::Upload;
+
+/// Published models shown in the comparison chart until the user picks others.
+pub const DEFAULT_COMPARE: [&str; 3] = ["GPT-4o", "Claude-4-Sonnet", "Qwen3-8B"];
+
+/// How a status message looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Neutral.
+    Info,
+    /// Something worked.
+    Ok,
+    /// Needs attention.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+impl Tone {
+    /// The name in the `data-kind` attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tone::Info => "info",
+            Tone::Ok => "ok",
+            Tone::Warn => "warn",
+            Tone::Error => "error",
+        }
+    }
+}
+
+/// The page-wide status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// Text.
+    pub text: String,
+    /// Tone.
+    pub tone: Tone,
+}
+
+/// The time as the glue passes it in.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Now {
+    /// Seconds on a monotonic clock (`performance.now() / 1000`).
+    pub mono: f64,
+    /// Milliseconds since the Unix epoch (`Date.now()`), for timestamps and HTTP dates.
+    pub unix_ms: f64,
+}
+
+/// A dataset being fetched or read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingDataset {
+    /// Where from.
+    pub source: DatasetSource,
+    /// Language.
+    pub lang: String,
+}
+
+/// What the address asked for at start, done once the dataset is there.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Boot {
+    /// `autorun=1`.
+    pub autorun: bool,
+    /// `results=URL`.
+    pub results: Option<String>,
+    /// A share link in the fragment.
+    pub link: Option<String>,
+    /// The dataset has been loaded (or failed) once.
+    pub dataset_settled: bool,
+}
+
+/// Automation hooks that are not derived from other state.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Flags {
+    /// `scoreState` for `results=` (`scoring`, `done`, `error`).
+    pub score_state: Option<&'static str>,
+    /// `scoreError`.
+    pub score_error: Option<String>,
+    /// `share` (`opened`, `needs-dataset`, `error`).
+    pub share: Option<&'static str>,
+    /// `resume` (`offered`, `discarded`).
+    pub resume: Option<&'static str>,
+    /// jieba was installed.
+    pub dictionary: bool,
+}
+
+/// The whole page.
+pub struct AppState {
+    /// Where the page is.
+    pub route: Route,
+    /// Query parameters carried into every address (`dataset`, `lang`).
+    pub keep_query: Vec<(String, String)>,
+    /// The page's address without query and fragment (share links).
+    pub base: String,
+    /// Status line.
+    pub status: Option<Status>,
+    /// Setup form.
+    pub setup: SetupForm,
+    /// The loaded dataset.
+    pub dataset: Option<Dataset>,
+    /// A dataset on its way.
+    pub pending_dataset: Option<PendingDataset>,
+    /// Work the address asked for.
+    pub boot: Boot,
+    /// Runs kept in this browser.
+    pub history: History,
+    /// Published models (when loaded).
+    pub leaderboard: Option<Vec<LeaderboardModel>>,
+    /// Published models picked for the comparison chart.
+    pub compare_models: Vec<String>,
+    /// The run on the dashboard.
+    pub shown: Option<ShownRun>,
+    /// The live run.
+    pub run: Option<LiveRun>,
+    /// Offline scoring.
+    pub upload: Upload,
+    /// Trace view state.
+    pub traces: TraceUi,
+    /// Disclosures the user opened.
+    pub open: BTreeSet<String>,
+    /// Element to focus after the next render.
+    pub focus: Option<String>,
+    /// Automation flags.
+    pub flags: Flags,
+    /// jieba is being loaded.
+    pub jieba_loading: bool,
+    /// Last render time in milliseconds.
+    pub render_ms: f64,
+    /// The time of the last message (ms since the epoch), for timestamps.
+    pub now_ms: f64,
+    /// A history entry to open once its dataset is loaded.
+    pub pending_open: Option<String>,
+    /// A history entry to resume once its dataset is loaded.
+    pub pending_resume: Option<String>,
+    /// A stored run being scored again for traces and exports.
+    pub rescore: Option<crate::scoring::Rescore>,
+    /// The Chinese segmenter, once loaded (installed into every dataset).
+    pub cut: Option<data::SharedCut>,
+}
+
+impl AppState {
+    /// The state for a page opened at `href`, with the stored remembered key (JSON).
+    pub fn new(href: &str, remembered_key: Option<&str>) -> AppState {
+        let loc = Location::parse(href);
+        let mut setup = SetupForm::default();
+        let q = |k: &str| loc.get(k).map(str::to_owned);
+        if let Some(p) = q("provider") {
+            setup.provider = p;
+        }
+        for (name, field) in [
+            ("base_url", Field::BaseUrl),
+            ("model", Field::Model),
+            ("concurrency", Field::Concurrency),
+            ("temperature", Field::Temperature),
+            ("timeout", Field::Timeout),
+            ("retries", Field::Retries),
+            ("backoff", Field::Backoff),
+        ] {
+            if let Some(v) = q(name) {
+                let _ = setup.set(field, &v);
+            }
+        }
+        if q("preflight").as_deref() == Some("0") {
+            setup.preflight = false;
+        }
+        if q("lang").as_deref() == Some("zh") {
+            setup.lang = "zh".into();
+        }
+        match q("dataset").as_deref() {
+            None | Some("") | Some("bundled") | Some("suite") => {}
+            Some(other) => {
+                setup.dataset = DatasetChoice::Url;
+                setup.dataset_url = if other == "official" {
+                    data::OFFICIAL_DATA.to_owned()
+                } else {
+                    resolve_url(&loc.base, other)
+                };
+            }
+        }
+        setup.set_remembered(remembered_key);
+        let keep_query = ["dataset", "lang"]
+            .iter()
+            .filter_map(|k| loc.get(k).map(|v| ((*k).to_owned(), v.to_owned())))
+            .collect();
+        let link = (!loc.fragment.is_empty()).then(|| loc.fragment.clone());
+        AppState {
+            route: loc.route(),
+            keep_query,
+            base: loc.base.clone(),
+            status: Some(Status {
+                text: "Loading the dataset…".into(),
+                tone: Tone::Info,
+            }),
+            setup,
+            dataset: None,
+            pending_dataset: None,
+            boot: Boot {
+                autorun: q("autorun").as_deref() == Some("1"),
+                results: q("results").filter(|r| !r.is_empty()),
+                link,
+                dataset_settled: false,
+            },
+            history: History::default(),
+            leaderboard: None,
+            compare_models: DEFAULT_COMPARE.iter().map(|s| (*s).to_owned()).collect(),
+            shown: None,
+            run: None,
+            upload: Upload::default(),
+            traces: TraceUi::default(),
+            open: BTreeSet::new(),
+            focus: None,
+            flags: Flags::default(),
+            jieba_loading: false,
+            render_ms: 0.0,
+            now_ms: 0.0,
+            pending_open: None,
+            pending_resume: None,
+            rescore: None,
+            cut: None,
+        }
+    }
+
+    /// The effects to run at start: the dataset, the leaderboard, the history and the
+    /// comparison set, and a clean address (automation parameters are used once).
+    pub fn start(&mut self) -> Vec<Effect> {
+        let mut fx = vec![
+            Effect::ReplaceUrl(self.address()),
+            Effect::Fetch(data::LEADERBOARD_DATA.into(), FetchPurpose::Leaderboard),
+            Effect::KvList(crate::history::RUN_PREFIX.into(), ListPurpose::History),
+            Effect::KvGet(crate::history::COMPARE_KEY.into(), GetPurpose::CompareSet),
+        ];
+        fx.extend(self.load_dataset_from_setup());
+        fx
+    }
+
+    /// Shows `text` in the status line.
+    pub fn say(&mut self, text: impl Into<String>, tone: Tone) {
+        self.status = Some(Status {
+            text: text.into(),
+            tone,
+        });
+    }
+
+    /// The address of the current route (query and fragment).
+    pub fn address(&self) -> String {
+        let mut q = self.route.to_query(&self.keep_query);
+        if self.route.view == View::Dashboard {
+            if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
+                q.push('#');
+                q.push_str(link);
+            }
+        }
+        q
+    }
+
+    /// Moves to `route`, recording it in the browser's history.
+    pub fn go(&mut self, route: Route) -> Vec<Effect> {
+        if route == self.route {
+            return Vec::new();
+        }
+        self.route = route;
+        vec![Effect::PushUrl(self.address())]
+    }
+
+    /// Moves to `view` keeping what it shows.
+    pub fn go_view(&mut self, view: View) -> Vec<Effect> {
+        let mut r = self.route.clone();
+        r.view = view;
+        if !matches!(view, View::Dashboard | View::Traces) {
+            r.run = None;
+            r.session = None;
+            r.task = None;
+            r.step = None;
+        } else if r.run.is_none() {
+            r.run = self.shown.as_ref().map(|s| s.id.clone());
+        }
+        self.go(r)
+    }
+
+    /// Handles one message.
+    pub fn update(&mut self, msg: Msg, now: Now) -> Vec<Effect> {
+        self.now_ms = now.unix_ms;
+        match msg {
+            Msg::Navigate(view) => {
+                let fx = self.go_view(view);
+                self.focus = Some(format!("{}-title", view.slug()));
+                fx
+            }
+            Msg::PopState(href) => {
+                let loc = Location::parse(&href);
+                self.route = loc.route();
+                let mut fx = Vec::new();
+                if let Some(id) = self.route.run.clone() {
+                    if self.shown.as_ref().map(|s| &s.id) != Some(&id) {
+                        fx.extend(self.open_history(&id));
+                    }
+                }
+                fx
+            }
+            Msg::Set(field, value) => self.set_field(field, &value),
+            Msg::OfficialUrl => {
+                self.setup.dataset = DatasetChoice::Url;
+                self.setup.dataset_url = data::OFFICIAL_DATA.to_owned();
+                Vec::new()
+            }
+            Msg::LoadDataset => self.load_dataset_from_setup(),
+            Msg::DatasetFile(file) => {
+                self.setup.dataset = DatasetChoice::Upload;
+                self.pending_dataset = Some(PendingDataset {
+                    source: DatasetSource::Upload {
+                        name: file.name.clone(),
+                    },
+                    lang: self.setup.lang.clone(),
+                });
+                self.say(format!("Reading {}…", file.name), Tone::Info);
+                vec![Effect::ReadFile {
+                    len: file.size,
+                    file,
+                    offset: 0,
+                    purpose: FilePurpose::Dataset,
+                }]
+            }
+            Msg::Fetched(FetchPurpose::Dataset, result) => self.dataset_arrived(result, now),
+            Msg::Fetched(FetchPurpose::Leaderboard, result) => {
+                self.leaderboard = Some(
+                    result
+                        .ok()
+                        .and_then(|t| parse_leaderboard(&t).ok())
+                        .unwrap_or_default(),
+                );
+                self.refresh_shown();
+                Vec::new()
+            }
+            Msg::Fetched(FetchPurpose::Results, result) => self.results_fetched(result, now),
+            Msg::FileRead {
+                purpose: FilePurpose::Dataset,
+                file,
+                bytes,
+                ..
+            } => {
+                let mut fx = vec![Effect::ReleaseFile(file.id)];
+                let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned());
+                fx.extend(self.dataset_arrived(text, now));
+                fx
+            }
+            Msg::FileRead {
+                purpose: FilePurpose::Results,
+                file,
+                offset,
+                bytes,
+            } => self.upload_read(file, offset, bytes, now),
+            Msg::Toggle(name, open) => {
+                if open {
+                    self.open.insert(name);
+                } else {
+                    self.open.remove(&name);
+                }
+                Vec::new()
+            }
+            Msg::JiebaLoaded(result) => {
+                self.jieba_loading = false;
+                match result {
+                    Ok(()) => {
+                        self.flags.dictionary = true;
+                        self.resume_scoring(now)
+                    }
+                    Err(e) => {
+                        self.say(
+                            format!("The Chinese dictionary could not be loaded: {e}"),
+                            Tone::Error,
+                        );
+                        self.fail_scoring(&e)
+                    }
+                }
+            }
+            Msg::Continue => self.resume_scoring(now),
+            Msg::StoreFailed(e) => {
+                self.say(
+                    format!("This browser could not store the run: {e}"),
+                    Tone::Warn,
+                );
+                Vec::new()
+            }
+            Msg::Copied(ok) => {
+                if let Some(s) = &mut self.shown {
+                    s.copied = Some(ok);
+                }
+                Vec::new()
+            }
+            Msg::Start => self.start_run(now),
+            Msg::Pause => self.pause_run(now),
+            Msg::Cancel => self.cancel_run(now),
+            Msg::Resume(id) => self.resume_stored(&id),
+            Msg::Discard(id) => self.discard_stored(&id),
+            Msg::Reply(id, reply) => self.run_reply(id, reply, now),
+            Msg::Tick => self.run_tick(now),
+            Msg::AgentStep => self.run_agents(now),
+            Msg::UploadFile(file) => self.upload_start(file),
+            Msg::ImportFile(file) => self.upload_begin(file, true),
+            Msg::Export(kind) => self.export(&kind),
+            Msg::Chart(format, id) => self.chart_download(&format, &id),
+            Msg::CopyLink => self.copy_link(),
+            Msg::CompareAdd(id) => self.compare_add(&id),
+            Msg::CompareRemove(id) => self.compare_remove(&id),
+            Msg::CompareModel(model, on) => {
+                self.compare_models.retain(|m| m != &model);
+                if on {
+                    self.compare_models.push(model);
+                }
+                self.refresh_shown();
+                Vec::new()
+            }
+            Msg::HistoryOpen(id) => {
+                let mut fx = self.open_history(&id);
+                let mut r = Route::view(View::Dashboard);
+                r.run = Some(id);
+                fx.extend(self.go(r));
+                self.focus = Some("dashboard-title".into());
+                fx
+            }
+            Msg::HistoryRenameStart(id) => {
+                let label = self.history.get(&id).map(|e| e.label.clone());
+                self.history.renaming = label.map(|l| (id, l));
+                self.focus = Some("history-label".into());
+                Vec::new()
+            }
+            Msg::HistoryRenameDraft(text) => {
+                if let Some((_, draft)) = &mut self.history.renaming {
+                    *draft = text;
+                }
+                Vec::new()
+            }
+            Msg::HistoryRenameSave => self.rename_save(),
+            Msg::HistoryDelete(id) => self.history_delete(&id),
+            Msg::HistoryExport(id) => self.history_export(&id),
+            Msg::HistoryCheckpoint(id) => vec![Effect::KvList(
+                crate::history::checkpoint_prefix(&id),
+                ListPurpose::ExportCheckpoint(id),
+            )],
+            Msg::Listed(purpose, entries) => self.listed(purpose, entries, now),
+            Msg::Got(purpose, value) => self.got(purpose, value, now),
+            Msg::TraceFilter(name, value) => {
+                self.traces.set_filter(&name, &value);
+                Vec::new()
+            }
+            Msg::TraceMore => {
+                self.traces.more();
+                Vec::new()
+            }
+            Msg::TraceTask(key, open) => self.trace_task(&key, open),
+            Msg::TraceStep(key, open) => {
+                self.traces.toggle_step(&key, open);
+                Vec::new()
+            }
+        }
+    }
+
+    fn set_field(&mut self, field: Field, value: &str) -> Vec<Effect> {
+        match self.setup.set(field, value) {
+            Ok(KeyStorage::Keep) => Vec::new(),
+            Ok(KeyStorage::Save(json)) => vec![Effect::SaveKey(json)],
+            Ok(KeyStorage::Forget) => vec![Effect::ForgetKey],
+            Err(e) => {
+                self.say(e, Tone::Error);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Loads the dataset the setup form names (bundled or URL; uploads come as files).
+    pub fn load_dataset_from_setup(&mut self) -> Vec<Effect> {
+        let lang = self.setup.lang.clone();
+        let source = match self.setup.dataset {
+            DatasetChoice::Bundled => DatasetSource::Bundled,
+            DatasetChoice::Url => {
+                let url = self.setup.dataset_url.trim().to_owned();
+                if url.is_empty() {
+                    self.say("Enter a dataset URL.", Tone::Error);
+                    return Vec::new();
+                }
+                DatasetSource::Url {
+                    url: resolve_url(&self.base, &url),
+                }
+            }
+            DatasetChoice::Upload => {
+                self.say("Choose a dataset file.", Tone::Error);
+                return Vec::new();
+            }
+        };
+        self.fetch_dataset(source, lang)
+    }
+
+    /// Fetches a dataset from where `source` says.
+    pub fn fetch_dataset(&mut self, source: DatasetSource, lang: String) -> Vec<Effect> {
+        let Some(url) = source.url().map(str::to_owned) else {
+            return Vec::new();
+        };
+        self.say(format!("Loading {}…", source.display()), Tone::Info);
+        self.pending_dataset = Some(PendingDataset { source, lang });
+        vec![Effect::Fetch(url, FetchPurpose::Dataset)]
+    }
+
+    fn dataset_arrived(&mut self, text: Result<String, String>, now: Now) -> Vec<Effect> {
+        let Some(pending) = self.pending_dataset.take() else {
+            return Vec::new();
+        };
+        let first = !self.boot.dataset_settled;
+        self.boot.dataset_settled = true;
+        let text = match text {
+            Ok(t) => t,
+            Err(e) => {
+                self.say(
+                    format!(
+                        "The dataset could not be loaded from {}: {e}",
+                        pending.source.display()
+                    ),
+                    Tone::Error,
+                );
+                return self.after_boot(first, now);
+            }
+        };
+        let d = data::load(&text, pending.source, data::lang_of(&pending.lang));
+        if let Some(cut) = self.cut.clone() {
+            d.segmenter.install(Box::new(move |s| cut(s)));
+        }
+        self.dataset = Some(d);
+        let errors = d.error_count();
+        self.say(
+            format!(
+                "Ready: {} — {} sessions, {} tasks{}. Pick a model and start a run.",
+                d.source.display(),
+                d.dataset.sessions.len(),
+                d.tasks,
+                if errors > 0 {
+                    format!(
+                        ", {errors} error(s): invalid sessions are still run and scored with the documented fallbacks"
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+            if errors > 0 { Tone::Warn } else { Tone::Ok },
+        );
+        let mut fx = Vec::new();
+        if let Some(link) = self.boot.link.clone() {
+            fx.extend(self.open_link(&link, now));
+        }
+        if let Some(id) = self.pending_open.take() {
+            fx.extend(self.open_history(&id));
+        }
+        if let Some(id) = self.pending_resume.take() {
+            fx.extend(self.resume_stored(&id));
+        }
+        fx.extend(self.after_boot(first, now));
+        fx
+    }
+
+    /// Installs the Chinese segmenter (loaded by the glue) into this and later datasets.
+    pub fn install_segmenter(&mut self, cut: data::SharedCut) {
+        if let Some(d) = self.dataset {
+            if !d.segmenter.ready() {
+                let c = cut.clone();
+                d.segmenter.install(Box::new(move |s| c(s)));
+            }
+        }
+        self.cut = Some(cut);
+    }
+
+    /// Work the address asked for, once the first dataset has settled.
+    fn after_boot(&mut self, first: bool, now: Now) -> Vec<Effect> {
+        if !first {
+            return Vec::new();
+        }
+        let mut fx = Vec::new();
+        if self.boot.link.is_some() && self.dataset.is_none() {
+            fx.extend(self.open_link(&self.boot.link.clone().unwrap_or_default(), now));
+        }
+        if let Some(url) = self.boot.results.take() {
+            self.flags.score_state = Some("scoring");
+            if self.dataset.is_none() {
+                self.flags.score_state = Some("error");
+                self.flags.score_error = Some("The dataset could not be loaded.".into());
+            } else {
+                let url = resolve_url(&self.base, &url);
+                self.say(format!("Fetching {url}…"), Tone::Info);
+                fx.push(Effect::Fetch(url, FetchPurpose::Results));
+            }
+        }
+        if std::mem::take(&mut self.boot.autorun) && self.dataset.is_some() {
+            fx.extend(self.start_run(now));
+        }
+        fx
+    }
+
+    /// Re-derives the shown run's charts after the comparison changed.
+    pub fn refresh_shown(&mut self) {
+        let rows = self.comparison_rows();
+        if let Some(s) = &mut self.shown {
+            s.set_comparison(rows);
+        }
+    }
+
+    /// The published models picked for comparison, as chart rows.
+    pub fn leaderboard_rows(&self) -> Vec<wildtool_core::chart::dashboard::ComparisonRow> {
+        let Some(models) = &self.leaderboard else {
+            return Vec::new();
+        };
+        self.compare_models
+            .iter()
+            .filter_map(|w| models.iter().find(|m| &m.model == w).map(|m| m.to_row()))
+            .collect()
+    }
+
+    /// Rows of the comparison chart after the shown run: runs from the history, then
+    /// published models.
+    pub fn comparison_rows(&self) -> Vec<wildtool_core::chart::dashboard::ComparisonRow> {
+        let mut rows = self
+            .history
+            .compare_rows(self.shown.as_ref().map(|s| s.id.as_str()));
+        rows.extend(self.leaderboard_rows());
+        rows
+    }
+
+    /// Loads jieba when `text` needs it; true when scoring must wait for it.
+    pub fn needs_jieba(&mut self, text: &str, fx: &mut Vec<Effect>) -> bool {
+        let Some(d) = self.dataset else { return false };
+        if d.segmenter.ready() || !data::has_cjk(text) {
+            return false;
+        }
+        if !self.jieba_loading {
+            self.jieba_loading = true;
+            fx.push(Effect::LoadJieba);
+        }
+        true
+    }
+
+    /// Continues whichever scoring job waits (upload, or the live run's sessions).
+    fn resume_scoring(&mut self, now: Now) -> Vec<Effect> {
+        let mut fx = self.upload_continue(now);
+        fx.extend(self.run_continue_scoring(now));
+        fx.extend(self.rescore_continue(now));
+        fx
+    }
+
+    fn fail_scoring(&mut self, reason: &str) -> Vec<Effect> {
+        self.upload_fail(reason);
+        Vec::new()
+    }
+
+    fn listed(
+        &mut self,
+        purpose: ListPurpose,
+        entries: Vec<(String, String)>,
+        now: Now,
+    ) -> Vec<Effect> {
+        match purpose {
+            ListPurpose::History => {
+                self.history.load(&entries);
+                self.refresh_shown();
+                self.resume_offer()
+            }
+            ListPurpose::Resume(id) => self.resume_with(&id, entries, now),
+            ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),
+            ListPurpose::ExportCheckpoint(id) => self.export_checkpoint(&id, entries),
+        }
+    }
+
+    fn got(&mut self, purpose: GetPurpose, value: Option<String>, now: Now) -> Vec<Effect> {
+        match purpose {
+            GetPurpose::CompareSet => {
+                self.history.set_compare_ids(value.as_deref());
+                self.history_compare_fetch()
+            }
+            GetPurpose::Outcomes(id) => self.outcomes_arrived(&id, value, now),
+            GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
+        }
+    }
+
+    /// The file reference for a dispatched file.
+    pub fn file_ref(id: u32, name: &str, size: u64) -> FileRef {
+        FileRef {
+            id,
+            name: name.to_owned(),
+            size,
+        }
+    }
+}
+
+/// Resolves `url` against the page's base address (relative dataset and results URLs).
+pub fn resolve_url(base: &str, url: &str) -> String {
+    let url = url.trim();
+    if url.contains("://") {
+        return url.to_owned();
+    }
+    let origin_end = base
+        .find("://")
+        .and_then(|i| base[i + 3..].find('/').map(|j| i + 3 + j))
+        .unwrap_or(base.len());
+    if let Some(rest) = url.strip_prefix('/') {
+        return format!("{}/{}", &base[..origin_end], rest);
+    }
+    let dir = match base.rfind('/') {
+        Some(i) if i >= origin_end => &base[..=i],
+        _ => return format!("{base}/{}", url.trim_start_matches("./")),
+    };
+    format!("{dir}{}", url.trim_start_matches("./"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relative_urls_resolve_against_the_page() {
+        assert_eq!(
+            resolve_url("http://h:1/sub/index.html", "data/x.jsonl"),
+            "http://h:1/sub/data/x.jsonl"
+        );
+        assert_eq!(
+            resolve_url("http://h:1/sub/", "./data/x.jsonl"),
+            "http://h:1/sub/data/x.jsonl"
+        );
+        assert_eq!(resolve_url("http://h:1/sub/", "/x"), "http://h:1/x");
+        assert_eq!(resolve_url("http://h:1", "x"), "http://h:1/x");
+        assert_eq!(resolve_url("http://h/", "https://o/x"), "https://o/x");
+    }
+}

@@ -1,0 +1,232 @@
+//! Views: pure functions from the page state to an element tree. [`frame`] builds the
+//! whole page (header, navigation, status, the current view, footer) plus what the
+//! runtime applies beside the tree: the title, the element to focus and the automation
+//! hooks on `document.body.dataset`.
+//!
+//! A view is a file here with one `pub fn view(&AppState) -> Element`, a variant of
+//! [`View`] and a line in [`view_for`].
+
+pub mod dashboard;
+pub mod history;
+pub mod run;
+pub mod setup;
+pub mod traces;
+pub mod upload;
+pub mod widgets;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::route::{Route, View};
+use crate::state::AppState;
+use crate::ui::{el, el_text, Element, Node};
+use widgets::button;
+
+/// What the runtime renders.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Frame {
+    /// The page.
+    pub root: Node,
+    /// Document title.
+    pub title: String,
+    /// Id of the element to focus, once.
+    pub focus: Option<String>,
+    /// `document.body.dataset` entries (camelCase names).
+    pub hooks: BTreeMap<&'static str, String>,
+}
+
+impl Frame {
+    /// JSON for the runtime.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+    }
+}
+
+/// The element of the current view.
+pub fn view_for(state: &AppState) -> Element {
+    match state.route.view {
+        View::Setup => setup::view(state),
+        View::Run => run::view(state),
+        View::Dashboard => dashboard::view(state),
+        View::Traces => traces::view(state),
+        View::Upload => upload::view(state),
+        View::History => history::view(state),
+    }
+}
+
+fn nav(state: &AppState) -> Element {
+    el("nav")
+        .class("tabs")
+        .attr("aria-label", "Views")
+        .children(View::ALL.iter().map(|v| {
+            let mut r = Route::view(*v);
+            if matches!(v, View::Dashboard | View::Traces) {
+                r.run = state.shown.as_ref().map(|s| s.id.clone());
+            }
+            el("a")
+                .attr("href", r.to_query(&state.keep_query))
+                .attr("data-view", v.slug())
+                .action("nav", v.slug())
+                .attr_opt("aria-current", (state.route.view == *v).then_some("page"))
+                .text(v.title())
+        }))
+}
+
+fn resume_offer(state: &AppState) -> Option<Element> {
+    if state.flags.resume != Some("offered") {
+        return None;
+    }
+    let e = state.resume_candidate()?;
+    let remote = e
+        .provider
+        .as_deref()
+        .is_some_and(|p| !matches!(p, "gold" | "baseline"));
+    Some(
+        el("section")
+            .id("resume-offer")
+            .class("panel offer")
+            .attr("aria-labelledby", "resume-title")
+            .child(el_text("h2", "Unfinished run found").id("resume-title"))
+            .child(
+                el("p")
+                    .id("resume-text")
+                    .text(format!(
+                        "{} on {}: {} of {} tasks saved (interrupted).",
+                        e.label, e.dataset_name, e.tasks_saved, e.tasks_total
+                    ))
+                    .text(if remote {
+                        " If the endpoint needs an API key, type it in Setup before resuming (keys are never stored with a run)."
+                    } else {
+                        ""
+                    }),
+            )
+            .child(
+                el("div")
+                    .class("row")
+                    .child(button("Resume", "resume", &e.id).id("resume-run").class("primary"))
+                    .child(button("Discard", "discard", &e.id).id("discard-run")),
+            ),
+    )
+}
+
+fn hooks(state: &AppState) -> BTreeMap<&'static str, String> {
+    let mut h = BTreeMap::new();
+    h.insert("view", state.route.view.slug().to_owned());
+    if let Some(d) = state.dataset {
+        h.insert("dataset", d.fingerprint.clone());
+    }
+    match &state.run {
+        Some(run) => {
+            h.insert("runState", run.phase.run_state().to_owned());
+            h.insert(
+                "tasksSaved",
+                run.records.len().saturating_sub(1).to_string(),
+            );
+            if let Some(end) = run
+                .end
+                .as_ref()
+                .filter(|_| run.phase == crate::live::Phase::Ended)
+            {
+                h.insert("runOutcome", end.outcome.clone());
+                if end.outcome == "failed" {
+                    h.insert("runError", end.reason.clone().unwrap_or_default());
+                }
+            }
+        }
+        None => {
+            h.insert("runState", "idle".to_owned());
+        }
+    }
+    if let Some(s) = &state.shown {
+        h.insert("headline", s.headline_json());
+        h.insert("dashboard", "ready".to_owned());
+    }
+    if let Some(v) = state.flags.score_state {
+        h.insert("scoreState", v.to_owned());
+    }
+    if let Some(v) = &state.flags.score_error {
+        h.insert("scoreError", v.clone());
+    }
+    if let Some(v) = state.upload.state.name() {
+        h.insert("offline", v.to_owned());
+    }
+    if let Some(v) = state.flags.share {
+        h.insert("share", v.to_owned());
+    }
+    if let Some(v) = state.flags.resume {
+        h.insert("resume", v.to_owned());
+    }
+    if state.flags.dictionary {
+        h.insert("dictionary", "loaded".to_owned());
+    }
+    if state.history.loaded {
+        h.insert("history", state.history.entries.len().to_string());
+    }
+    h
+}
+
+/// The whole page.
+pub fn frame(state: &AppState) -> Frame {
+    let status = match &state.status {
+        Some(s) => el("p")
+            .id("status")
+            .class("status")
+            .attr("role", "status")
+            .attr("aria-live", "polite")
+            .attr("data-kind", s.tone.name())
+            .attr("tabindex", "-1")
+            .text(s.text.clone()),
+        None => el("p")
+            .id("status")
+            .class("status")
+            .attr("role", "status")
+            .attr("aria-live", "polite")
+            .attr("data-kind", "info")
+            .flag("hidden", true),
+    };
+    let root = el("div")
+        .class("page")
+        .child(
+            el("a")
+                .class("skip")
+                .attr("href", "#main")
+                .text("Skip to the content"),
+        )
+        .child(
+            el("header")
+                .class("top")
+                .child(
+                    el("div")
+                        .child(el_text("p", "wildtool").class("brand"))
+                        .child(el_text(
+                            "p",
+                            "Evaluate LLM tool use on WildToolBench, in your browser. No server; keys never leave this page except to the endpoint you choose.",
+                        ).class("tagline")),
+                )
+                .child(nav(state)),
+        )
+        .child(
+            el("main")
+                .id("main")
+                .child(status)
+                .child_opt(resume_offer(state))
+                .child(view_for(state).key(state.route.view.slug())),
+        )
+        .child(
+            el("footer").class("foot").child(el_text(
+                "span",
+                format!(
+                    "wildtool {} · scorer {} · WebAssembly core",
+                    env!("CARGO_PKG_VERSION"),
+                    wildtool_core::SCORER_VERSION
+                ),
+            )),
+        );
+    Frame {
+        root: root.into(),
+        title: format!("wildtool — {}", state.route.view.title()),
+        focus: state.focus.clone(),
+        hooks: hooks(state),
+    }
+}

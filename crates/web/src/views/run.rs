@@ -1,0 +1,166 @@
+//! Run: pause, cancel, progress (tasks, ETA, tokens, requests, retries, waits, the
+//! concurrency in force), the last failure while it happens, a failed run's reason, and
+//! the results so far.
+
+use crate::live::Phase;
+use crate::state::AppState;
+use crate::ui::{el, el_text, Element};
+
+use super::widgets::{button, duration, heading, headline};
+
+fn stat(name: &str, value: String) -> [Element; 2] {
+    [el_text("dt", name), el_text("dd", value)]
+}
+
+/// The run view.
+pub fn view(state: &AppState) -> Element {
+    let mut section = el("section")
+        .id("view-run")
+        .class("view")
+        .attr("aria-labelledby", "run-title");
+    let Some(run) = &state.run else {
+        return section
+            .child(super::widgets::heading("h1", "run-title", "Run"))
+            .child(
+                el_text("p", "No run yet: choose a model in Setup and start one.").class("muted"),
+            );
+    };
+    let p = &run.progress;
+    let settled = p.done + p.incomplete;
+    let sessions = state.dataset.map(|d| d.dataset.sessions.len()).unwrap_or(0);
+    let mut panel = el("div").class("panel").child(
+        el("div")
+            .class("section-head")
+            .child(heading("h1", "run-title", "Run"))
+            .child(el("p").id("run-label").class("muted").text(format!(
+                "{} ({}) on {} sessions",
+                run.model, run.provider, sessions
+            ))),
+    );
+    if let Some(end) = run
+        .end
+        .as_ref()
+        .filter(|e| e.outcome == "failed" && run.phase == Phase::Ended)
+    {
+        panel = panel.child(
+            el("div")
+                .class("failure")
+                .attr("role", "alert")
+                .child(heading("h2", "run-failure", "The run failed: no task could be scored"))
+                .child(el("p").id("run-error").class("error-text").text(end.reason.clone().unwrap_or_default()))
+                .child_opt(end.fix.as_ref().map(|f| el_text("p", format!("How to fix it: {f}")).class("fix")))
+                .child(el_text("p", "There is no accuracy and no share link for this run. Check the endpoint settings in Setup (the help there explains CORS) and start again.").class("muted"))
+                .child(button("Back to Setup", "nav", "setup").class("primary")),
+        );
+    }
+    let active = run.active();
+    panel = panel.child(
+        el("div")
+            .class("row")
+            .child(
+                button(
+                    if run.phase == Phase::Paused {
+                        "Resume"
+                    } else {
+                        "Pause"
+                    },
+                    "pause",
+                    "",
+                )
+                .id("pause-run")
+                .flag("disabled", !active),
+            )
+            .child(
+                button("Cancel", "cancel", "")
+                    .id("cancel-run")
+                    .flag("disabled", !active),
+            ),
+    );
+    let total = p.total.max(1);
+    panel = panel
+        .child(
+            el("label")
+                .attr("for", "run-bar")
+                .class("visually-hidden")
+                .text("Run progress"),
+        )
+        .child(
+            el("progress")
+                .id("run-bar")
+                .attr("max", total.to_string())
+                .attr("value", settled.min(total).to_string()),
+        );
+    let eta = if run.phase == Phase::Running {
+        duration(p.eta)
+    } else {
+        "—".into()
+    };
+    let waits = if p.waiting > 0 {
+        format!("{} (longest {})", p.waiting, duration(Some(p.longest_wait)))
+    } else {
+        "0".into()
+    };
+    let mut dl = el("dl").id("run-stats").class("stats");
+    for pair in [
+        stat(
+            "Tasks",
+            format!(
+                "{settled} / {}{}",
+                p.total,
+                if p.resumed > 0 {
+                    format!(" (+{} resumed)", p.resumed)
+                } else {
+                    String::new()
+                }
+            ),
+        ),
+        stat("ETA", eta),
+        stat("Elapsed", duration(Some(p.elapsed))),
+        stat(
+            "Tokens (in + out)",
+            format!("{} + {}", p.input_tokens, p.output_tokens),
+        ),
+        stat("Requests", p.requests.to_string()),
+        stat("Retries", p.retries.to_string()),
+        stat("Waiting to retry", waits),
+        stat(
+            "Concurrency",
+            format!("{} ({} in flight)", p.concurrency, p.in_flight),
+        ),
+        stat("Incomplete", p.incomplete.to_string()),
+        stat(
+            "State",
+            match (&run.end, run.phase) {
+                (Some(e), Phase::Ended) => e.outcome.clone(),
+                _ => run.phase.run_state().to_owned(),
+            },
+        ),
+    ] {
+        dl = dl.children(pair);
+    }
+    panel = panel.child(dl);
+    if run.phase != Phase::Ended {
+        if let Some(err) = &run.last_error {
+            panel = panel.child(
+                el("p")
+                    .id("run-error")
+                    .class("error-text")
+                    .text(format!("Last failure: {err}")),
+            );
+        }
+    }
+    section = section.child(panel);
+    let live = el("div")
+        .class("panel")
+        .child(el_text("h2", "Results so far"));
+    let live = match &run.sofar {
+        Some(s) => live.child(headline("run-live", s)),
+        None => live.child(
+            el("p")
+                .id("run-live")
+                .class("muted")
+                .text("Sessions are scored as soon as all their tasks finish; the first results appear here then."),
+        ),
+    };
+    section.child(live)
+}

@@ -1,0 +1,380 @@
+//! Setup: the dataset (bundled, file or URL; validation problems with line, session and
+//! field) and the model (built-in agent or endpoint, key, sampling and transport settings).
+
+use crate::settings::{DatasetChoice, Field};
+use crate::state::AppState;
+use crate::ui::{el, el_text, Element};
+
+use super::widgets::{button, field, heading};
+
+/// Providers and built-in agents offered in the form: `(value, label)`.
+pub const PROVIDERS: [(&str, &str); 4] = [
+    ("gold", "Built-in: gold agent (answers with the gold path)"),
+    (
+        "baseline",
+        "Built-in: baseline agent (word-overlap heuristic)",
+    ),
+    ("openai", "OpenAI-compatible endpoint"),
+    ("anthropic", "Anthropic"),
+];
+
+fn dataset_panel(state: &AppState) -> Element {
+    let f = &state.setup;
+    let radio = |value: &str, label: &str| {
+        el("label")
+            .class("check")
+            .child(
+                el("input")
+                    .attr("type", "radio")
+                    .attr("name", "ds-kind")
+                    .attr("value", value)
+                    .flag("checked", f.dataset.value() == value)
+                    .action("set", Field::DatasetChoice.name()),
+            )
+            .text(format!(" {label}"))
+    };
+    let mut panel = el("fieldset")
+        .class("panel")
+        .child(el_text("legend", "Dataset"))
+        .child(
+            el("div")
+                .class("choices")
+                .attr("role", "radiogroup")
+                .attr("aria-label", "Dataset source")
+                .child(radio("bundled", "Bundled suite"))
+                .child(radio("upload", "Upload"))
+                .child(radio("url", "URL")),
+        );
+    match f.dataset {
+        DatasetChoice::Upload => {
+            panel = panel.child(
+                el("div")
+                    .class("drop sub")
+                    .on_drop("dataset-file")
+                    .child(
+                        el("label")
+                            .attr("for", "ds-file")
+                            .text("Dataset file (.jsonl) — or drop it here"),
+                    )
+                    .child(
+                        el("input")
+                            .id("ds-file")
+                            .attr("type", "file")
+                            .attr("accept", ".jsonl,.json,.txt")
+                            .action("dataset-file", ""),
+                    ),
+            );
+        }
+        DatasetChoice::Url => {
+            panel = panel.child(
+                el("div")
+                    .class("sub")
+                    .children(field(
+                        "Dataset URL",
+                        Field::DatasetUrl.name(),
+                        "url",
+                        &f.dataset_url,
+                    ))
+                    .child(button("Official data", "official-url", "").id("ds-official")),
+            );
+        }
+        DatasetChoice::Bundled => {}
+    }
+    let mut row = el("div")
+        .class("row")
+        .child(el("label").attr("for", "ds-lang").text("Language"))
+        .child(
+            el("select")
+                .id("ds-lang")
+                .action("set", Field::Lang.name())
+                .attr("value", f.lang.clone())
+                .child(el("option").attr("value", "en").text("English (en)"))
+                .child(el("option").attr("value", "zh").text("Chinese (zh)")),
+        );
+    if f.dataset != DatasetChoice::Upload {
+        row = row.child(
+            button("Load dataset", "load-dataset", "")
+                .id("ds-load")
+                .class("primary"),
+        );
+    }
+    panel = panel.child(row);
+    let info = match state.dataset {
+        Some(d) => format!(
+            "{}: {} sessions, {} tasks, fingerprint {}{}",
+            d.source.display(),
+            d.dataset.sessions.len(),
+            d.tasks,
+            d.fingerprint,
+            if d.error_count() > 0 {
+                format!(
+                    " — {} error(s): invalid sessions are still run and scored with the documented fallbacks.",
+                    d.error_count()
+                )
+            } else {
+                String::new()
+            }
+        ),
+        None => match &state.pending_dataset {
+            Some(p) => format!("Loading {}…", p.source.display()),
+            None => "No dataset loaded.".into(),
+        },
+    };
+    panel = panel.child(
+        el("p")
+            .id("ds-info")
+            .class("muted")
+            .attr("aria-live", "polite")
+            .text(info),
+    );
+    if let Some(d) = state.dataset {
+        let problems = &d.dataset.problems;
+        if !problems.is_empty() {
+            let shown = problems.len().min(200);
+            panel = panel.child(
+                el("div").id("ds-problems").class("problems").child(
+                    el("table")
+                        .class("data-table problems-table")
+                        .child(el_text(
+                            "caption",
+                            format!(
+                                "{} error(s), {} warning(s){}",
+                                d.error_count(),
+                                d.warning_count(),
+                                if shown < problems.len() {
+                                    format!(" (first {shown} shown)")
+                                } else {
+                                    String::new()
+                                }
+                            ),
+                        ))
+                        .child(
+                            el("thead").child(
+                                el("tr").children(
+                                    ["Line", "Session", "Field", "Severity", "Problem"]
+                                        .iter()
+                                        .map(|h| el_text("th", *h).attr("scope", "col")),
+                                ),
+                            ),
+                        )
+                        .child(el("tbody").children(problems.iter().take(200).map(|p| {
+                            el("tr").class(p.severity.as_str()).children([
+                                el_text("td", p.line.to_string()),
+                                el_text("td", p.session_id.clone().unwrap_or_default()),
+                                el_text(
+                                    "td",
+                                    if p.path.is_empty() {
+                                        "(line)".to_owned()
+                                    } else {
+                                        p.path.clone()
+                                    },
+                                ),
+                                el_text("td", p.severity.as_str()),
+                                el_text("td", p.message.clone()),
+                            ])
+                        }))),
+                ),
+            );
+        }
+    }
+    panel
+}
+
+fn number(label: &str, f: Field, value: &str, min: &str, max: &str, step: &str) -> Element {
+    el("label").attr("for", f.name()).text(label).child(
+        el("input")
+            .id(f.name())
+            .attr("type", "number")
+            .attr("min", min)
+            .attr("max", max)
+            .attr("step", step)
+            .attr("value", value)
+            .action("set", f.name()),
+    )
+}
+
+fn model_panel(state: &AppState) -> Element {
+    let f = &state.setup;
+    let mut select = el("select")
+        .id("m-provider")
+        .action("set", Field::Provider.name())
+        .attr("value", f.provider.clone());
+    for (v, label) in PROVIDERS {
+        select = select.child(el("option").attr("value", v).text(label));
+    }
+    let mut panel = el("fieldset")
+        .class("panel")
+        .child(el_text("legend", "Model"))
+        .child(
+            el("div")
+                .class("row")
+                .child(el("label").attr("for", "m-provider").text("Provider"))
+                .child(select),
+        );
+    if !f.is_builtin() {
+        let anthropic = f.provider == "anthropic";
+        let mut sub = el("div").class("sub");
+        sub = sub
+            .children(field("Base URL", Field::BaseUrl.name(), "url", &f.base_url))
+            .children(field("Model name", Field::Model.name(), "text", &f.model));
+        sub = sub
+            .child(
+                el("label")
+                    .attr("for", "m-key")
+                    .text("API key (kept in memory)"),
+            )
+            .child(
+                el("input")
+                    .id("m-key")
+                    .attr("type", "password")
+                    .attr("autocomplete", "off")
+                    .attr("spellcheck", "false")
+                    .attr("value", f.key.clone())
+                    .action("set", Field::Key.name()),
+            )
+            .child(
+                el("label")
+                    .class("check")
+                    .child(
+                        el("input")
+                            .id("m-remember")
+                            .attr("type", "checkbox")
+                            .flag("checked", f.remember)
+                            .action("set", Field::Remember.name()),
+                    )
+                    .text(
+                        " Remember the key on this device, for this endpoint only (localStorage)",
+                    ),
+            );
+        let placeholder_base = if anthropic {
+            "https://api.anthropic.com"
+        } else {
+            "http://127.0.0.1:11434/v1"
+        };
+        sub = sub.child(el("p").class("muted").text(format!(
+            "For example {placeholder_base}; the model name is also the run's label."
+        )));
+        panel = panel.child(sub);
+    }
+    panel = panel.child(
+        el("div")
+            .class("grid3")
+            .child(number(
+                "Temperature",
+                Field::Temperature,
+                &f.temperature,
+                "0",
+                "2",
+                "0.1",
+            ))
+            .child(number(
+                "Concurrency",
+                Field::Concurrency,
+                &f.concurrency,
+                "1",
+                "256",
+                "1",
+            ))
+            .child(number(
+                "Timeout (s)",
+                Field::Timeout,
+                &f.timeout,
+                "1",
+                "3600",
+                "1",
+            ))
+            .child(number(
+                "Retries",
+                Field::Retries,
+                &f.retries,
+                "0",
+                "20",
+                "1",
+            ))
+            .child(number(
+                "Backoff (s)",
+                Field::Backoff,
+                &f.backoff,
+                "0",
+                "600",
+                "1",
+            )),
+    );
+    if !f.is_builtin() {
+        panel = panel.child(
+            el("label")
+                .class("check")
+                .child(
+                    el("input")
+                        .id("m-preflight")
+                        .attr("type", "checkbox")
+                        .flag("checked", f.preflight)
+                        .action("set", Field::Preflight.name()),
+                )
+                .text(" Check the endpoint with one request before the run (preflight)"),
+        );
+    }
+    if let Some(run) = &state.run {
+        if let Some(end) = run.end.as_ref().filter(|e| e.outcome == "failed") {
+            panel = panel.child(
+                el("div")
+                    .id("setup-error")
+                    .class("note note-error")
+                    .attr("role", "alert")
+                    .child(el_text("strong", "The last run failed: "))
+                    .text(end.reason.clone().unwrap_or_default())
+                    .child_opt(
+                        end.fix
+                            .as_ref()
+                            .map(|fix| el_text("p", format!("Fix: {fix}"))),
+                    ),
+            );
+        }
+    }
+    panel.child(
+        el("div").class("row").child(
+            button("Start run", "start", "")
+                .id("start-run")
+                .class("primary"),
+        ),
+    )
+}
+
+fn cors_help(state: &AppState) -> Element {
+    let item = |name: &str, text: &str| {
+        el("li")
+            .child(el_text("strong", name))
+            .text(format!(": {text}"))
+    };
+    el("details")
+        .id("cors-help")
+        .class("panel help")
+        .action("toggle", "cors-help")
+        .flag("open", state.open.contains("cors-help"))
+        .child(el_text("summary", "Connecting to a local or hosted model from this page (CORS, network)"))
+        .child(el_text("p", "The page calls the endpoint straight from your browser, so the server must allow this page's origin (CORS). If requests fail with a network or CORS error:"))
+        .child(
+            el("ul")
+                .child(item("Ollama", "start it with the page's origin allowed, e.g. OLLAMA_ORIGINS=\"http://127.0.0.1:8080\" ollama serve (or OLLAMA_ORIGINS=\"*\"); base URL http://127.0.0.1:11434/v1."))
+                .child(item("vLLM", "vllm serve MODEL --allowed-origins '[\"http://127.0.0.1:8080\"]' (and --enable-auto-tool-choice --tool-call-parser … for tools); base URL http://127.0.0.1:8000/v1."))
+                .child(item("llama.cpp server", "llama-server -m model.gguf --jinja --host 127.0.0.1 --port 8081 answers CORS requests itself; if a proxy sits in front, it must add Access-Control-Allow-Origin. Base URL http://127.0.0.1:8081/v1."))
+                .child(item("Anthropic", "the page adds the anthropic-dangerous-direct-browser-access: true header; use a key you are willing to expose to this browser."))
+                .child(item("HTTPS pages", "a page served over https can only call https endpoints or localhost; other plain-http hosts are blocked by the browser (and by this page's Content-Security-Policy).")),
+        )
+}
+
+/// The setup view.
+pub fn view(state: &AppState) -> Element {
+    el("section")
+        .id("view-setup")
+        .class("view")
+        .attr("aria-labelledby", "setup-title")
+        .child(heading("h1", "setup-title", "Setup"))
+        .child(
+            el("div")
+                .class("grid2")
+                .child(dataset_panel(state))
+                .child(model_panel(state)),
+        )
+        .child(cors_help(state))
+}
