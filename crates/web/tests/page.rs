@@ -1,0 +1,501 @@
+//! The page driven natively: messages in, effects carried out by an in-memory stand-in
+//! for the browser (files, key-value store, fetches of the served data), views checked
+//! as element trees. Every test goes through `AppState::update` and `views::frame`, as
+//! the browser does.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use wildtool_web::msg::{Effect, FileRef, Msg};
+use wildtool_web::state::{AppState, Now};
+use wildtool_web::ui::Node;
+use wildtool_web::views::{self, Frame};
+
+const SUITE: &str = include_str!("../../../data/suite.jsonl");
+const LEADERBOARD: &str = include_str!("../../../data/paper-leaderboard.json");
+const MINI: &str = include_str!("../../../tests/fixtures/mini.jsonl");
+const SEED0_RESULT: &str =
+    include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl");
+const SEED0_METRIC: &str =
+    include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_metric.json");
+const SEED0_SCORE: &str =
+    include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl");
+
+/// The browser, in memory.
+struct Browser {
+    state: AppState,
+    kv: BTreeMap<String, String>,
+    files: HashMap<u32, Vec<u8>>,
+    next_file: u32,
+    queue: VecDeque<Msg>,
+    served: HashMap<String, String>,
+    urls: Vec<String>,
+    downloads: Vec<(String, String)>,
+    jieba_loads: usize,
+    now: f64,
+}
+
+impl Browser {
+    fn open(href: &str, kv: BTreeMap<String, String>) -> Browser {
+        let mut served = HashMap::new();
+        served.insert("./data/suite.jsonl".to_owned(), SUITE.to_owned());
+        served.insert(
+            "./data/paper-leaderboard.json".to_owned(),
+            LEADERBOARD.to_owned(),
+        );
+        served.insert("http://page/mini.jsonl".to_owned(), MINI.to_owned());
+        served.insert(
+            "http://page/seed0_result.jsonl".to_owned(),
+            SEED0_RESULT.to_owned(),
+        );
+        let mut b = Browser {
+            state: AppState::new(href, None),
+            kv,
+            files: HashMap::new(),
+            next_file: 1,
+            queue: VecDeque::new(),
+            served,
+            urls: Vec::new(),
+            downloads: Vec::new(),
+            jieba_loads: 0,
+            now: 1000.0,
+        };
+        let fx = b.state.start();
+        b.carry_out(fx);
+        b.settle();
+        b
+    }
+
+    fn now(&self) -> Now {
+        Now {
+            mono: self.now,
+            unix_ms: 1_764_600_000_000.0 + self.now * 1000.0,
+        }
+    }
+
+    fn carry_out(&mut self, effects: Vec<Effect>) {
+        for e in effects {
+            match e {
+                Effect::Fetch(url, purpose) => {
+                    let r = self
+                        .served
+                        .get(&url)
+                        .cloned()
+                        .ok_or_else(|| "HTTP 404".to_owned());
+                    self.queue.push_back(Msg::Fetched(purpose, r));
+                }
+                Effect::ReadFile {
+                    file,
+                    offset,
+                    len,
+                    purpose,
+                } => {
+                    let bytes = self
+                        .files
+                        .get(&file.id)
+                        .map(|b| {
+                            let end = (offset + len).min(b.len() as u64) as usize;
+                            b[offset as usize..end].to_vec()
+                        })
+                        .ok_or_else(|| "gone".to_owned());
+                    self.queue.push_back(Msg::FileRead {
+                        purpose,
+                        file,
+                        offset,
+                        bytes,
+                    });
+                }
+                Effect::ReleaseFile(id) => {
+                    self.files.remove(&id);
+                }
+                Effect::KvPut(entries) => self.kv.extend(entries),
+                Effect::KvDelete(keys) => {
+                    for k in keys {
+                        self.kv.remove(&k);
+                    }
+                }
+                Effect::KvDeletePrefix(p) => self.kv.retain(|k, _| !k.starts_with(&p)),
+                Effect::KvList(p, purpose) => {
+                    let entries = self
+                        .kv
+                        .iter()
+                        .filter(|(k, _)| k.starts_with(&p))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    self.queue.push_back(Msg::Listed(purpose, entries));
+                }
+                Effect::KvGet(k, purpose) => self
+                    .queue
+                    .push_back(Msg::Got(purpose, self.kv.get(&k).cloned())),
+                Effect::Download { name, data, .. } => self.downloads.push((name, data)),
+                Effect::DownloadPng { name, .. } => self.downloads.push((name, String::new())),
+                Effect::Copy(_) => self.queue.push_back(Msg::Copied(true)),
+                Effect::PushUrl(u) | Effect::ReplaceUrl(u) => self.urls.push(u),
+                Effect::SaveKey(_) | Effect::ForgetKey => {}
+                Effect::LoadJieba => {
+                    let seg = wildtool_core::checker::default_segmenter();
+                    self.state
+                        .install_segmenter(std::rc::Rc::new(move |s: &str| seg.cut(s).ok()));
+                    self.jieba_loads += 1;
+                    self.queue.push_back(Msg::JiebaLoaded(Ok(())));
+                }
+                Effect::Send(_) | Effect::Abort(_) | Effect::WakeAt(_) => {}
+                Effect::AgentsSoon => self.queue.push_back(Msg::AgentStep),
+                Effect::ContinueSoon => self.queue.push_back(Msg::Continue),
+            }
+        }
+    }
+
+    fn deliver(&mut self, msg: Msg) {
+        self.now += 0.01;
+        let fx = self.state.update(msg, self.now());
+        self.carry_out(fx);
+    }
+
+    fn settle(&mut self) {
+        for _ in 0..100_000 {
+            let Some(m) = self.queue.pop_front() else {
+                return;
+            };
+            self.deliver(m);
+        }
+        panic!("the page did not settle");
+    }
+
+    /// Delivers at most `n` queued messages.
+    fn step(&mut self, n: usize) {
+        for _ in 0..n {
+            let Some(m) = self.queue.pop_front() else {
+                return;
+            };
+            self.deliver(m);
+        }
+    }
+
+    fn act(&mut self, action: &str, arg: &str, value: &str) {
+        let msg = Msg::from_action(action, arg, value)
+            .unwrap_or_else(|| panic!("unknown action {action}"));
+        self.deliver(msg);
+        self.settle();
+    }
+
+    fn drop_file(&mut self, action: &str, name: &str, bytes: &[u8]) {
+        let id = self.next_file;
+        self.next_file += 1;
+        self.files.insert(id, bytes.to_vec());
+        let msg = Msg::from_file_action(
+            action,
+            FileRef {
+                id,
+                name: name.into(),
+                size: bytes.len() as u64,
+            },
+        )
+        .expect("file action");
+        self.deliver(msg);
+        self.settle();
+    }
+
+    fn frame(&self) -> Frame {
+        views::frame(&self.state)
+    }
+
+    fn text(&self, id: &str) -> String {
+        let f = self.frame();
+        f.root
+            .by_id(id)
+            .map(|e| e.text_content())
+            .unwrap_or_default()
+    }
+
+    fn hook(&self, name: &str) -> Option<String> {
+        self.frame().hooks.get(name).cloned()
+    }
+
+    fn headline(&self) -> serde_json::Value {
+        serde_json::from_str(&self.hook("headline").unwrap_or_default()).unwrap_or_default()
+    }
+
+    fn metric_values(&self, id: &str) -> Vec<String> {
+        let f = self.frame();
+        let Some(box_) = f.root.by_id(id) else {
+            return Vec::new();
+        };
+        box_.elements()
+            .into_iter()
+            .filter(|e| e.has_class("metric-value"))
+            .map(|e| e.text_content())
+            .collect()
+    }
+}
+
+fn open(href: &str) -> Browser {
+    Browser::open(href, BTreeMap::new())
+}
+
+#[test]
+fn the_page_opens_on_the_bundled_suite() {
+    let b = open("http://page/");
+    assert_eq!(b.hook("view").as_deref(), Some("setup"));
+    assert!(
+        b.text("status").contains("64 sessions, 256 tasks"),
+        "{}",
+        b.text("status")
+    );
+    assert!(b.text("ds-info").contains("fingerprint"));
+    assert_eq!(b.hook("runState").as_deref(), Some("idle"));
+    // The address was cleaned up once (automation parameters are used once).
+    assert_eq!(b.urls.first().map(String::as_str), Some("?view=setup"));
+}
+
+#[test]
+fn a_gold_run_scores_100_percent_and_is_kept() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runState").as_deref(), Some("done"));
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    assert_eq!(b.hook("view").as_deref(), Some("dashboard"));
+    assert_eq!(b.metric_values("headline")[..2], ["100.0%", "100.0%"]);
+    let h = b.headline();
+    assert_eq!(h["tasks_scored"], 256);
+    assert_eq!(h["task_accuracy"], "100.0%");
+    let f = b.frame();
+    let charts: Vec<&str> = f
+        .root
+        .elements()
+        .into_iter()
+        .filter_map(|e| e.get("data-chart"))
+        .collect();
+    assert_eq!(
+        charts,
+        [
+            "by-type",
+            "by-position",
+            "by-subtype",
+            "by-transitions",
+            "errors",
+            "comparison"
+        ]
+    );
+    assert_eq!(f.root.svgs().len(), 6);
+    assert!(b.text("share-info").contains("characters in the fragment"));
+    // Exports: metric.json and the CSV (one row per task, 1-based numbering).
+    b.act("export", "metric", "");
+    let metric: serde_json::Value = serde_json::from_str(&b.downloads.last().unwrap().1).unwrap();
+    assert_eq!(metric["total_info"]["task"]["accuracy"], 1.0);
+    b.act("export", "csv", "");
+    let csv = &b.downloads.last().unwrap().1;
+    assert_eq!(csv.lines().count(), 257);
+    assert!(csv.lines().nth(1).unwrap().starts_with("1,"), "{csv:.200}");
+    // The checkpoint is the CLI's format: header, then one record per task.
+    let stored: Vec<&String> =
+        b.kv.iter()
+            .filter(|(k, _)| k.starts_with("ck/"))
+            .map(|(_, v)| v)
+            .collect();
+    assert_eq!(stored.len(), 257);
+    assert!(
+        stored[0].starts_with("{\"wildtool_checkpoint\": 1"),
+        "{}",
+        stored[0]
+    );
+}
+
+#[test]
+fn a_cancelled_run_is_partial_everywhere_and_its_link_shows_the_same_numbers() {
+    let mut b = open("http://page/?provider=baseline");
+    b.deliver(Msg::Start);
+    b.step(40);
+    b.act("cancel", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("cancelled"));
+    let h = b.headline();
+    let scored = h["tasks_scored"].as_u64().unwrap();
+    assert!(scored > 0 && scored < 256, "{h}");
+    assert_eq!(h["tasks_total"], 256);
+    let banner = b.text("dash-banner");
+    assert!(
+        banner.contains("Partial") && banner.contains(&format!("{scored} of 256 tasks scored")),
+        "{banner}"
+    );
+    assert!(b
+        .text("dash-label")
+        .contains(&format!("{scored} of 256 tasks scored")));
+    // The recipient of the share link sees exactly the author's numbers.
+    let link = b
+        .state
+        .shown
+        .as_ref()
+        .unwrap()
+        .share
+        .clone()
+        .expect("a partial run has a link");
+    let r = open(&format!("http://page/#{link}"));
+    assert_eq!(r.hook("share").as_deref(), Some("opened"));
+    assert_eq!(r.headline(), h);
+    assert_eq!(r.metric_values("headline"), b.metric_values("headline"));
+    assert!(r.text("dash-banner").contains("Partial"));
+}
+
+#[test]
+fn uploads_say_what_they_are() {
+    let cases: [(&str, &[u8], &str); 5] = [
+        ("empty.jsonl", b"", "empty"),
+        ("tasks.csv", b"session,id,task\n1,a,1\n", "CSV"),
+        ("suite.jsonl", SUITE.as_bytes(), "dataset"),
+        (
+            "notes.txt",
+            b"hello world\nthis is text\n",
+            "not a result file",
+        ),
+        ("blob.bin", b"\x00\x01\x02garbage\xff", "not a result file"),
+    ];
+    let mut messages = Vec::new();
+    for (name, bytes, needle) in cases {
+        let mut b = open("http://page/");
+        b.act("nav", "offline", "");
+        b.drop_file("upload", name, bytes);
+        assert_eq!(b.hook("offline").as_deref(), Some("error"), "{name}");
+        let msg = b.text("offline-info");
+        assert!(msg.contains(needle), "{name}: {msg}");
+        assert!(b.state.shown.is_none(), "{name} was scored");
+        messages.push(msg);
+    }
+    messages.dedup();
+    assert_eq!(messages.len(), 4, "distinct messages: {messages:?}");
+}
+
+#[test]
+fn a_result_file_of_another_dataset_is_refused() {
+    let mut b = open("http://page/");
+    b.act("nav", "offline", "");
+    b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
+    assert_eq!(b.hook("offline").as_deref(), Some("error"));
+    assert!(
+        b.text("offline-info")
+            .contains("does not belong to the loaded dataset"),
+        "{}",
+        b.text("offline-info")
+    );
+    assert!(b.state.shown.is_none());
+}
+
+#[test]
+fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
+    let mut b = open("http://page/?dataset=mini.jsonl");
+    assert!(
+        b.text("ds-info").contains("8 sessions"),
+        "{}",
+        b.text("ds-info")
+    );
+    b.act("nav", "offline", "");
+    b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
+    assert_eq!(
+        b.hook("offline").as_deref(),
+        Some("done"),
+        "{}",
+        b.text("offline-info")
+    );
+    assert_eq!(
+        b.jieba_loads, 1,
+        "jieba is loaded once, for the Chinese text"
+    );
+    assert_eq!(b.hook("dictionary").as_deref(), Some("loaded"));
+    b.act("export", "metric", "");
+    assert_eq!(b.downloads.last().unwrap().1, SEED0_METRIC);
+    b.act("export", "score", "");
+    assert_eq!(
+        b.downloads.last().unwrap().1.trim_end(),
+        SEED0_SCORE.trim_end()
+    );
+    // Traces open down to the steps.
+    b.act("nav", "traces", "");
+    b.act("trace-task", "0:0", "true");
+    b.act("trace-step", "0:0:0", "true");
+    let list = b.text("trace-list");
+    assert!(
+        list.contains("Verdict:") && list.contains("Gold candidates"),
+        "{list:.400}"
+    );
+}
+
+#[test]
+fn results_parameter_scores_on_load() {
+    let b = open("http://page/?dataset=mini.jsonl&results=seed0_result.jsonl");
+    assert_eq!(b.hook("scoreState").as_deref(), Some("done"));
+    assert_eq!(b.headline()["task_accuracy"], "56.2%");
+    let bad = open("http://page/?dataset=mini.jsonl&results=missing.jsonl");
+    assert_eq!(bad.hook("scoreState").as_deref(), Some("error"));
+    assert!(bad.hook("scoreError").unwrap_or_default().contains("404"));
+}
+
+#[test]
+fn a_finished_run_survives_a_reload_and_the_comparison_has_no_duplicates() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    b.act("compare-add", &id, "");
+    b.act("compare-add", &id, "");
+    assert_eq!(b.state.history.compare, vec![id.clone()]);
+    let kv = b.kv.clone();
+    let mut r = Browser::open("http://page/", kv);
+    assert_eq!(r.state.history.entries.len(), 1);
+    assert_eq!(r.state.history.compare, vec![id.clone()]);
+    r.act("nav", "history", "");
+    assert!(r.text("history-list").contains("256 of 256 tasks scored"));
+    r.act("history-open", &id, "");
+    assert_eq!(r.hook("view").as_deref(), Some("dashboard"));
+    assert_eq!(r.metric_values("headline")[..2], ["100.0%", "100.0%"]);
+    // The run's files were scored again from the stored checkpoint.
+    r.act("export", "metric", "");
+    assert!(r.downloads.last().unwrap().1.contains("\"accuracy\": 1.0"));
+    // Rename and delete.
+    r.act("history-rename", &id, "");
+    r.act("history-label", "", "gold, renamed");
+    r.act("history-rename-save", "", "");
+    assert_eq!(r.state.history.get(&id).unwrap().label, "gold, renamed");
+    r.act("history-delete", &id, "");
+    assert!(r.state.history.entries.is_empty());
+    assert!(
+        !r.kv.keys().any(|k| k.contains(&id)),
+        "{:?}",
+        r.kv.keys().collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn back_and_forward_move_between_views() {
+    let mut b = open("http://page/");
+    b.act("nav", "history", "");
+    b.act("nav", "offline", "");
+    assert_eq!(b.urls.last().map(String::as_str), Some("?view=offline"));
+    b.act("popstate", "", "http://page/?view=history");
+    assert_eq!(b.hook("view").as_deref(), Some("history"));
+    let f = b.frame();
+    let current: Vec<String> = f
+        .root
+        .elements()
+        .into_iter()
+        .filter(|e| e.get("aria-current") == Some("page"))
+        .map(|e| e.text_content())
+        .collect();
+    assert_eq!(current, ["History"]);
+    assert_eq!(f.title, "wildtool — History");
+}
+
+#[test]
+fn hostile_text_stays_text() {
+    let payload = "<img src=x onerror=alert(1)>";
+    let link = format!("v1.{payload}");
+    let b = open(&format!("http://page/#{link}"));
+    assert_eq!(b.hook("share").as_deref(), Some("error"));
+    let f = b.frame();
+    fn no_markup(n: &Node) {
+        if let Node::Element(e) = n {
+            assert!(!matches!(e.tag, "img" | "script" | "iframe"));
+            for (k, _) in &e.attrs {
+                assert!(!k.starts_with("on"), "{k}");
+            }
+            e.children.iter().for_each(no_markup);
+        }
+    }
+    no_markup(&f.root);
+}
