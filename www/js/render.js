@@ -5,7 +5,13 @@
 // owns is respected: a focused field keeps what is being typed, and a <details> without
 // a data-action keeps its open state.
 
-const USER_STATE = new Set(['value', 'checked', 'open']);
+const isField = (el) => el instanceof HTMLInputElement || el instanceof HTMLSelectElement || el instanceof HTMLTextAreaElement;
+
+/** Attributes whose live state belongs to the user: set as properties, never removed. */
+function userOwned(el, name) {
+  if (name === 'value' || name === 'checked') return isField(el);
+  return name === 'open' && el.localName === 'details';
+}
 
 /** Parses Rust-generated SVG markup into a node of this document (scripts removed). */
 export function svgNode(markup) {
@@ -63,17 +69,17 @@ function sync(dom, n) {
 function patchElement(el, n) {
   const a = n.a || {};
   for (const { name } of [...el.attributes]) {
-    if (!(name in a) && !USER_STATE.has(name)) el.removeAttribute(name);
+    if (!(name in a) && !userOwned(el, name)) el.removeAttribute(name);
   }
   for (const [k, v] of Object.entries(a)) {
-    if (/^on/i.test(k) || USER_STATE.has(k)) continue;
+    if (/^on/i.test(k) || userOwned(el, k)) continue;
     if (el.getAttribute(k) !== v) el.setAttribute(k, v);
   }
   patchChildren(el, n.c || []);
   // Properties after the children, so a <select> has its options before its value.
   if (el.type === 'checkbox' || el.type === 'radio') el.checked = 'checked' in a;
   if (n.t === 'details' && ('open' in a || a['data-action'] !== undefined) && el.open !== ('open' in a)) el.open = 'open' in a;
-  if ('value' in a && el.type !== 'file' && el.value !== a.value && el !== document.activeElement) el.value = a.value;
+  if (isField(el) && 'value' in a && el.type !== 'file' && el.value !== a.value && el !== document.activeElement) el.value = a.value;
 }
 
 /** Brings `parent`'s children in line with `kids`: keyed ones by key, the rest by place. */
