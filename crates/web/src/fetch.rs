@@ -2,8 +2,8 @@
 //! driving `fetch` from WebAssembly (window or worker scope). The key is held in memory
 //! and attached per request; for Anthropic the direct-browser-access header is added by the
 //! provider mapping (`Endpoint::browser`). Timeouts abort the fetch with an
-//! `AbortController`. [`WebClient`] is an [`AsyncResponder`], so
-//! [`execute_async`](wildtool_core::runner::schedule::execute_async) runs whole datasets with it.
+//! `AbortController`. [`WebClient`] is an [`AsyncResponder`] for the per-task loop
+//! ([`run_task_async`](wildtool_core::runner::driver::run_task_async)).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -16,13 +16,13 @@ use wasm_bindgen_futures::JsFuture;
 use wildtool_core::json::Value;
 use wildtool_core::protocol::{Reply, SeededIds};
 
-use wildtool_core::runner::driver::{task_seed, StepContext, TaskStats};
+use wildtool_core::runner::driver::{task_seed, AsyncResponder, StepContext, TaskStats};
+use wildtool_core::runner::exec::LocalFuture;
 use wildtool_core::runner::policy::{Jitter, RetryPolicy};
 use wildtool_core::runner::provider::{
     AuthStyle, ChatRequest, Endpoint, HttpRequest, ProviderKind,
 };
 use wildtool_core::runner::retry::{with_retries_async, Attempt, GaveUp};
-use wildtool_core::runner::schedule::{AsyncResponder, LocalFuture};
 
 /// A response read through `fetch`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::fetch::WebClient;
+use wildtool_core::runner::driver::run_task_async;
 use wildtool_core::runner::policy::RetryPolicy;
 use wildtool_core::runner::provider::{Endpoint, ProviderKind};
-use wildtool_core::runner::schedule::run_task_async;
 
 use super::to_json;
 use super::workspace::{TaskRunJs, Workspace};

@@ -1,6 +1,6 @@
 //! Checkpoint records and the assembly of the official result file (PROTOCOL §2.7, §4.5).
-//! Pure: the storage is behind [`CheckpointStore`] (files natively) or
-//! [`AsyncCheckpointStore`] (IndexedDB in the browser).
+//! Pure: the storage is the caller's (a file natively, IndexedDB in the browser); the run
+//! engine emits the lines to append, in order.
 //!
 //! The checkpoint is append-only JSON Lines. The first line is a header
 //! `{"wildtool_checkpoint": 1, "model_name", "dataset"}`; every other line is one finished
@@ -11,8 +11,6 @@ use std::collections::BTreeMap;
 
 use crate::json::{dumps, loads, Escape, Map, Value};
 
-use super::schedule::LocalFuture;
-
 /// Persistent append-only storage of checkpoint lines.
 pub trait CheckpointStore {
     /// Storage failure.
@@ -21,27 +19,6 @@ pub trait CheckpointStore {
     fn load(&mut self) -> Result<Vec<String>, Self::Error>;
     /// Appends one line (without newline) and makes it durable before returning.
     fn append(&mut self, line: &str) -> Result<(), Self::Error>;
-}
-
-/// Storage whose operations are asynchronous (IndexedDB in the browser). Every
-/// [`CheckpointStore`] is one, with futures that are ready at once.
-pub trait AsyncCheckpointStore {
-    /// Storage failure.
-    type Error: std::error::Error;
-    /// All complete lines stored so far.
-    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>>;
-    /// Appends one line; the future resolves once the line is durable.
-    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>>;
-}
-
-impl<S: CheckpointStore> AsyncCheckpointStore for S {
-    type Error = S::Error;
-    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>> {
-        Box::pin(std::future::ready(CheckpointStore::load(self)))
-    }
-    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>> {
-        Box::pin(std::future::ready(CheckpointStore::append(self, line)))
-    }
 }
 
 /// An in-memory store (tests, and the browser before IndexedDB is wired).

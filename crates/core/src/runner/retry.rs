@@ -90,7 +90,7 @@ pub fn with_retries<T>(
     on_retry: impl FnMut(&str),
 ) -> Result<T, GaveUp> {
     // One retry loop: the synchronous form drives the async one with ready futures.
-    super::schedule::block_on(with_retries_async(
+    super::exec::block_on(with_retries_async(
         policy,
         jitter,
         || std::future::ready(attempt()),
