@@ -153,6 +153,7 @@ pub async fn run_task_async(
         id: session.id.clone(),
         line: session.line,
         task,
+        trial: 1,
         result,
     });
     if run.record.is_none() {
