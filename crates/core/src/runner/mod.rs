@@ -12,6 +12,7 @@ pub mod agents;
 pub mod checkpoint;
 pub mod driver;
 pub mod endpoint_url;
+pub mod engine;
 pub mod exec;
 pub mod http;
 pub mod plan;
