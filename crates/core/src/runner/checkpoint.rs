@@ -1,17 +1,17 @@
 //! Checkpoint records and the assembly of the official result file (PROTOCOL §2.7, §4.5).
-//! Pure: the storage is behind [`CheckpointStore`] (files natively) or
-//! [`AsyncCheckpointStore`] (IndexedDB in the browser).
+//! Pure: the storage is the caller's (a file natively, IndexedDB in the browser); the run
+//! engine emits the lines to append, in order.
 //!
 //! The checkpoint is append-only JSON Lines. The first line is a header
 //! `{"wildtool_checkpoint": 1, "model_name", "dataset"}`; every other line is one finished
-//! task `{"id", "line", "task", "result": T}`. A line cut short by a kill is ignored (and
-//! the store removes it before appending again).
+//! task `{"id", "line", "task", "result": T}`, with `"trial": n` before `"result"` for
+//! trials from 2 on (a record without it belongs to trial 1, so checkpoints written before
+//! repeated trials existed load unchanged). A line cut short by a kill is ignored (and the
+//! store removes it before appending again).
 
 use std::collections::BTreeMap;
 
 use crate::json::{dumps, loads, Escape, Map, Value};
-
-use super::schedule::LocalFuture;
 
 /// Persistent append-only storage of checkpoint lines.
 pub trait CheckpointStore {
@@ -21,27 +21,6 @@ pub trait CheckpointStore {
     fn load(&mut self) -> Result<Vec<String>, Self::Error>;
     /// Appends one line (without newline) and makes it durable before returning.
     fn append(&mut self, line: &str) -> Result<(), Self::Error>;
-}
-
-/// Storage whose operations are asynchronous (IndexedDB in the browser). Every
-/// [`CheckpointStore`] is one, with futures that are ready at once.
-pub trait AsyncCheckpointStore {
-    /// Storage failure.
-    type Error: std::error::Error;
-    /// All complete lines stored so far.
-    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>>;
-    /// Appends one line; the future resolves once the line is durable.
-    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>>;
-}
-
-impl<S: CheckpointStore> AsyncCheckpointStore for S {
-    type Error = S::Error;
-    fn load(&mut self) -> LocalFuture<'_, Result<Vec<String>, Self::Error>> {
-        Box::pin(std::future::ready(CheckpointStore::load(self)))
-    }
-    fn append<'a>(&'a mut self, line: &'a str) -> LocalFuture<'a, Result<(), Self::Error>> {
-        Box::pin(std::future::ready(CheckpointStore::append(self, line)))
-    }
 }
 
 /// An in-memory store (tests, and the browser before IndexedDB is wired).
@@ -85,6 +64,8 @@ pub struct TaskRecord {
     pub line: usize,
     /// Task position.
     pub task: usize,
+    /// Trial (1-based; 1 unless the run repeats its tasks).
+    pub trial: u32,
     /// The official task result object T.
     pub result: Value,
 }
@@ -96,6 +77,9 @@ impl TaskRecord {
         m.insert("id", Value::Str(self.id.clone()));
         m.insert("line", Value::int(self.line as i64));
         m.insert("task", Value::int(self.task as i64));
+        if self.trial > 1 {
+            m.insert("trial", Value::int(i64::from(self.trial)));
+        }
         m.insert("result", self.result.clone());
         dumps(&Value::Object(m), Escape::Utf8)
     }
@@ -106,12 +90,17 @@ impl TaskRecord {
         let id = v.get("id")?.as_str()?.to_owned();
         let lineno = usize::try_from(v.get("line")?.as_i64()?).ok()?;
         let task = usize::try_from(v.get("task")?.as_i64()?).ok()?;
+        let trial = match v.get("trial") {
+            None => 1,
+            Some(t) => u32::try_from(t.as_i64()?).ok().filter(|&t| t >= 1)?,
+        };
         let result = v.get("result")?.clone();
         result.as_object()?;
         Some(Self {
             id,
             line: lineno,
             task,
+            trial,
             result,
         })
     }
@@ -126,13 +115,28 @@ pub fn header_line(model: &str, dataset: &str) -> String {
     dumps(&Value::Object(m), Escape::Utf8)
 }
 
-/// Finished tasks recovered from stored lines, keyed by `(line, task)`; later duplicates
-/// replace earlier ones. Fails when the header names another model or dataset.
+/// Finished tasks of trial 1 recovered from stored lines, keyed by `(line, task)`; later
+/// duplicates replace earlier ones. Fails when the header names another model or dataset.
 pub fn recover(
     lines: &[String],
     model: &str,
     dataset: &str,
 ) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
+    Ok(recover_trials(lines, model, dataset)?
+        .into_iter()
+        .filter(|((trial, _, _), _)| *trial == 1)
+        .map(|((_, line, task), rec)| ((line, task), rec))
+        .collect())
+}
+
+/// Finished tasks of every trial recovered from stored lines, keyed by
+/// `(trial, line, task)`; later duplicates replace earlier ones. Fails when the header
+/// names another model or dataset.
+pub fn recover_trials(
+    lines: &[String],
+    model: &str,
+    dataset: &str,
+) -> Result<BTreeMap<(u32, usize, usize), TaskRecord>, CheckpointMismatch> {
     let mut done = BTreeMap::new();
     for line in lines {
         if let Ok(v) = loads(line) {
@@ -159,7 +163,7 @@ pub fn recover(
             }
         }
         if let Some(rec) = TaskRecord::from_line(line) {
-            done.insert((rec.line, rec.task), rec);
+            done.insert((rec.trial, rec.line, rec.task), rec);
         }
     }
     Ok(done)
@@ -209,24 +213,32 @@ pub fn assemble(
             );
             continue;
         }
-        let mut m = Map::new();
-        m.insert("id", Value::Str(slot.id.clone()));
-        m.insert("model_name", Value::str(model));
-        m.insert(
-            "result",
-            Value::Array(
-                results
-                    .into_iter()
-                    .flatten()
-                    .map(|r| r.result.clone())
-                    .collect(),
-            ),
-        );
-        out.text.push_str(&dumps(&Value::Object(m), Escape::Utf8));
+        out.text.push_str(&session_result_line(
+            model,
+            &slot.id,
+            results.into_iter().flatten().map(|r| &r.result),
+        ));
         out.text.push('\n');
         out.sessions += 1;
     }
     out
+}
+
+/// The official result line of one complete session (no newline):
+/// `{"id", "model_name", "result": [T…]}` in dumps-utf8, the task results in task order.
+pub fn session_result_line<'a>(
+    model: &str,
+    id: &str,
+    results: impl IntoIterator<Item = &'a Value>,
+) -> String {
+    let mut m = Map::new();
+    m.insert("id", Value::str(id));
+    m.insert("model_name", Value::str(model));
+    m.insert(
+        "result",
+        Value::Array(results.into_iter().cloned().collect()),
+    );
+    dumps(&Value::Object(m), Escape::Utf8)
 }
 
 #[cfg(test)]
@@ -241,6 +253,7 @@ mod tests {
             id: format!("wild_tool_bench_{line}"),
             line,
             task,
+            trial: 1,
             result: Value::Object(t),
         }
     }
@@ -255,6 +268,35 @@ mod tests {
         let done = recover(&lines, "m", "fp").unwrap_or_default();
         assert_eq!(done.len(), 1);
         assert!(recover(&lines, "other", "fp").is_err());
+    }
+
+    #[test]
+    fn trials_from_two_on_are_keyed_and_old_records_are_trial_one() {
+        let one = rec(3, 1);
+        assert!(
+            !one.to_line().contains("\"trial\""),
+            "trial 1 lines are unchanged"
+        );
+        let two = TaskRecord {
+            trial: 2,
+            ..rec(3, 1)
+        };
+        let line = two.to_line();
+        assert!(line.starts_with(
+            "{\"id\": \"wild_tool_bench_3\", \"line\": 3, \"task\": 1, \"trial\": 2, \"result\": "
+        ));
+        assert_eq!(TaskRecord::from_line(&line), Some(two.clone()));
+        for bad in ["0", "-1", "\"2\"", "1.5", "null"] {
+            let l = line.replace("\"trial\": 2", &format!("\"trial\": {bad}"));
+            assert_eq!(TaskRecord::from_line(&l), None, "trial {bad}");
+        }
+        let lines = vec![header_line("m", "fp"), one.to_line(), line];
+        let all = recover_trials(&lines, "m", "fp").unwrap_or_default();
+        let keys: Vec<_> = all.keys().copied().collect();
+        assert_eq!(keys, vec![(1, 3, 1), (2, 3, 1)]);
+        let first = recover(&lines, "m", "fp").unwrap_or_default();
+        assert_eq!(first.get(&(3, 1)), Some(&one), "recover keeps trial 1 only");
+        assert_eq!(first.len(), 1);
     }
 
     #[test]

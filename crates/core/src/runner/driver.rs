@@ -1,14 +1,15 @@
-//! The task driver: runs one task through the official task state machine with any
-//! [`Responder`] (a live endpoint, a built-in agent or a recorded result file). Pure apart
-//! from what the responder does.
+//! The per-task loop: runs one task through the official task state machine with any
+//! [`Responder`] (a built-in agent or a recorded result file) or [`AsyncResponder`] (a
+//! future-based transport). Pure apart from what the responder does. Whole runs go
+//! through the run engine (`runner::engine`), which steps the same state machine itself.
 
 use crate::dataset::Session;
 use crate::json::Value;
-use crate::protocol::Reply;
+use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
 
 use super::checkpoint::TaskRecord;
+use super::exec::{block_on, LocalFuture};
 use super::retry::GaveUp;
-use super::schedule::{block_on, run_task_async, Ready};
 
 /// What a responder sees of the current step.
 #[derive(Debug, Clone, Copy)]
@@ -68,8 +69,95 @@ pub fn task_seed(line: usize, task: usize) -> u64 {
         .wrapping_add(task as u64)
 }
 
-/// Runs task `task` of `session` to its end (the synchronous form of
-/// [`run_task_async`](super::schedule::run_task_async), which holds the loop).
+/// Runs task `task` of `session` to its end (the synchronous form of [`run_task_async`],
+/// which holds the loop).
 pub fn run_task(session: &Session, task: usize, responder: &dyn Responder) -> TaskRun {
     block_on(run_task_async(session, task, &Ready(responder)))
+}
+
+/// Answers one step asynchronously.
+pub trait AsyncResponder {
+    /// The reply (or why the task cannot go on) and the step's counters.
+    fn respond<'a>(
+        &'a self,
+        ctx: StepContext<'a>,
+    ) -> LocalFuture<'a, (Result<Reply, GaveUp>, TaskStats)>;
+}
+
+/// Any synchronous [`Responder`] as an [`AsyncResponder`] whose futures are ready at once.
+#[derive(Debug, Clone, Copy)]
+pub struct Ready<'r, R: ?Sized>(pub &'r R);
+
+impl<R: Responder + ?Sized> AsyncResponder for Ready<'_, R> {
+    fn respond<'a>(
+        &'a self,
+        ctx: StepContext<'a>,
+    ) -> LocalFuture<'a, (Result<Reply, GaveUp>, TaskStats)> {
+        let mut stats = TaskStats::default();
+        let r = self.0.respond(&ctx, &mut stats);
+        Box::pin(std::future::ready((r, stats)))
+    }
+}
+
+/// Runs task `task` of `session` to its end with an async responder.
+pub async fn run_task_async(
+    session: &Session,
+    task: usize,
+    responder: &dyn AsyncResponder,
+) -> TaskRun {
+    let mut ids = SeededIds::new(task_seed(session.line, task));
+    let mut run = TaskRun {
+        line: session.line,
+        task,
+        record: None,
+        incomplete: None,
+        names_correct: false,
+        stats: TaskStats::default(),
+        input_tokens: 0,
+        output_tokens: 0,
+    };
+    let mut machine = match TaskMachine::new(session, task, &mut ids as &mut dyn IdSource) {
+        Ok(m) => m,
+        Err(e) => {
+            run.incomplete = Some(e.to_string());
+            return run;
+        }
+    };
+    while !machine.is_finished() {
+        let ctx = StepContext {
+            session,
+            task,
+            step: machine.step(),
+            messages: machine.messages(),
+            tools: machine.tools(),
+        };
+        let (reply, stats) = responder.respond(ctx).await;
+        run.stats.requests += stats.requests;
+        run.stats.retries += stats.retries;
+        let reply = match reply {
+            Ok(r) => r,
+            Err(e) => {
+                run.incomplete = Some(e.to_string());
+                return run;
+            }
+        };
+        let count = |v: &Value| v.as_i64().map(|x| x.max(0) as u64).unwrap_or(0);
+        run.input_tokens += count(&reply.input_tokens);
+        run.output_tokens += count(&reply.output_tokens);
+        if machine.feed(&reply).is_none() {
+            break;
+        }
+    }
+    run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
+    run.record = machine.result().map(|result| TaskRecord {
+        id: session.id.clone(),
+        line: session.line,
+        task,
+        trial: 1,
+        result,
+    });
+    if run.record.is_none() {
+        run.incomplete = Some("the task machine did not finish".to_owned());
+    }
+    run
 }

@@ -4,17 +4,21 @@
 //!
 //! - [`provider`]: request/response mapping for OpenAI-compatible and Anthropic APIs.
 //! - [`policy`]: retry classification and backoff; [`progress`]: the live progress model.
-//! - `checkpoint`, `agents`, `driver`: the task driver, built-in agents and checkpoint
-//!   records (need the task state machine).
+//! - [`exec`]: executor plumbing; [`driver`]: the per-task loop; [`agents`]: built-in
+//!   agents; [`checkpoint`]: checkpoint records and result assembly; [`plan`]: run
+//!   bookkeeping.
 
 pub mod agents;
 pub mod checkpoint;
 pub mod driver;
 pub mod endpoint_url;
+pub mod engine;
+pub mod exec;
+pub mod http;
 pub mod plan;
 pub mod policy;
+pub mod preflight;
 pub mod progress;
 pub mod provider;
 pub mod retry;
-pub mod schedule;
 pub mod select;

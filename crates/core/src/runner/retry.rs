@@ -90,7 +90,7 @@ pub fn with_retries<T>(
     on_retry: impl FnMut(&str),
 ) -> Result<T, GaveUp> {
     // One retry loop: the synchronous form drives the async one with ready futures.
-    super::schedule::block_on(with_retries_async(
+    super::exec::block_on(with_retries_async(
         policy,
         jitter,
         || std::future::ready(attempt()),
@@ -194,7 +194,8 @@ mod tests {
             |_| retries += 1,
         );
         assert_eq!(r, Ok(7));
-        assert_eq!(waits, vec![2000, 20]);
+        // Retry-After 2 s is capped at the longest own backoff (10 ms · 2^2 = 40 ms).
+        assert_eq!(waits, vec![40, 20]);
         assert_eq!(retries, 2);
     }
 
@@ -256,7 +257,7 @@ mod tests {
             |_| {},
         ));
         assert_eq!(r, Ok(5));
-        assert_eq!(waits, vec![1000]);
+        assert_eq!(waits, vec![40]);
         let r = block_on(with_retries_async(
             &policy(),
             &mut Jitter::new(1),
