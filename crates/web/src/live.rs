@@ -10,14 +10,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{Backend, EndStatus, Engine, Event, ProgressSnapshot, RunSpec};
+use crate::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
 pub use crate::engine::{HttpReply as Reply, Transmit};
-use crate::history::{checkpoint_key, endpoint_host, meta_key, outcomes_key, HistoryEntry};
+use crate::history::{checkpoint_key, meta_key, outcomes_key, HistoryEntry};
 use crate::msg::{Effect, ListPurpose};
 use crate::route::{Route, View};
 use crate::scoring::{JobStep, ScoreJob};
 use crate::shown::{EndNote, RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
+use wildtool_core::runner::engine::Backend;
 
 /// Tasks a built-in agent runs between two yields to the browser.
 const AGENT_BUDGET: usize = 4;
@@ -136,21 +137,10 @@ impl AppState {
             self.say("A run is already in progress.", Tone::Warn);
             return self.go_view(View::Run);
         }
-        let f = &self.setup;
-        let model = match &resume {
-            Some(e) if f.model.trim().is_empty() || f.model.trim() != e.model => e.model.clone(),
-            _ => f.model.clone(),
-        };
-        let spec = match RunSpec::from_form(
-            &f.provider,
-            &f.base_url,
-            &model,
-            &f.temperature,
-            &f.concurrency,
-            &f.timeout,
-            &f.retries,
-            &f.backoff,
-            f.preflight,
+        let spec = match spec_from_form(
+            &self.setup,
+            &dataset.fingerprint,
+            resume.as_ref().map(|e| e.model.as_str()),
         ) {
             Ok(s) => s,
             Err(e) => {
@@ -161,28 +151,29 @@ impl AppState {
         };
         let sessions: Vec<&'static wildtool_core::dataset::Session> =
             dataset.dataset.sessions.iter().collect();
-        let engine = match Engine::new(
-            &sessions,
-            spec.clone(),
-            &stored,
-            &dataset.fingerprint,
-            now.mono,
-        ) {
+        let model = spec.model().to_owned();
+        let backend = spec.backend().clone();
+        let engine = match Engine::new(&sessions, spec, &stored, now.mono) {
             Ok(e) => e,
             Err(e) => {
                 self.say(format!("Cannot start: {e}."), Tone::Error);
                 return Vec::new();
             }
         };
-        let agents = matches!(spec.backend, Backend::Gold | Backend::Baseline);
-        let auth = match &spec.backend {
+        let agents = matches!(backend, Backend::Agent(_));
+        let auth = match &backend {
             Backend::Http {
                 base_url, provider, ..
             } => {
-                let key = self.setup.key_for(base_url);
-                (!key.is_empty()).then(|| auth_header(provider, &key))
+                // The key typed for this endpoint, or the one remembered for its origin.
+                let key = self.setup.key_for(self.setup.base_url.trim());
+                let _ = base_url;
+                (!key.is_empty()).then(|| {
+                    let (name, value) = provider.auth().header(&key);
+                    (name.to_owned(), value)
+                })
             }
-            _ => None,
+            Backend::Agent(_) => None,
         };
         let id = match &resume {
             Some(e) => e.id.clone(),
@@ -195,13 +186,13 @@ impl AppState {
             }
             None => HistoryEntry {
                 id: id.clone(),
-                label: spec.model.clone(),
-                model: spec.model.clone(),
+                label: model.clone(),
+                model: model.clone(),
                 kind: "live".into(),
                 provider: Some(self.setup.provider.clone()),
-                endpoint_host: match &spec.backend {
-                    Backend::Http { base_url, .. } => endpoint_host(base_url),
-                    _ => None,
+                endpoint_host: match &backend {
+                    Backend::Http { base_url, .. } => Some(base_url.host().to_owned()),
+                    Backend::Agent(_) => None,
                 },
                 settings: Some(settings_map(&self.setup)),
                 dataset_fingerprint: dataset.fingerprint.clone(),
@@ -228,22 +219,15 @@ impl AppState {
                 resumable: true,
             },
         };
-        let mut sessions_job = ScoreJob::new(dataset);
-        if !stored.is_empty() {
-            if let Ok((text, _)) = crate::upload::assembled(dataset, &spec.model, &stored) {
-                for (i, l) in text.lines().enumerate() {
-                    sessions_job.push(i + 1, l.to_owned());
-                }
-            }
-        }
+        let sessions_job = ScoreJob::new(dataset);
         self.history.put(entry.clone());
         self.flags.resume = None;
         self.run = Some(LiveRun {
             id: id.clone(),
-            model: spec.model.clone(),
+            model: model.clone(),
             provider: self.setup.provider.clone(),
             phase: Phase::Running,
-            progress: ProgressSnapshot::default(),
+            progress: engine.progress(now.mono),
             records: stored,
             entry,
             sofar: None,
@@ -258,7 +242,7 @@ impl AppState {
             result_text: String::new(),
             started_mono: now.mono,
         });
-        self.say(format!("Running {}…", spec.model), Tone::Info);
+        self.say(format!("Running {model}…"), Tone::Info);
         let mut fx = self.go(Route::view(View::Run));
         self.focus = Some("run-title".into());
         fx.extend(self.drive(now));
@@ -362,7 +346,7 @@ impl AppState {
         let Some(run) = &mut self.run else {
             return Vec::new();
         };
-        run.engine.handle_reply(id, reply, now.mono);
+        run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
     }
 
@@ -403,8 +387,9 @@ impl AppState {
                     auth: run.auth.clone(),
                 }));
             }
+            run.engine.handle_timeout(now.mono);
             while let Some(id) = run.engine.poll_abort() {
-                fx.push(Effect::Abort(id));
+                fx.push(Effect::Abort(id.0));
             }
             while let Some(ev) = run.engine.poll_event() {
                 match ev {
@@ -529,15 +514,16 @@ impl AppState {
             return Vec::new();
         };
         let outcome = match end.status {
-            EndStatus::Done => "done",
-            EndStatus::Partial => "incomplete",
-            EndStatus::Cancelled => "cancelled",
-            EndStatus::Failed => "failed",
+            RunStatus::Done => "done",
+            RunStatus::Partial => "incomplete",
+            RunStatus::Cancelled => "cancelled",
+            RunStatus::Failed => "failed",
         };
+        run.progress = end.progress.clone();
         run.end = Some(EndNote {
             outcome: outcome.to_owned(),
             reason: end.reason.clone().or_else(|| {
-                (end.status == EndStatus::Failed).then(|| {
+                (end.status == RunStatus::Failed).then(|| {
                     run.last_error
                         .clone()
                         .unwrap_or_else(|| "no task could be finished".to_owned())
@@ -545,7 +531,11 @@ impl AppState {
             }),
             fix: end.fix.clone(),
         });
-        run.result_text = end.results.first().cloned().unwrap_or_default();
+        run.result_text = end
+            .trials
+            .first()
+            .map(|a| a.text.clone())
+            .unwrap_or_default();
         let mut job = ScoreJob::new(dataset);
         for (i, l) in run.result_text.lines().enumerate() {
             job.push(i + 1, l.to_owned());
@@ -625,6 +615,9 @@ impl AppState {
             }
             self.open.insert("cors-help".into());
             self.focus = Some("run-failure".into());
+            // The dashboard holds the failed run (no rate, no link); the page stays here.
+            self.shown = Some(shown);
+            self.traces = Default::default();
             return fx;
         }
         let tone = if shown.headline.tasks_scored < shown.headline.tasks_total {
@@ -653,12 +646,4 @@ impl AppState {
         fx.extend(self.show(shown));
         fx
     }
-}
-
-/// The authentication header of `provider` for `key`.
-fn auth_header(provider: &str, key: &str) -> (String, String) {
-    use wildtool_core::runner::provider::ProviderKind;
-    let kind = ProviderKind::from_name(provider).unwrap_or(ProviderKind::OpenAi);
-    let (name, value) = kind.auth().header(key);
-    (name.to_owned(), value)
 }

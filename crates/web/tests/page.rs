@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+use wildtool_web::engine::{HttpReply as Reply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_web::msg::{Effect, FileRef, Msg};
 use wildtool_web::state::{AppState, Now};
 use wildtool_web::ui::Node;
@@ -20,8 +21,15 @@ const SEED0_METRIC: &str =
 const SEED0_SCORE: &str =
     include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl");
 
+/// A scripted endpoint: the reply to each request.
+type Server = Box<dyn FnMut(&wildtool_web::live::Outgoing) -> Reply>;
+
 /// The browser, in memory.
 struct Browser {
+    server: Option<Server>,
+    timer: Option<f64>,
+    sent: Vec<wildtool_web::live::Outgoing>,
+    aborted: Vec<u64>,
     state: AppState,
     kv: BTreeMap<String, String>,
     files: HashMap<u32, Vec<u8>>,
@@ -48,6 +56,10 @@ impl Browser {
             SEED0_RESULT.to_owned(),
         );
         let mut b = Browser {
+            server: None,
+            timer: None,
+            sent: Vec::new(),
+            aborted: Vec::new(),
             state: AppState::new(href, None),
             kv,
             files: HashMap::new(),
@@ -138,7 +150,16 @@ impl Browser {
                     self.jieba_loads += 1;
                     self.queue.push_back(Msg::JiebaLoaded(Ok(())));
                 }
-                Effect::Send(_) | Effect::Abort(_) | Effect::WakeAt(_) => {}
+                Effect::Send(out) => {
+                    let id = out.transmit.id.0;
+                    if let Some(server) = &mut self.server {
+                        let reply = server(&out);
+                        self.queue.push_back(Msg::Reply(id, reply));
+                    }
+                    self.sent.push(out);
+                }
+                Effect::Abort(id) => self.aborted.push(id),
+                Effect::WakeAt(at) => self.timer = Some(at),
                 Effect::AgentsSoon => self.queue.push_back(Msg::AgentStep),
                 Effect::ContinueSoon => self.queue.push_back(Msg::Continue),
             }
@@ -498,4 +519,93 @@ fn hostile_text_stays_text() {
         }
     }
     no_markup(&f.root);
+}
+
+fn endpoint(href_extra: &str) -> String {
+    format!(
+        "http://page/?provider=openai&base_url=http%3A%2F%2F127.0.0.1%3A9%2Fv1&model=m{href_extra}"
+    )
+}
+
+#[test]
+fn a_refused_key_fails_the_run_with_the_reason_and_no_score() {
+    let mut b = open(&endpoint(""));
+    b.server = Some(Box::new(|_| {
+        Reply::Response(HttpResponse::new(
+            401,
+            r#"{"error": {"message": "Incorrect API key provided"}}"#,
+        ))
+    }));
+    b.act("start", "", "");
+    assert_eq!(b.hook("runState").as_deref(), Some("done"));
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("failed"));
+    let reason = b.hook("runError").unwrap_or_default();
+    assert!(
+        reason.contains("401") || reason.to_lowercase().contains("key"),
+        "{reason}"
+    );
+    // The reason is where the user is looking: the run view, focused.
+    assert_eq!(b.hook("view").as_deref(), Some("run"));
+    assert!(b.text("run-error").contains(&reason));
+    assert_eq!(b.sent.len(), 1, "only the preflight request was sent");
+    // No accuracy anywhere, no share link.
+    let h = b.headline();
+    assert_eq!(h["tasks_scored"], 0);
+    assert!(
+        h["task_accuracy"].is_null() && h["session_accuracy"].is_null(),
+        "{h}"
+    );
+    b.act("nav", "dashboard", "");
+    assert!(b.metric_values("headline").iter().all(|v| v == "—"));
+    assert!(b.text("dash-banner").contains("Failed"));
+    assert!(b.frame().root.by_id("share-link").is_none());
+    assert!(b.frame().root.by_id("charts").is_none());
+    // Setup shows it next to the endpoint settings.
+    b.act("nav", "setup", "");
+    assert!(b.text("setup-error").contains(&reason));
+}
+
+#[test]
+fn an_unreachable_endpoint_fails_and_counters_move() {
+    let mut b = open(&endpoint("&preflight=0&retries=1&backoff=0.01"));
+    b.server = Some(Box::new(|_| {
+        Reply::Network(NetworkFailure {
+            kind: NetworkKind::Unreachable,
+            message: "Failed to fetch: nothing answered at this address".into(),
+        })
+    }));
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("failed"));
+    assert!(b
+        .hook("runError")
+        .unwrap_or_default()
+        .contains("nothing answered"));
+    let p = &b.state.run.as_ref().unwrap().progress;
+    assert!(p.requests > 0 && p.retries > 0 && p.incomplete > 0, "{p:?}");
+    assert!(b.text("run-stats").contains("Retries"));
+}
+
+#[test]
+fn cancel_during_a_retry_wait_ends_the_run_at_once() {
+    let mut b = open(&endpoint("&preflight=0&backoff=60&retries=5"));
+    b.server = Some(Box::new(|_| {
+        let mut r = HttpResponse::new(503, "busy");
+        r.retry_after = Some("60".into());
+        Reply::Response(r)
+    }));
+    b.deliver(Msg::Start);
+    b.step(50);
+    assert!(b.timer.is_some(), "a retry wait is scheduled");
+    let waiting = b.state.run.as_ref().unwrap().progress.waiting;
+    assert!(waiting > 0, "tasks wait to retry");
+    let t0 = b.now;
+    b.deliver(Msg::Cancel);
+    b.step(10_000);
+    assert_eq!(b.hook("runState").as_deref(), Some("done"));
+    assert!(b.now - t0 < 1.0, "the run ended without waiting");
+    assert!(
+        ["cancelled", "failed"].contains(&b.hook("runOutcome").as_deref().unwrap_or("")),
+        "{:?}",
+        b.hook("runOutcome")
+    );
 }

@@ -96,7 +96,7 @@ pub fn view(state: &AppState) -> Element {
         "—".into()
     };
     let waits = if p.waiting > 0 {
-        format!("{} (longest {})", p.waiting, duration(Some(p.longest_wait)))
+        format!("{} (longest {})", p.waiting, duration(p.longest_wait))
     } else {
         "0".into()
     };
@@ -125,13 +125,21 @@ pub fn view(state: &AppState) -> Element {
         stat("Waiting to retry", waits),
         stat(
             "Concurrency",
-            format!("{} ({} in flight)", p.concurrency, p.in_flight),
+            if p.concurrency_limit < p.concurrency_max {
+                format!(
+                    "{} of {} after rate limiting ({} in flight)",
+                    p.concurrency_limit, p.concurrency_max, p.in_flight
+                )
+            } else {
+                format!("{} ({} in flight)", p.concurrency_limit, p.in_flight)
+            },
         ),
         stat("Incomplete", p.incomplete.to_string()),
         stat(
             "State",
             match (&run.end, run.phase) {
                 (Some(e), Phase::Ended) => e.outcome.clone(),
+                _ if p.preflight => "checking the endpoint".to_owned(),
                 _ => run.phase.run_state().to_owned(),
             },
         ),
