@@ -438,7 +438,6 @@ async fn reachable(url: &str) -> bool {
     init.set_method("GET");
     init.set_mode(web_sys::RequestMode::NoCors);
     init.set_credentials(web_sys::RequestCredentials::Omit);
-    init.set_redirect(web_sys::RequestRedirect::Manual);
     init.set_signal(Some(&controller.signal()));
     let Ok(req) = web_sys::Request::new_with_str_and_init(url, &init) else {
         return false;

@@ -66,9 +66,13 @@ pub struct HistoryEntry {
     /// Provider or agent (live runs).
     #[serde(default)]
     pub provider: Option<String>,
-    /// Endpoint host (never the key, never the path).
+    /// Endpoint host (never the key).
     #[serde(default)]
     pub endpoint_host: Option<String>,
+    /// The endpoint's base URL, kept in this browser so the run can be resumed; never
+    /// exported.
+    #[serde(default)]
+    pub base_url: Option<String>,
     /// Settings as used (no key).
     #[serde(default)]
     pub settings: Option<BTreeMap<String, String>>,
@@ -259,6 +263,7 @@ impl AppState {
             kind: shown.kind.as_str().to_owned(),
             provider: None,
             endpoint_host: None,
+            base_url: None,
             settings: None,
             dataset_fingerprint: shown.fingerprint.clone(),
             dataset_name: d.map(|d| d.source.display()).unwrap_or_default(),

@@ -194,6 +194,10 @@ impl AppState {
                     Backend::Http { base_url, .. } => Some(base_url.host().to_owned()),
                     Backend::Agent(_) => None,
                 },
+                base_url: match &backend {
+                    Backend::Http { .. } => Some(self.setup.base_url.trim().to_owned()),
+                    Backend::Agent(_) => None,
+                },
                 settings: Some(settings_map(&self.setup)),
                 dataset_fingerprint: dataset.fingerprint.clone(),
                 dataset_name: dataset.source.display(),
@@ -286,6 +290,11 @@ impl AppState {
             }
         }
         self.setup.model = entry.model.clone();
+        if let Some(url) = entry.base_url.clone().filter(|u| !u.is_empty()) {
+            if self.setup.base_url.trim() != url {
+                let _ = self.setup.set(crate::settings::Field::BaseUrl, &url);
+            }
+        }
         vec![Effect::KvList(
             crate::history::checkpoint_prefix(id),
             ListPurpose::Resume(id.to_owned()),

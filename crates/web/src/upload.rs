@@ -68,6 +68,8 @@ pub struct Upload {
     pub import: bool,
     /// Came from `results=`.
     pub automation: bool,
+    /// Uploads finished (scored or refused) since the page opened.
+    pub finished: u32,
     file: Option<FileRef>,
     job: Option<ScoreJob>,
     carry: Vec<u8>,
@@ -115,6 +117,7 @@ impl AppState {
         }
         self.upload = Upload {
             state: UploadState::Scoring,
+            finished: self.upload.finished,
             name: file.name.clone(),
             total: file.size,
             import,
@@ -278,6 +281,7 @@ impl AppState {
         };
         self.upload = Upload {
             state: UploadState::Scoring,
+            finished: self.upload.finished,
             name: "results".into(),
             total: text.len() as u64,
             read: text.len() as u64,
@@ -405,6 +409,7 @@ impl AppState {
         );
         self.upload.message = Some((note.clone(), Tone::Ok));
         self.upload.state = UploadState::Done;
+        self.upload.finished += 1;
         if self.upload.automation {
             self.flags.score_state = Some("done");
         }
@@ -456,6 +461,7 @@ impl AppState {
         }
         self.upload.job = None;
         self.upload.state = UploadState::Error;
+        self.upload.finished += 1;
         self.upload.message = Some((reason.to_owned(), Tone::Error));
         if self.upload.automation {
             self.flags.score_state = Some("error");

@@ -609,3 +609,69 @@ fn cancel_during_a_retry_wait_ends_the_run_at_once() {
         b.hook("runOutcome")
     );
 }
+
+#[test]
+fn a_run_interrupted_by_a_reload_is_offered_and_resumes() {
+    let mut b = open("http://page/?provider=baseline");
+    b.deliver(Msg::Start);
+    b.step(30);
+    let saved = b.hook("tasksSaved").unwrap().parse::<usize>().unwrap();
+    assert!(saved > 0 && saved < 256, "{saved}");
+    // Reload: the stored checkpoint is all that is left.
+    let mut r = Browser::open("http://page/", b.kv.clone());
+    assert_eq!(r.hook("resume").as_deref(), Some("offered"));
+    let offer = r.text("resume-text");
+    assert!(
+        offer.starts_with(&format!(
+            "baseline on the bundled suite: {saved} of 256 tasks saved (interrupted)."
+        )),
+        "{offer}"
+    );
+    let id = r.state.resume_candidate().unwrap().id.clone();
+    r.act("resume", &id, "");
+    assert_eq!(
+        r.hook("runOutcome").as_deref(),
+        Some("done"),
+        "{}",
+        r.text("status")
+    );
+    assert_eq!(r.headline()["tasks_scored"], 256);
+    // Same numbers as an uninterrupted run.
+    let mut u = open("http://page/?provider=baseline");
+    u.act("start", "", "");
+    assert_eq!(r.headline(), u.headline());
+}
+
+#[test]
+fn a_cli_checkpoint_scores_and_resumes_in_the_page() {
+    // A checkpoint of the first sessions, written by a baseline run in another page.
+    let mut b = open("http://page/?provider=baseline");
+    b.deliver(Msg::Start);
+    b.step(30);
+    let lines: Vec<String> =
+        b.kv.iter()
+            .filter(|(k, _)| k.starts_with("ck/"))
+            .map(|(_, v)| v.clone())
+            .collect();
+    let checkpoint = format!("{}\n", lines.join("\n"));
+    let mut r = open("http://page/?provider=baseline");
+    r.act("nav", "offline", "");
+    r.drop_file("upload", "checkpoint.jsonl", checkpoint.as_bytes());
+    assert_eq!(
+        r.hook("offline").as_deref(),
+        Some("done"),
+        "{}",
+        r.text("offline-info")
+    );
+    assert!(r.text("dash-banner").contains("Partial"));
+    let id = r.state.shown.as_ref().unwrap().id.clone();
+    assert!(r.state.history.get(&id).unwrap().resumable);
+    r.act("resume", &id, "");
+    assert_eq!(
+        r.hook("runOutcome").as_deref(),
+        Some("done"),
+        "{}",
+        r.text("status")
+    );
+    assert_eq!(r.headline()["tasks_scored"], 256);
+}

@@ -150,6 +150,7 @@ fn hooks(state: &AppState) -> BTreeMap<&'static str, String> {
     }
     if let Some(v) = state.upload.state.name() {
         h.insert("offline", v.to_owned());
+        h.insert("offlineFinished", state.upload.finished.to_string());
     }
     if let Some(v) = state.flags.share {
         h.insert("share", v.to_owned());
