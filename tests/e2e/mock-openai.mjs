@@ -88,8 +88,11 @@ const CORS_HEADERS = {
   'Access-Control-Expose-Headers': 'retry-after',
 };
 
-/** Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests). */
-export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true } = {}) {
+/**
+ * Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests);
+ * `fail: {status, body, retryAfter}` answers every chat request with that error.
+ */
+export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null } = {}) {
   const stats = { requests: 0, auth: [] };
   const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
@@ -113,6 +116,13 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
     req.on('end', () => {
       stats.requests += 1;
       stats.auth.push(req.headers.authorization ?? req.headers['x-api-key'] ?? null);
+      if (fail) {
+        const headers = { ...CORS, 'Content-Type': 'application/json' };
+        if (fail.retryAfter !== undefined) headers['Retry-After'] = String(fail.retryAfter);
+        res.writeHead(fail.status, headers);
+        res.end(fail.body ?? '{"error": {"message": "mock failure"}}');
+        return;
+      }
       let body;
       try { body = JSON.parse(raw); } catch {
         res.writeHead(400, { ...CORS, 'Content-Type': 'application/json' });
@@ -136,7 +146,13 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
   return new Promise((resolve) => {
     server.listen(port, '127.0.0.1', () => {
       const url = `http://127.0.0.1:${server.address().port}/v1`;
-      resolve({ url, stats, setDelay: (ms) => { delayMs = ms; }, stop: () => new Promise((r) => server.close(() => r())) });
+      resolve({
+        url,
+        stats,
+        setDelay: (ms) => { delayMs = ms; },
+        setFail: (f) => { fail = f; },
+        stop: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
+      });
     });
   });
 }

@@ -390,6 +390,7 @@ describe('large uploads', () => {
     await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.offline), null, { timeout: 120_000 });
     const seconds = (Date.now() - started) / 1000;
     assert.equal(await hook(page, 'offline'), 'done');
+    await page.click('nav [data-view="offline"]');
     assert.match(await page.textContent('#offline-info'), new RegExp(`${(copies.length / 8) * 32} tasks scored`));
     const lag = await page.evaluate(() => window.__lag);
     const steps = await page.evaluate(() => window.__seen.size);

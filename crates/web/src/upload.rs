@@ -377,6 +377,7 @@ impl AppState {
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();
         let id = self.history.new_id("upload");
         let outcomes = scored.outcomes.clone();
+        let task_results = outcomes.len();
         let shown = ShownRun::new(
             crate::shown::RunIdent {
                 id: id.clone(),
@@ -390,14 +391,9 @@ impl AppState {
             None,
         );
         let note = format!(
-            "{}: {} tasks scored{}.{}",
+            "{}: {task_results} tasks scored ({}).{}",
             self.upload.name,
-            shown.headline.tasks_scored,
-            if shown.headline.tasks_scored < shown.headline.tasks_total {
-                format!(" of {}", shown.headline.tasks_total)
-            } else {
-                String::new()
-            },
+            shown.headline.scored,
             if errors > 0 {
                 format!(
                     " {errors} line(s) could not be scored: {}",
