@@ -32,6 +32,10 @@ async function main() {
   app = new App(io, location.href);
   wireEvents(root, app, schedule);
   window.addEventListener('popstate', () => { app.dispatch('popstate', '', location.href); schedule(); });
+  let resized = null;
+  const viewport = () => { app.dispatch('viewport', '', String(window.innerWidth)); schedule(); };
+  window.addEventListener('resize', () => { clearTimeout(resized); resized = setTimeout(viewport, 150); });
+  viewport();
   document.body.dataset.wasm = 'ready';
   render();
   app.start();

@@ -330,7 +330,8 @@ impl AppState {
     }
 
     /// Shows `shown` on the dashboard.
-    pub fn show(&mut self, shown: ShownRun) -> Vec<Effect> {
+    pub fn show(&mut self, mut shown: ShownRun) -> Vec<Effect> {
+        shown.set_layout(self.layout);
         let id = shown.id.clone();
         self.history.rows.insert(id.clone(), shown.row());
         self.shown = Some(shown);

@@ -625,6 +625,8 @@ impl AppState {
             self.open.insert("cors-help".into());
             self.focus = Some("run-failure".into());
             // The dashboard holds the failed run (no rate, no link); the page stays here.
+            let mut shown = shown;
+            shown.set_layout(self.layout);
             self.shown = Some(shown);
             self.traces = Default::default();
             return fx;

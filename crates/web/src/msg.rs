@@ -131,6 +131,8 @@ pub enum Msg {
     TraceStep(String, bool),
     /// A disclosure was opened or closed (its name).
     Toggle(String, bool),
+    /// The page's width in CSS pixels (at start and after a resize).
+    Viewport(f64),
 
     // ---- IO results
     /// A fetch finished.
@@ -201,6 +203,7 @@ impl Msg {
             "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
             "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
             "toggle" => Msg::Toggle(arg.to_owned(), flag),
+            "viewport" => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
             _ => return None,
         })
     }

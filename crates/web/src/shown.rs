@@ -3,7 +3,7 @@
 //! score files for traces and exports.
 
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
-use wildtool_core::chart::{self, ChartSpec, ChartTable};
+use wildtool_core::chart::{self, ChartSpec, ChartTable, Layout};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::RunReport;
 use wildtool_core::share::{self, ShareHeader, SharedRun};
@@ -59,9 +59,9 @@ pub struct Chart {
 }
 
 impl Chart {
-    /// Renders `spec`.
-    pub fn of(spec: &ChartSpec) -> Chart {
-        let svg = chart::render_svg(spec);
+    /// Renders `spec` with `layout`.
+    pub fn of(spec: &ChartSpec, layout: Layout) -> Chart {
+        let svg = chart::render_svg_with(spec, layout);
         Chart {
             id: spec.id.clone(),
             title: spec.title.clone(),
@@ -138,6 +138,12 @@ pub struct ShownRun {
     pub charts: Vec<Chart>,
     /// The comparison chart.
     pub comparison: Chart,
+    /// What the charts are drawn from.
+    specs: Vec<ChartSpec>,
+    /// The comparison chart's rows after this run.
+    others: Vec<ComparisonRow>,
+    /// How the charts are laid out (narrow on phones).
+    layout: Layout,
     /// The share link text (`v1.…`), or why there is none.
     pub share: Result<String, String>,
     /// The link was copied (`Some(false)`: the clipboard refused).
@@ -163,10 +169,9 @@ impl ShownRun {
         let outcomes = compat::fill_outcomes(&dataset.shapes, outcomes);
         let report = compat::report(&outcomes);
         let headline = Headline::of(&report);
-        let charts = compat::standard_charts(&label, &outcomes)
-            .iter()
-            .map(Chart::of)
-            .collect();
+        let layout = Layout::STANDARD;
+        let specs = compat::standard_charts(&label, &outcomes);
+        let charts = specs.iter().map(|s| Chart::of(s, layout)).collect();
         let share = if headline.status == RunStatus::Failed {
             Err("A failed run has no share link: nothing was scored.".to_owned())
         } else {
@@ -184,9 +189,10 @@ impl ShownRun {
             )
             .map_err(|e| format!("No share link for this run: {e}"))
         };
-        let comparison = Chart::of(&dashboard::comparison(&[compat::summarize(
-            &label, &outcomes,
-        )]));
+        let comparison = Chart::of(
+            &dashboard::comparison(&[compat::summarize(&label, &outcomes)]),
+            layout,
+        );
         ShownRun {
             id,
             label,
@@ -200,6 +206,9 @@ impl ShownRun {
             scored,
             charts,
             comparison,
+            specs,
+            others: Vec::new(),
+            layout,
             share,
             copied: None,
         }
@@ -212,9 +221,21 @@ impl ShownRun {
 
     /// Redraws the comparison chart with `others` after this run.
     pub fn set_comparison(&mut self, others: Vec<ComparisonRow>) {
+        self.others = others;
         let mut rows = vec![self.row()];
-        rows.extend(others);
-        self.comparison = Chart::of(&dashboard::comparison(&rows));
+        rows.extend(self.others.iter().cloned());
+        self.comparison = Chart::of(&dashboard::comparison(&rows), self.layout);
+    }
+
+    /// Redraws every chart for `layout` (when the screen width class changes).
+    pub fn set_layout(&mut self, layout: Layout) {
+        if layout == self.layout {
+            return;
+        }
+        self.layout = layout;
+        self.charts = self.specs.iter().map(|s| Chart::of(s, layout)).collect();
+        let others = std::mem::take(&mut self.others);
+        self.set_comparison(others);
     }
 
     /// The share link's fragment, for runs opened from a link (their address).

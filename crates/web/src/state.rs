@@ -145,6 +145,8 @@ pub struct AppState {
     pub jieba_loading: bool,
     /// Last render time in milliseconds.
     pub render_ms: f64,
+    /// How charts are laid out for the page's width.
+    pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
     pub now_ms: f64,
     /// A history entry to open once its dataset is loaded.
@@ -231,6 +233,7 @@ impl AppState {
             flags: Flags::default(),
             jieba_loading: false,
             render_ms: 0.0,
+            layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
             pending_resume: None,
@@ -368,6 +371,13 @@ impl AppState {
                 offset,
                 bytes,
             } => self.upload_read(file, offset, bytes, now),
+            Msg::Viewport(width) => {
+                self.layout = chart_layout(width);
+                if let Some(s) = &mut self.shown {
+                    s.set_layout(self.layout);
+                }
+                Vec::new()
+            }
             Msg::Toggle(name, open) => {
                 if open {
                     self.open.insert(name);
@@ -702,6 +712,17 @@ impl AppState {
             name: name.to_owned(),
             size,
         }
+    }
+}
+
+/// The chart layout for a page `width` CSS pixels wide: narrow charts that fit the
+/// screen below 700 px (the chart box is the width less the page's and the figure's
+/// padding, rounded down to 10 px), the standard layout above.
+pub fn chart_layout(width: f64) -> wildtool_core::chart::Layout {
+    if width.is_finite() && width < 700.0 {
+        wildtool_core::chart::Layout::narrow(((width - 44.0) / 10.0).floor() * 10.0)
+    } else {
+        wildtool_core::chart::Layout::STANDARD
     }
 }
 

@@ -3,9 +3,8 @@
 use super::describe::describe;
 use super::format::{format_interval, format_percent, shorten, text_width};
 use super::svg::{colour, legend, Anchor, Svg};
-use super::{safe_id, ChartSpec, Orientation, Point};
+use super::{safe_id, ChartSpec, Layout, Orientation, Point};
 
-const WIDTH: f64 = 640.0;
 const TICKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 const GRID: &str = "#e3e3e3";
 const AXIS: &str = "#555555";
@@ -25,6 +24,10 @@ pub(crate) fn percent_axis(
     for t in TICKS {
         let x = left + t * plot_w;
         svg.line(x, top, x, bottom, GRID, 1.0);
+        // Narrow plots label every other tick, so the labels do not overlap.
+        if plot_w < 240.0 && (t == 0.25 || t == 0.75) {
+            continue;
+        }
         svg.text(
             x,
             bottom + 16.0,
@@ -80,12 +83,14 @@ pub(crate) fn tooltip(series: &str, category: &str, p: &Point) -> String {
 }
 
 /// The "No data" placeholder chart.
-pub(crate) fn render_empty(spec: &ChartSpec) -> String {
+pub(crate) fn render_empty(spec: &ChartSpec, lay: Layout) -> String {
     let id = safe_id(&spec.id);
-    let mut svg = Svg::open(&id, WIDTH, 110.0, &spec.title, &describe(spec));
-    svg.rect(16.0, 40.0, WIDTH - 32.0, 54.0, "#f4f4f4", None);
+    let width = lay.width;
+    let mut svg = Svg::open(&id, width, 110.0, &spec.title, &describe(spec));
+    svg.set_min_font(lay.min_font);
+    svg.rect(16.0, 40.0, width - 32.0, 54.0, "#f4f4f4", None);
     svg.text(
-        WIDTH / 2.0,
+        width / 2.0,
         72.0,
         Anchor::Middle,
         13.0,
@@ -97,10 +102,10 @@ pub(crate) fn render_empty(spec: &ChartSpec) -> String {
 }
 
 /// Renders a bar chart (grouped when there are several series).
-pub(crate) fn render(spec: &ChartSpec) -> String {
+pub(crate) fn render(spec: &ChartSpec, lay: Layout) -> String {
     match spec.orientation {
-        Orientation::Horizontal => horizontal(spec),
-        Orientation::Vertical => vertical(spec),
+        Orientation::Horizontal => horizontal(spec, lay),
+        Orientation::Vertical => vertical(spec, lay),
     }
 }
 
@@ -123,15 +128,17 @@ fn legend_height(names: &[String], width: f64) -> f64 {
     rows * 18.0
 }
 
-fn horizontal(spec: &ChartSpec) -> String {
+fn horizontal(spec: &ChartSpec, lay: Layout) -> String {
     let id = safe_id(&spec.id);
+    let width = lay.width;
     let n_series = spec.series.len().max(1) as f64;
     let names = legend_names(spec);
     let legend_h = names
         .as_ref()
-        .map(|n| legend_height(n, WIDTH) + 6.0)
+        .map(|n| legend_height(n, width) + 6.0)
         .unwrap_or(0.0);
-    let label_chars = 30;
+    let cap = lay.label_cap();
+    let label_chars = ((cap / (12.0 * 0.56)).floor() as usize).clamp(8, 30);
     let labels: Vec<String> = spec
         .categories
         .iter()
@@ -141,10 +148,10 @@ fn horizontal(spec: &ChartSpec) -> String {
         .iter()
         .map(|l| text_width(l, 12.0))
         .fold(40.0, f64::max)
-        .min(200.0);
+        .min(cap);
     let left = 16.0 + label_w + 10.0;
     let right = 64.0;
-    let plot_w = WIDTH - left - right;
+    let plot_w = width - left - right;
     let bar_h = if n_series > 1.0 { 14.0 } else { 20.0 };
     let group_h = n_series * bar_h + (n_series - 1.0) * 2.0;
     let band = group_h + 12.0;
@@ -153,9 +160,10 @@ fn horizontal(spec: &ChartSpec) -> String {
     let bottom = top + plot_h;
     let height = bottom + 52.0;
 
-    let mut svg = Svg::open(&id, WIDTH, height, &spec.title, &describe(spec));
+    let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));
+    svg.set_min_font(lay.min_font);
     if let Some(names) = &names {
-        legend(&mut svg, names, 38.0, WIDTH);
+        legend(&mut svg, names, 38.0, width);
     }
     percent_axis(&mut svg, &spec.value_axis, left, top, plot_w, bottom);
     svg.line(left, top, left, bottom, AXIS, 1.0);
@@ -206,15 +214,15 @@ fn horizontal(spec: &ChartSpec) -> String {
     svg.finish()
 }
 
-fn vertical(spec: &ChartSpec) -> String {
+fn vertical(spec: &ChartSpec, lay: Layout) -> String {
     let id = safe_id(&spec.id);
     let n_series = spec.series.len().max(1) as f64;
     let n_cat = spec.categories.len().max(1) as f64;
     let bar_w = if n_series > 1.0 { 18.0 } else { 40.0 };
     let group_w = n_series * bar_w + (n_series - 1.0) * 2.0;
-    let slot = group_w + 28.0;
+    let slot = group_w + if lay.width < 640.0 { 12.0 } else { 28.0 };
     let left = 56.0;
-    let width = (left + slot * n_cat + 16.0).max(WIDTH);
+    let width = (left + slot * n_cat + 16.0).max(lay.width);
     let plot_w = width - left - 16.0;
     let slot = plot_w / n_cat;
     let names = legend_names(spec);
@@ -229,6 +237,7 @@ fn vertical(spec: &ChartSpec) -> String {
     let label_chars = ((slot - 4.0) / (12.0 * 0.56)).floor().max(3.0) as usize;
 
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));
+    svg.set_min_font(lay.min_font);
     if let Some(names) = &names {
         legend(&mut svg, names, 38.0, width);
     }

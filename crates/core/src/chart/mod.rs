@@ -164,15 +164,55 @@ pub struct ChartTable {
     pub rows: Vec<Vec<String>>,
 }
 
+/// How a chart is laid out: its width in CSS pixels and the smallest font size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Layout {
+    /// Width of the drawing (vertical charts with many categories may be wider).
+    pub width: f64,
+    /// No text is smaller than this (0: the standard sizes, 9 to 13 px).
+    pub min_font: f64,
+}
+
+impl Layout {
+    /// The standard layout: 640 px wide, standard font sizes.
+    pub const STANDARD: Layout = Layout {
+        width: 640.0,
+        min_font: 0.0,
+    };
+
+    /// A layout for a narrow screen: `width` (clamped to 280..=640) and text of at least
+    /// 12 px, so that charts drawn at their natural size stay readable on a phone.
+    pub fn narrow(width: f64) -> Layout {
+        Layout {
+            width: if width.is_finite() {
+                width.clamp(280.0, 640.0)
+            } else {
+                640.0
+            },
+            min_font: 12.0,
+        }
+    }
+
+    /// The widest category label, in pixels, for horizontal charts.
+    pub(crate) fn label_cap(self) -> f64 {
+        (self.width * 0.38).min(200.0)
+    }
+}
+
 /// Renders the chart as a standalone SVG document fragment (an `<svg>` element).
 pub fn render_svg(spec: &ChartSpec) -> String {
+    render_svg_with(spec, Layout::STANDARD)
+}
+
+/// Renders the chart with `layout` (see [`Layout::narrow`] for phones).
+pub fn render_svg_with(spec: &ChartSpec, layout: Layout) -> String {
     if !has_data(spec) {
-        return bars::render_empty(spec);
+        return bars::render_empty(spec, layout);
     }
     match spec.kind {
-        ChartKind::Bars => bars::render(spec),
-        ChartKind::Stacked => stacked::render(spec, false),
-        ChartKind::Stacked100 => stacked::render(spec, true),
+        ChartKind::Bars => bars::render(spec, layout),
+        ChartKind::Stacked => stacked::render(spec, false, layout),
+        ChartKind::Stacked100 => stacked::render(spec, true, layout),
     }
 }
 
@@ -196,5 +236,63 @@ pub(crate) fn safe_id(id: &str) -> String {
         "chart".to_owned()
     } else {
         format!("c-{cleaned}")
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::*;
+    use crate::outcome::{TaskOutcome, TaskType};
+
+    fn fonts(svg: &str) -> Vec<f64> {
+        svg.split("font-size=\"")
+            .skip(1)
+            .filter_map(|s| s.split('"').next()?.parse().ok())
+            .collect()
+    }
+
+    #[test]
+    fn the_narrow_layout_is_narrow_with_text_of_at_least_12_px() {
+        let outcomes: Vec<TaskOutcome> = (0..40)
+            .map(|i| TaskOutcome {
+                session: i / 4,
+                position: (i % 4) as u8,
+                task_type: TaskType::ALL[(i % 6) as usize],
+                subtype: None,
+                transitions: (i % 4) as u8,
+                correct: i % 3 == 0,
+                name_correct: i % 2 == 0,
+                optimal: false,
+                steps_logged: 1,
+                nodes_total: 1,
+                nodes_done: 0,
+                error: None,
+                incomplete: false,
+            })
+            .collect();
+        let mut specs = dashboard::standard_charts("run", &outcomes);
+        specs.push(dashboard::comparison(&[
+            dashboard::summarize("a", &outcomes),
+            dashboard::summarize("a much longer label of a second run", &outcomes),
+        ]));
+        for spec in &specs {
+            let narrow = render_svg_with(spec, Layout::narrow(340.0));
+            let w: f64 = narrow
+                .split(" width=\"")
+                .nth(1)
+                .and_then(|s| s.split('"').next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or(0.0);
+            assert!(w <= 340.0, "{}: {w}", spec.id);
+            assert!(fonts(&narrow).iter().all(|f| *f >= 12.0), "{}", spec.id);
+        }
+        assert_eq!(
+            Layout::narrow(f64::NAN),
+            Layout {
+                width: 640.0,
+                min_font: 12.0
+            }
+        );
+        assert_eq!(Layout::narrow(100.0).width, 280.0);
     }
 }

@@ -4,32 +4,38 @@ use super::bars::{category_label, percent_axis, tooltip};
 use super::describe::describe;
 use super::format::{format_percent, shorten, text_width};
 use super::svg::{colour, ink_on, legend, Anchor, Svg};
-use super::{safe_id, ChartSpec};
-
-const WIDTH: f64 = 640.0;
+use super::{safe_id, ChartSpec, Layout};
 
 /// Renders one stacked bar per category; series are the segments.
-pub(crate) fn render(spec: &ChartSpec, normalise: bool) -> String {
+pub(crate) fn render(spec: &ChartSpec, normalise: bool, lay: Layout) -> String {
     let id = safe_id(&spec.id);
+    let width = lay.width;
     let names: Vec<String> = spec.series.iter().map(|s| s.name.clone()).collect();
-    let mut probe = Svg::open(&id, WIDTH, 1.0, "", "");
-    let legend_h = legend(&mut probe, &names, 38.0, WIDTH) + 6.0;
-    let labels: Vec<String> = spec.categories.iter().map(|c| shorten(c, 30)).collect();
+    let mut probe = Svg::open(&id, width, 1.0, "", "");
+    let legend_h = legend(&mut probe, &names, 38.0, width) + 6.0;
+    let cap = lay.label_cap();
+    let label_chars = ((cap / (12.0 * 0.56)).floor() as usize).clamp(8, 30);
+    let labels: Vec<String> = spec
+        .categories
+        .iter()
+        .map(|c| shorten(c, label_chars))
+        .collect();
     let label_w = labels
         .iter()
         .map(|l| text_width(l, 12.0))
         .fold(40.0, f64::max)
-        .min(200.0);
+        .min(cap);
     let left = 16.0 + label_w + 10.0;
-    let plot_w = WIDTH - left - 24.0;
+    let plot_w = width - left - 24.0;
     let bar_h = 22.0;
     let band = bar_h + 12.0;
     let top = 40.0 + legend_h;
     let bottom = top + band * spec.categories.len() as f64;
     let height = bottom + 52.0;
 
-    let mut svg = Svg::open(&id, WIDTH, height, &spec.title, &describe(spec));
-    legend(&mut svg, &names, 38.0, WIDTH);
+    let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));
+    svg.set_min_font(lay.min_font);
+    legend(&mut svg, &names, 38.0, width);
     percent_axis(&mut svg, &spec.value_axis, left, top, plot_w, bottom);
     for (i, (cat, label)) in spec.categories.iter().zip(&labels).enumerate() {
         let y = top + band * i as f64 + 6.0;
@@ -66,7 +72,7 @@ pub(crate) fn render(spec: &ChartSpec, normalise: bool) -> String {
             let tip = tooltip(&series.name, cat, &series.point(i));
             svg.rect(x, y, w, bar_h, colour(k), Some(&tip));
             let text = format_percent(v * scale);
-            if w >= text_width(&text, 10.0) + 6.0 {
+            if w >= text_width(&text, 10.0_f64.max(lay.min_font)) + 6.0 {
                 svg.text(
                     x + w / 2.0,
                     y + bar_h / 2.0 + 3.5,

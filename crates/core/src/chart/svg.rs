@@ -50,6 +50,7 @@ impl Anchor {
 /// Accumulates the SVG markup.
 pub(crate) struct Svg {
     out: String,
+    min_font: f64,
 }
 
 impl Svg {
@@ -72,7 +73,7 @@ impl Svg {
             escape_xml(desc)
         );
         let _ = write!(out, "<rect width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>");
-        let mut svg = Svg { out };
+        let mut svg = Svg { out, min_font: 0.0 };
         svg.text(16.0, 24.0, Anchor::Start, 15.0, "#111111", true, title);
         svg
     }
@@ -112,6 +113,11 @@ impl Svg {
 
     /// A text element.
     #[allow(clippy::too_many_arguments)]
+    /// Text is never set smaller than `size` from here on (narrow layouts).
+    pub(crate) fn set_min_font(&mut self, size: f64) {
+        self.min_font = size;
+    }
+
     pub(crate) fn text(
         &mut self,
         x: f64,
@@ -129,7 +135,7 @@ impl Svg {
             num(x),
             num(y),
             anchor.as_str(),
-            num(size),
+            num(size.max(self.min_font)),
             escape_xml(fill),
             escape_xml(content)
         );
@@ -141,7 +147,7 @@ impl Svg {
             self.out,
             "<text x=\"{x}\" y=\"{y}\" text-anchor=\"middle\" font-size=\"{}\" fill=\"#333333\" \
              transform=\"rotate({} {x} {y})\">{}</text>",
-            num(size),
+            num(size.max(self.min_font)),
             num(angle),
             escape_xml(content),
             x = num(x),

@@ -132,48 +132,54 @@ fn dataset_panel(state: &AppState) -> Element {
         if !problems.is_empty() {
             let shown = problems.len().min(200);
             panel = panel.child(
-                el("div").id("ds-problems").class("problems").child(
-                    el("table")
-                        .class("data-table problems-table")
-                        .child(el_text(
-                            "caption",
-                            format!(
-                                "{} error(s), {} warning(s){}",
-                                d.error_count(),
-                                d.warning_count(),
-                                if shown < problems.len() {
-                                    format!(" (first {shown} shown)")
-                                } else {
-                                    String::new()
-                                }
-                            ),
-                        ))
-                        .child(
-                            el("thead").child(
-                                el("tr").children(
-                                    ["Line", "Session", "Field", "Severity", "Problem"]
-                                        .iter()
-                                        .map(|h| el_text("th", *h).attr("scope", "col")),
-                                ),
-                            ),
-                        )
-                        .child(el("tbody").children(problems.iter().take(200).map(|p| {
-                            el("tr").class(p.severity.as_str()).children([
-                                el_text("td", p.line.to_string()),
-                                el_text("td", p.session_id.clone().unwrap_or_default()),
-                                el_text(
-                                    "td",
-                                    if p.path.is_empty() {
-                                        "(line)".to_owned()
+                el("div")
+                    .id("ds-problems")
+                    .class("problems")
+                    .attr("tabindex", "0")
+                    .attr("role", "region")
+                    .attr("aria-label", "Validation problems")
+                    .child(
+                        el("table")
+                            .class("data-table problems-table")
+                            .child(el_text(
+                                "caption",
+                                format!(
+                                    "{} error(s), {} warning(s){}",
+                                    d.error_count(),
+                                    d.warning_count(),
+                                    if shown < problems.len() {
+                                        format!(" (first {shown} shown)")
                                     } else {
-                                        p.path.clone()
-                                    },
+                                        String::new()
+                                    }
                                 ),
-                                el_text("td", p.severity.as_str()),
-                                el_text("td", p.message.clone()),
-                            ])
-                        }))),
-                ),
+                            ))
+                            .child(
+                                el("thead").child(
+                                    el("tr").children(
+                                        ["Line", "Session", "Field", "Severity", "Problem"]
+                                            .iter()
+                                            .map(|h| el_text("th", *h).attr("scope", "col")),
+                                    ),
+                                ),
+                            )
+                            .child(el("tbody").children(problems.iter().take(200).map(|p| {
+                                el("tr").class(p.severity.as_str()).children([
+                                    el_text("td", p.line.to_string()),
+                                    el_text("td", p.session_id.clone().unwrap_or_default()),
+                                    el_text(
+                                        "td",
+                                        if p.path.is_empty() {
+                                            "(line)".to_owned()
+                                        } else {
+                                            p.path.clone()
+                                        },
+                                    ),
+                                    el_text("td", p.severity.as_str()),
+                                    el_text("td", p.message.clone()),
+                                ])
+                            }))),
+                    ),
             );
         }
     }
