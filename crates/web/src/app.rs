@@ -13,7 +13,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
-use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use crate::live::Outgoing;
 use crate::msg::{Effect, FileRef, Msg};
 use crate::state::{AppState, Now};
@@ -322,132 +321,21 @@ impl Inner {
         });
     }
 
-    /// Sends one request of the live run: `fetch` with an `AbortController`, no
-    /// credentials, redirects not followed (a redirect is a failure, so the key never
-    /// goes to another origin).
+    /// Sends one request of the live run (see [`crate::transport`]); the controller is
+    /// kept so the engine can abort it.
     fn send(self: &Rc<Self>, out: Outgoing) {
         let id = out.transmit.id.0;
         let me = self.clone();
-        let prepared = (|| -> Result<(web_sys::Request, web_sys::AbortController), JsValue> {
-            let headers = web_sys::Headers::new()?;
-            for (k, v) in &out.transmit.request.headers {
-                headers.set(k, v)?;
-            }
-            if let Some((k, v)) = &out.auth {
-                headers.set(k, v)?;
-            }
-            let controller = web_sys::AbortController::new()?;
-            let init = web_sys::RequestInit::new();
-            init.set_method(out.transmit.request.method);
-            init.set_headers(&headers);
-            if !out.transmit.request.body.is_empty() {
-                init.set_body(&JsValue::from_str(&out.transmit.request.body));
-            }
-            init.set_signal(Some(&controller.signal()));
-            init.set_redirect(web_sys::RequestRedirect::Manual);
-            init.set_credentials(web_sys::RequestCredentials::Omit);
-            let req = web_sys::Request::new_with_str_and_init(&out.transmit.request.url, &init)?;
-            Ok((req, controller))
-        })();
-        let (req, controller) = match prepared {
-            Ok(x) => x,
-            Err(e) => {
-                let msg = js_message(&e);
-                spawn_local(
-                    async move { me.deliver(Msg::Reply(id, network(NetworkKind::Other, msg))) },
-                );
-                return;
-            }
-        };
-        self.requests.borrow_mut().insert(id, controller.clone());
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let promise = window.fetch_with_request(&req);
-        let url = out.transmit.request.url.clone();
+        let controller = web_sys::AbortController::new().ok();
+        if let Some(c) = &controller {
+            self.requests.borrow_mut().insert(id, c.clone());
+        }
         spawn_local(async move {
-            let reply = match JsFuture::from(promise).await {
-                Err(_) if controller.signal().aborted() => HttpReply::Aborted,
-                Err(e) => {
-                    // Browsers report a refused connection and a CORS refusal alike; a
-                    // request without CORS (no headers, no key) tells them apart.
-                    let kind = if reachable(&url).await {
-                        NetworkKind::Cors
-                    } else {
-                        NetworkKind::Unreachable
-                    };
-                    let why = match kind {
-                        NetworkKind::Cors => {
-                            "the server answered, but does not allow this page's origin (CORS)"
-                        }
-                        _ => "nothing answered at this address (is the server running?)",
-                    };
-                    network(kind, format!("{}: {why}", js_message(&e)))
-                }
-                Ok(v) => match v.dyn_into::<web_sys::Response>() {
-                    Err(e) => network(NetworkKind::Other, js_message(&e)),
-                    Ok(resp) => {
-                        let status = if resp.type_() == web_sys::ResponseType::Opaqueredirect {
-                            0
-                        } else {
-                            resp.status()
-                        };
-                        let header = |name: &str| resp.headers().get(name).ok().flatten();
-                        let retry_after = header("retry-after");
-                        let location = header("location");
-                        let body = match resp.text() {
-                            Ok(p) => JsFuture::from(p)
-                                .await
-                                .map(|b| b.as_string().unwrap_or_default()),
-                            Err(e) => Err(e),
-                        };
-                        match body {
-                            Ok(body) => HttpReply::Response(HttpResponse {
-                                status,
-                                body,
-                                retry_after,
-                                location,
-                                now_unix: js_sys::Date::now() / 1000.0,
-                            }),
-                            Err(_) if controller.signal().aborted() => HttpReply::Aborted,
-                            Err(e) => network(NetworkKind::Other, js_message(&e)),
-                        }
-                    }
-                },
-            };
+            let reply = crate::transport::fetch_reply(&out, controller.as_ref()).await;
             me.requests.borrow_mut().remove(&id);
             me.deliver(Msg::Reply(id, reply));
         });
     }
-}
-
-fn network(kind: NetworkKind, message: String) -> HttpReply {
-    HttpReply::Network(NetworkFailure { kind, message })
-}
-
-/// True when something answers at `url` (a `no-cors` GET: no headers, no key, opaque
-/// answer), within 5 s.
-async fn reachable(url: &str) -> bool {
-    let Some(window) = web_sys::window() else {
-        return false;
-    };
-    let Ok(controller) = web_sys::AbortController::new() else {
-        return false;
-    };
-    let init = web_sys::RequestInit::new();
-    init.set_method("GET");
-    init.set_mode(web_sys::RequestMode::NoCors);
-    init.set_credentials(web_sys::RequestCredentials::Omit);
-    init.set_signal(Some(&controller.signal()));
-    let Ok(req) = web_sys::Request::new_with_str_and_init(url, &init) else {
-        return false;
-    };
-    let timer = Timeout::new(5000, move || controller.abort());
-    let ok = JsFuture::from(window.fetch_with_request(&req))
-        .await
-        .is_ok();
-    drop(timer);
-    ok
 }
 
 #[wasm_bindgen]

@@ -31,3 +31,5 @@ pub mod views;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;
+#[cfg(target_arch = "wasm32")]
+pub mod transport;

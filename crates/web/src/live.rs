@@ -515,6 +515,27 @@ impl AppState {
         fx
     }
 
+    /// The run's files could not be scored (the Chinese dictionary did not load): the
+    /// run ends without a dashboard; its checkpoint stays stored (reload to score it).
+    pub fn run_scoring_failed(&mut self, why: &str) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        if run.final_job.take().is_none() {
+            return Vec::new();
+        }
+        run.phase = Phase::Ended;
+        run.end = Some(EndNote {
+            outcome: "failed".into(),
+            reason: Some(format!(
+                "{why}; the run's checkpoint is kept: open it from the History after a reload"
+            )),
+            fix: None,
+        });
+        self.focus = Some("run-failure".into());
+        Vec::new()
+    }
+
     fn run_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
         let Some(dataset) = self.dataset else {
             return Vec::new();

@@ -394,11 +394,12 @@ impl AppState {
                         self.resume_scoring(now)
                     }
                     Err(e) => {
-                        self.say(
-                            format!("The Chinese dictionary could not be loaded: {e}"),
-                            Tone::Error,
-                        );
-                        self.fail_scoring(&e)
+                        let why = format!("The Chinese dictionary could not be loaded: {e}");
+                        self.say(why.clone(), Tone::Error);
+                        self.rescore = None;
+                        let mut fx = self.fail_scoring(&why);
+                        fx.extend(self.run_scoring_failed(&why));
+                        fx
                     }
                 }
             }

@@ -39,6 +39,7 @@ struct Browser {
     urls: Vec<String>,
     downloads: Vec<(String, String)>,
     jieba_loads: usize,
+    jieba_fails: bool,
     now: f64,
 }
 
@@ -69,6 +70,7 @@ impl Browser {
             urls: Vec::new(),
             downloads: Vec::new(),
             jieba_loads: 0,
+            jieba_fails: false,
             now: 1000.0,
         };
         let fx = b.state.start();
@@ -143,6 +145,10 @@ impl Browser {
                 Effect::Copy(_) => self.queue.push_back(Msg::Copied(true)),
                 Effect::PushUrl(u) | Effect::ReplaceUrl(u) => self.urls.push(u),
                 Effect::SaveKey(_) | Effect::ForgetKey => {}
+                Effect::LoadJieba if self.jieba_fails => {
+                    self.queue
+                        .push_back(Msg::JiebaLoaded(Err("HTTP 404 for the dictionary".into())));
+                }
                 Effect::LoadJieba => {
                     let seg = wildtool_core::checker::default_segmenter();
                     self.state
@@ -674,4 +680,18 @@ fn a_cli_checkpoint_scores_and_resumes_in_the_page() {
         r.text("status")
     );
     assert_eq!(r.headline()["tasks_scored"], 256);
+}
+
+#[test]
+fn a_run_whose_dictionary_does_not_load_says_so_and_keeps_its_checkpoint() {
+    let mut b = open("http://page/?dataset=mini.jsonl&provider=baseline");
+    b.jieba_fails = true;
+    b.act("start", "", "");
+    assert_eq!(b.hook("runState").as_deref(), Some("done"));
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("failed"));
+    assert!(b
+        .hook("runError")
+        .unwrap_or_default()
+        .contains("dictionary"));
+    assert_eq!(b.kv.keys().filter(|k| k.starts_with("ck/")).count(), 33);
 }

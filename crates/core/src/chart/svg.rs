@@ -111,13 +111,13 @@ impl Svg {
         );
     }
 
-    /// A text element.
-    #[allow(clippy::too_many_arguments)]
     /// Text is never set smaller than `size` from here on (narrow layouts).
     pub(crate) fn set_min_font(&mut self, size: f64) {
         self.min_font = size;
     }
 
+    /// A text element.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn text(
         &mut self,
         x: f64,
