@@ -161,3 +161,115 @@ fn rustdoc_names_no_process_vocabulary() {
         found.join("\n")
     );
 }
+
+/// The page's own JavaScript (`www/`, not the generated `www/pkg`): path and text.
+fn page_js() -> Vec<(PathBuf, String)> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if name != "pkg" && name != "data" {
+                    walk(&p, out);
+                }
+            } else if name.ends_with(".js") || name.ends_with(".mjs") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("www"), &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap_or_default();
+            (p, text)
+        })
+        .collect()
+}
+
+/// The page's JavaScript builds DOM, wires events and does IO; everything else is Rust.
+const JS_LINE_BUDGET: usize = 900;
+
+#[test]
+fn the_page_javascript_stays_small() {
+    let files = page_js();
+    assert!(files.len() >= 3, "www/ JS files: {files:?}");
+    let lines: usize = files.iter().map(|(_, t)| t.lines().count()).sum();
+    assert!(
+        lines <= JS_LINE_BUDGET,
+        "www/ JavaScript is {lines} lines (budget {JS_LINE_BUDGET})"
+    );
+}
+
+#[test]
+fn the_page_javascript_knows_no_file_format_and_counts_nothing() {
+    // Official field names, wildtool's own formats, and the decisions that come with them.
+    const FORBIDDEN: &[&str] = &[
+        "inference_log",
+        "inference_output",
+        "inference_answer",
+        "inference_input",
+        "action_name_label",
+        "action_arguments",
+        "candidate_",
+        "answer_list",
+        "english_tasks",
+        "task_types",
+        "turn_subtypes",
+        "wildtool_checkpoint",
+        "wildtool_run",
+        "result_jsonl",
+        "model_name",
+        "is_optimal",
+        "score.jsonl",
+        "metric.json",
+        "total_info",
+        "task_accuracy",
+        "correct_count",
+        "fingerprint",
+        "outcomes",
+        "tool_calls",
+        "JSON.stringify",
+        "runReport",
+        "scoreLine",
+    ];
+    for (path, text) in page_js() {
+        for word in FORBIDDEN {
+            assert!(
+                !text.contains(word),
+                "{} mentions {word:?}: formats and counting belong to Rust",
+                path.display()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_page_has_no_html_string_sinks_or_eval() {
+    const SINKS: &[&str] = &[
+        "innerHTML",
+        "outerHTML",
+        "insertAdjacentHTML",
+        "document.write",
+        "eval(",
+        "new Function",
+        "srcdoc",
+        "setAttribute('on",
+        "createContextualFragment",
+    ];
+    let mut files = page_js();
+    files.push((
+        root().join("www/index.html"),
+        std::fs::read_to_string(root().join("www/index.html")).unwrap_or_default(),
+    ));
+    for (path, text) in files {
+        for sink in SINKS {
+            assert!(!text.contains(sink), "{} uses {sink}", path.display());
+        }
+    }
+}
