@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
+use wildtool_core::registry;
 
 /// Evaluate LLM tool use on WildToolBench-format data, with exact parity to the official
 /// scorer.
@@ -146,27 +147,27 @@ struct RunOpts {
     /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
     #[arg(long)]
     base_url: Option<String>,
-    /// openai | anthropic | gold | baseline | replay.
-    #[arg(long, default_value = "openai")]
+    /// What answers the tasks (see the long help).
+    #[arg(long, default_value = "openai", long_help = registry::provider_help())]
     provider: String,
-    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
-    /// The key is never written anywhere.
+    /// Environment variable holding the API key (default: the provider's, e.g.
+    /// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY). The key is never written anywhere.
     #[arg(long)]
     api_key_env: Option<String>,
     /// Tasks in flight at once.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = registry::DEFAULTS.concurrency)]
     concurrency: usize,
     /// Sampling temperature.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.temperature)]
     temperature: f64,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.timeout_secs)]
     timeout: f64,
     /// Retries per request on 429/5xx/network errors before the task is incomplete.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = registry::DEFAULTS.retries)]
     retries: u32,
     /// First backoff delay in seconds (doubles per retry, with jitter; Retry-After wins).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.backoff_secs)]
     backoff: f64,
     /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
     #[arg(long)]

@@ -17,6 +17,7 @@ pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
+pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod score;

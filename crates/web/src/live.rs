@@ -10,6 +10,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::fetch::WebClient;
+use wildtool_core::registry;
 use wildtool_core::runner::policy::RetryPolicy;
 use wildtool_core::runner::provider::{Endpoint, ProviderKind};
 use wildtool_core::runner::schedule::run_task_async;
@@ -36,13 +37,13 @@ struct LiveConfig {
 }
 
 fn default_timeout() -> f64 {
-    600.0
+    registry::DEFAULTS.timeout_secs
 }
 fn default_retries() -> u32 {
-    6
+    registry::DEFAULTS.retries
 }
 fn default_backoff() -> f64 {
-    2.0
+    registry::DEFAULTS.backoff_secs
 }
 
 /// A model endpoint the page talks to.
@@ -53,7 +54,7 @@ pub struct LiveClient {
 
 #[wasm_bindgen]
 impl LiveClient {
-    /// `config_json`: `{provider: "openai"|"anthropic", base_url, model, temperature,
+    /// `config_json`: `{provider: "openai"|"anthropic"|"gemini", base_url, model, temperature,
     /// timeout, retries, backoff}`; `key` may be empty.
     #[wasm_bindgen(constructor)]
     pub fn new(config_json: &str, key: &str) -> Result<LiveClient, JsError> {
