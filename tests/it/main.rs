@@ -21,6 +21,7 @@ mod graph_parity;
 mod invariants;
 mod json_parity;
 mod json_props;
+mod provider_preflight;
 mod provider_shapes;
 mod runner_agents;
 mod runner_live;
