@@ -21,6 +21,8 @@ mod graph_parity;
 mod invariants;
 mod json_parity;
 mod json_props;
+mod provider_gemini_run;
+mod provider_models;
 mod provider_preflight;
 mod provider_shapes;
 mod runner_agents;
