@@ -359,24 +359,22 @@ pub fn backend_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// The CLI's help text for `--provider`.
+/// The CLI's help text for `--provider`: one line per dialect and agent.
 pub fn provider_help() -> String {
-    let mut out = String::from("What answers the tasks: ");
-    out.push_str(&backend_names().join(" | "));
-    out.push('.');
+    let mut out = format!("What answers the tasks: {}.", backend_names().join(" | "));
     for p in PROVIDERS {
         out.push_str(&format!(
-            " {}: {} (key from ${}{}).",
+            "\n  {:<10} {}; key from ${}; {}",
             p.kind.name(),
             p.label,
             p.key_env,
             p.default_base_url
-                .map(|u| format!(", default base URL {u}"))
-                .unwrap_or_else(|| ", --base-url required".to_owned())
+                .map(|u| format!("default base URL {u}"))
+                .unwrap_or_else(|| "--base-url required".to_owned())
         ));
     }
     for a in AGENTS {
-        out.push_str(&format!(" {}: {}", a.name, a.description));
+        out.push_str(&format!("\n  {:<10} {}", a.name, a.description));
     }
     out
 }
@@ -481,7 +479,7 @@ mod tests {
         assert_eq!(v["limits"]["concurrency"][1], 256);
         assert_eq!(v["agents"][2]["needs_results"], true);
         let help = provider_help();
-        assert!(help.contains("gemini: Google Gemini"), "{help}");
+        assert!(help.contains("\n  gemini     Google Gemini"), "{help}");
         assert!(help.contains("$GEMINI_API_KEY"), "{help}");
     }
 }
