@@ -67,8 +67,14 @@ impl LiveClient {
         }
         let policy = RetryPolicy {
             max_retries: c.retries,
-            base_delay: Duration::from_secs_f64(c.backoff.clamp(0.0, 600.0)),
-            timeout: Duration::from_secs_f64(c.timeout.clamp(0.001, 3600.0)),
+            base_delay: Duration::from_secs_f64(c.backoff.clamp(
+                registry::LIMITS.backoff_secs.0,
+                registry::LIMITS.backoff_secs.1,
+            )),
+            timeout: Duration::from_secs_f64(c.timeout.clamp(
+                registry::LIMITS.timeout_secs.0,
+                registry::LIMITS.timeout_secs.1,
+            )),
             ..RetryPolicy::default()
         };
         let key = (!key.is_empty()).then(|| key.to_owned());
