@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod compare_cmd;
-mod files;
+pub mod files;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;

@@ -225,14 +225,6 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     drop(writer);
 
     let stats = scorer.final_stats();
-    if stats.lines == 0 {
-        eprintln!(
-            "wildtool: {}: no result line could be scored ({} line(s) skipped; see the warnings above); nothing was written",
-            args.results.display(),
-            stats.skipped.len()
-        );
-        return Ok(ExitCode::from(EXIT_REFUSED));
-    }
     let forced = match check_belongs(&stats) {
         Ok(()) => None,
         Err(mismatch) if extras.force => {
@@ -248,6 +240,14 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         }
     };
 
+    if stats.lines == 0 {
+        eprintln!(
+            "wildtool: {}: no result line could be scored ({} line(s) skipped; see the warnings above); nothing was written",
+            args.results.display(),
+            stats.skipped.len()
+        );
+        return Ok(ExitCode::from(EXIT_REFUSED));
+    }
     let model = score_file::model_name(args.model_name.as_deref(), &scorer);
     let mut shapes = task_shapes(&loaded);
     if let Some(selected) = &extras.sessions {
