@@ -152,12 +152,8 @@ fn open_results(
     }
 }
 
-/// Runs `wildtool score`.
-pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
-    score_with(args, &ScoreExtras::default())
-}
-
-/// Runs `wildtool score` with what the caller knows beyond the arguments.
+/// Runs `wildtool score` (and the scoring step of `wildtool run`) with what the caller
+/// knows beyond the arguments.
 pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, FileError> {
     let dataset_text = read_text(&args.dataset)?;
     let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);

@@ -444,3 +444,31 @@ fn validate_names_what_it_was_given() {
         stderr(&o)
     );
 }
+
+/// A run of selected sessions counts those sessions' tasks: it is done, not partial.
+#[test]
+fn a_run_of_selected_sessions_is_done() {
+    let out = tmp("selected");
+    let o = bin()
+        .args([
+            "run",
+            "--provider",
+            "gold",
+            "--sessions",
+            "1-2",
+            "--dataset",
+        ])
+        .arg(fixture("mini.jsonl"))
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report"))
+            .expect("json");
+    assert_eq!(report["status"], "done");
+    assert_eq!(report["tasks_total"], 8);
+    assert_eq!(report["tasks_scored"], 8);
+    assert_eq!(report["report"]["task_accuracy"]["rate"], 1.0);
+}
