@@ -116,7 +116,8 @@ fn open_results(
             Ok(Ok((Source::File(reader), order.into_sorted(), damaged)))
         }
         FileKind::Checkpoint => {
-            let bytes = read_document(&args.results)?;
+            // JSON Lines: bounded per line, not as a whole document.
+            let bytes = std::fs::read(&args.results).map_err(at(&args.results))?;
             let file = match CheckpointFile::parse(&bytes) {
                 Ok(f) => f,
                 Err(e) => return refuse(e.to_string()),
