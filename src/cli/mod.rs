@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod compare_cmd;
-mod files;
+pub mod files;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -64,13 +64,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "en")]
         lang: LangArg,
     },
-    /// Score an official-format result file: writes score.jsonl, metric.json and
-    /// report.json into DIR.
+    /// Score a result file: writes score.jsonl, metric.json and report.json into DIR
+    /// (together, or not at all). Exit code 2 when the file holds no results (a dataset,
+    /// a CSV, an empty file …) or its results belong to another dataset.
     Score {
         /// The dataset the results were produced on.
         #[arg(long)]
         dataset: PathBuf,
-        /// The result file (official `*_result.jsonl` layout).
+        /// The result file (official `*_result.jsonl` layout), a `wildtool run`
+        /// checkpoint.jsonl or a run exported by the page.
         #[arg(long)]
         results: PathBuf,
         /// Output directory (created if missing).
@@ -85,6 +87,9 @@ enum Command {
         /// Cap on logged candidates after an action error.
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
+        /// Score results that do not match the dataset anyway (report.json records it).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -203,14 +208,21 @@ pub fn main() -> ExitCode {
             lang,
             model_name,
             candidate_cap,
-        } => score_cmd::score(&score_cmd::ScoreArgs {
-            dataset,
-            results,
-            out,
-            lang: lang.into(),
-            model_name,
-            candidate_cap,
-        }),
+            force,
+        } => score_cmd::score_with(
+            &score_cmd::ScoreArgs {
+                dataset,
+                results,
+                out,
+                lang: lang.into(),
+                model_name,
+                candidate_cap,
+            },
+            &score_cmd::ScoreExtras {
+                force,
+                ..score_cmd::ScoreExtras::default()
+            },
+        ),
         Command::Report {
             dataset,
             score_dir,

@@ -21,7 +21,7 @@ use wildtool_core::runner::provider::Endpoint;
 use wildtool_core::runner::select::SessionRange;
 
 use super::files::{at, read_text, FileError};
-use super::score_cmd::{score, ScoreArgs};
+use super::score_cmd::{score_with, ScoreArgs, ScoreExtras};
 
 /// Exit code when some tasks ended incomplete for transport reasons (re-run to resume).
 pub const EXIT_INCOMPLETE: u8 = 3;
@@ -291,14 +291,22 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         eprintln!("no complete session yet; nothing to score");
         return Ok(ExitCode::from(EXIT_INCOMPLETE));
     }
-    score(&ScoreArgs {
-        dataset: args.dataset.clone(),
-        results: result_path,
-        out: args.out.clone(),
-        lang: args.lang,
-        model_name: None,
-        candidate_cap: args.candidate_cap,
-    })?;
+    // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
+    let scope = ScoreExtras {
+        sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        ..ScoreExtras::default()
+    };
+    score_with(
+        &ScoreArgs {
+            dataset: args.dataset.clone(),
+            results: result_path,
+            out: args.out.clone(),
+            lang: args.lang,
+            model_name: None,
+            candidate_cap: args.candidate_cap,
+        },
+        &scope,
+    )?;
     if summary.incomplete.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

@@ -13,6 +13,7 @@ pub mod chart;
 pub mod checker;
 pub mod compare;
 pub mod dataset;
+pub mod formats;
 pub mod graph;
 pub mod json;
 pub mod outcome;
