@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod compare_cmd;
-mod files;
+pub mod files;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -13,6 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
+use wildtool_core::registry;
 
 /// Evaluate LLM tool use on WildToolBench-format data, with exact parity to the official
 /// scorer.
@@ -63,13 +64,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "en")]
         lang: LangArg,
     },
-    /// Score an official-format result file: writes score.jsonl, metric.json and
-    /// report.json into DIR.
+    /// Score a result file: writes score.jsonl, metric.json and report.json into DIR
+    /// (together, or not at all). Exit code 2 when the file holds no results (a dataset,
+    /// a CSV, an empty file …) or its results belong to another dataset.
     Score {
         /// The dataset the results were produced on.
         #[arg(long)]
         dataset: PathBuf,
-        /// The result file (official `*_result.jsonl` layout).
+        /// The result file (official `*_result.jsonl` layout), a `wildtool run`
+        /// checkpoint.jsonl or a run exported by the page.
         #[arg(long)]
         results: PathBuf,
         /// Output directory (created if missing).
@@ -84,6 +87,9 @@ enum Command {
         /// Cap on logged candidates after an action error.
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
+        /// Score results that do not match the dataset anyway (report.json records it).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -146,27 +152,27 @@ struct RunOpts {
     /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
     #[arg(long)]
     base_url: Option<String>,
-    /// openai | anthropic | gold | baseline | replay.
-    #[arg(long, default_value = "openai")]
+    /// What answers the tasks (see the long help).
+    #[arg(long, default_value = "openai", long_help = registry::provider_help())]
     provider: String,
-    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
-    /// The key is never written anywhere.
+    /// Environment variable holding the API key (default: the provider's, e.g.
+    /// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY). The key is never written anywhere.
     #[arg(long)]
     api_key_env: Option<String>,
     /// Tasks in flight at once.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = registry::DEFAULTS.concurrency)]
     concurrency: usize,
     /// Sampling temperature.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.temperature)]
     temperature: f64,
     /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 600.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.timeout_secs)]
     timeout: f64,
     /// Retries per request on 429/5xx/network errors before the task is incomplete.
-    #[arg(long, default_value_t = 6)]
+    #[arg(long, default_value_t = registry::DEFAULTS.retries)]
     retries: u32,
     /// First backoff delay in seconds (doubles per retry, with jitter; Retry-After wins).
-    #[arg(long, default_value_t = 2.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.backoff_secs)]
     backoff: f64,
     /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
     #[arg(long)]
@@ -202,14 +208,21 @@ pub fn main() -> ExitCode {
             lang,
             model_name,
             candidate_cap,
-        } => score_cmd::score(&score_cmd::ScoreArgs {
-            dataset,
-            results,
-            out,
-            lang: lang.into(),
-            model_name,
-            candidate_cap,
-        }),
+            force,
+        } => score_cmd::score_with(
+            &score_cmd::ScoreArgs {
+                dataset,
+                results,
+                out,
+                lang: lang.into(),
+                model_name,
+                candidate_cap,
+            },
+            &score_cmd::ScoreExtras {
+                force,
+                ..score_cmd::ScoreExtras::default()
+            },
+        ),
         Command::Report {
             dataset,
             score_dir,

@@ -12,15 +12,16 @@ use std::time::{Duration, Instant};
 use crate::native::run::{execute, RunConfig, RunError};
 use crate::native::{FileStore, LiveResponder, UreqTransport};
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, Session};
+use wildtool_core::registry;
 use wildtool_core::runner::agents::{BaselineAgent, GoldAgent, ReplayAgent};
 use wildtool_core::runner::driver::Responder;
 use wildtool_core::runner::policy::RetryPolicy;
 use wildtool_core::runner::progress::Progress;
-use wildtool_core::runner::provider::{Endpoint, ProviderKind};
+use wildtool_core::runner::provider::Endpoint;
 use wildtool_core::runner::select::SessionRange;
 
 use super::files::{at, read_text, FileError};
-use super::score_cmd::{score, ScoreArgs};
+use super::score_cmd::{score_with, ScoreArgs, ScoreExtras};
 
 /// Exit code when some tasks ended incomplete for transport reasons (re-run to resume).
 pub const EXIT_INCOMPLETE: u8 = 3;
@@ -34,7 +35,7 @@ pub struct RunArgs {
     pub model: Option<String>,
     /// Endpoint base URL.
     pub base_url: Option<String>,
-    /// `openai`, `anthropic`, `gold`, `baseline` or `replay`.
+    /// A dialect or built-in agent named in `wildtool_core::registry`.
     pub provider: String,
     /// Environment variable holding the API key.
     pub api_key_env: Option<String>,
@@ -110,24 +111,26 @@ fn build_agent(
             Ok(Agent::Replay(agent))
         }
         name => {
-            let kind = ProviderKind::from_name(name).ok_or_else(|| {
+            let info = registry::provider_named(name).ok_or_else(|| {
                 RunCmdError::Usage(format!(
-                    "unknown --provider {name:?} (openai, anthropic, gold, baseline, replay)"
+                    "unknown --provider {name:?} ({})",
+                    registry::backend_names().join(", ")
                 ))
             })?;
-            let base_url = match (&args.base_url, kind) {
+            let kind = info.kind;
+            let base_url = match (&args.base_url, info.default_base_url) {
                 (Some(u), _) => u.clone(),
-                (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
-                (None, ProviderKind::OpenAi) => {
-                    return Err(RunCmdError::Usage(
-                        "--base-url is required for --provider openai".to_owned(),
-                    ))
+                (None, Some(default)) => default.to_owned(),
+                (None, None) => {
+                    return Err(RunCmdError::Usage(format!(
+                        "--base-url is required for --provider {name}"
+                    )))
                 }
             };
-            let var = args.api_key_env.clone().unwrap_or_else(|| match kind {
-                ProviderKind::OpenAi => "OPENAI_API_KEY".to_owned(),
-                ProviderKind::Anthropic => "ANTHROPIC_API_KEY".to_owned(),
-            });
+            let var = args
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| info.key_env.to_owned());
             // The key is read here and kept only inside the transport.
             let auth = match std::env::var(&var) {
                 Ok(key) if !key.is_empty() => Some((kind.auth(), key)),
@@ -288,14 +291,22 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         eprintln!("no complete session yet; nothing to score");
         return Ok(ExitCode::from(EXIT_INCOMPLETE));
     }
-    score(&ScoreArgs {
-        dataset: args.dataset.clone(),
-        results: result_path,
-        out: args.out.clone(),
-        lang: args.lang,
-        model_name: None,
-        candidate_cap: args.candidate_cap,
-    })?;
+    // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
+    let scope = ScoreExtras {
+        sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        ..ScoreExtras::default()
+    };
+    score_with(
+        &ScoreArgs {
+            dataset: args.dataset.clone(),
+            results: result_path,
+            out: args.out.clone(),
+            lang: args.lang,
+            model_name: None,
+            candidate_cap: args.candidate_cap,
+        },
+        &scope,
+    )?;
     if summary.incomplete.is_empty() {
         Ok(ExitCode::SUCCESS)
     } else {

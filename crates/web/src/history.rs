@@ -16,10 +16,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use wildtool_core::chart::dashboard::ComparisonRow;
+use wildtool_core::chart::dashboard::{self, ComparisonRow};
 use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::report::RunReport;
 
-use crate::compat;
 use crate::data::{DatasetSource, OFFICIAL_DATA};
 use crate::msg::{Effect, GetPurpose, ListPurpose};
 use crate::route::{Route, View};
@@ -245,6 +245,11 @@ impl History {
     }
 }
 
+/// A stored run (one outcome per dataset task) as a comparison row.
+pub fn summarize(label: &str, outcomes: &[TaskOutcome]) -> ComparisonRow {
+    dashboard::summarize(label, &RunReport::from_outcomes(outcomes))
+}
+
 /// The host of an endpoint base URL (what the history keeps of it).
 pub fn endpoint_host(base_url: &str) -> Option<String> {
     wildtool_core::runner::endpoint_url::EndpointUrl::parse(base_url.trim())
@@ -377,7 +382,7 @@ impl AppState {
         };
         self.history
             .rows
-            .insert(id.to_owned(), compat::summarize(&entry.label, &outcomes));
+            .insert(id.to_owned(), summarize(&entry.label, &outcomes));
         if self.history.opening.as_deref() != Some(id) {
             self.refresh_shown();
             return Vec::new();

@@ -11,7 +11,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod compat;
 pub mod data;
 pub mod engine;
 pub mod exports;

@@ -5,19 +5,12 @@
 
 use std::collections::VecDeque;
 
+use wildtool_core::formats::score_file::model_name;
+use wildtool_core::formats::ScoreFile;
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::score::{ScoreOptions, ScoreStats, Scorer};
 
 use crate::data::{has_cjk, Dataset};
-
-/// One scored result line.
-#[derive(Debug, Clone)]
-struct Entry {
-    index: usize,
-    line_no: usize,
-    score_line: String,
-    outcomes: Vec<TaskOutcome>,
-}
 
 /// What a [`ScoreJob`] needs next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,11 +23,11 @@ pub enum JobStep {
     NeedsJieba,
 }
 
-/// Lines being scored.
+/// Lines being scored, collected into the core's score file (its order is the CLI's).
 pub struct ScoreJob {
     dataset: Dataset,
     scorer: Scorer<'static>,
-    entries: Vec<Entry>,
+    file: ScoreFile,
     queue: VecDeque<(usize, String)>,
     errors: Vec<String>,
 }
@@ -45,7 +38,7 @@ impl ScoreJob {
         ScoreJob {
             dataset,
             scorer: Scorer::new(&dataset.dataset, &dataset.checker, ScoreOptions::default()),
-            entries: Vec::new(),
+            file: ScoreFile::new(),
             queue: VecDeque::new(),
             errors: Vec::new(),
         }
@@ -60,6 +53,11 @@ impl ScoreJob {
         if !text.trim().is_empty() {
             self.queue.push_back((line_no, text));
         }
+    }
+
+    /// Records a line that could not be read (damaged, too long).
+    pub fn skip(&mut self, problem: String) {
+        self.errors.push(problem);
     }
 
     /// Lines waiting.
@@ -79,12 +77,7 @@ impl ScoreJob {
             let (line_no, text) = (*line_no, text.clone());
             self.queue.pop_front();
             match self.scorer.score_line(line_no, &text) {
-                Ok(s) => self.entries.push(Entry {
-                    index: s.index,
-                    line_no,
-                    score_line: s.score_line,
-                    outcomes: s.outcomes,
-                }),
+                Ok(s) => self.file.push(line_no, s),
                 Err(e) => self.errors.push(e.to_string()),
             }
         }
@@ -100,18 +93,9 @@ impl ScoreJob {
         self.queue.front().map(|(_, t)| t.as_str())
     }
 
-    fn sorted(&self) -> Vec<&Entry> {
-        let mut v: Vec<&Entry> = self.entries.iter().collect();
-        v.sort_by_key(|e| (e.index, e.line_no));
-        v
-    }
-
     /// Outcomes scored so far, in score order.
     pub fn outcomes(&self) -> Vec<TaskOutcome> {
-        self.sorted()
-            .into_iter()
-            .flat_map(|e| e.outcomes.iter().cloned())
-            .collect()
+        self.file.outcomes()
     }
 
     /// Lines that could not be scored so far.
@@ -121,30 +105,33 @@ impl ScoreJob {
 
     /// Result lines scored so far.
     pub fn scored_lines(&self) -> usize {
-        self.entries.len()
+        self.file.len()
     }
 
     /// The finished score files; `model` overrides the result file's model name.
-    pub fn finish(&self, model: Option<&str>) -> Scored {
-        let sorted = self.sorted();
-        let name = model
-            .filter(|m| !m.is_empty())
-            .map(str::to_owned)
-            .or_else(|| self.scorer.model_name().map(str::to_owned))
-            .unwrap_or_else(|| "unknown-model".to_owned());
+    pub fn finish(self, model: Option<&str>) -> Scored {
+        let name = model_name(model, &self.scorer);
+        let metric = self.scorer.metric_json(&name);
+        let stats = self.scorer.final_stats();
+        let out = self.file.finish();
+        let mut index = Vec::new();
+        let mut at = 0;
+        for line in out.score_jsonl.split('\n') {
+            index.push((
+                wildtool_core::formats::score_file::sort_key(line),
+                at,
+                at + line.len(),
+            ));
+            at += line.len() + 1;
+        }
         Scored {
-            metric: self.scorer.metric_json(&name),
+            metric,
             model: name,
-            lines: sorted
-                .iter()
-                .map(|e| (e.index, e.score_line.clone()))
-                .collect(),
-            outcomes: sorted
-                .iter()
-                .flat_map(|e| e.outcomes.iter().cloned())
-                .collect(),
-            errors: self.errors.clone(),
-            stats: self.scorer.final_stats(),
+            index,
+            score_jsonl: out.score_jsonl,
+            outcomes: out.outcomes,
+            errors: self.errors,
+            stats,
             result_text: None,
             records: None,
         }
@@ -156,8 +143,10 @@ impl ScoreJob {
 pub struct Scored {
     /// Model name written into `metric.json`.
     pub model: String,
-    /// `score.jsonl` lines in order, with their session index.
-    pub lines: Vec<(usize, String)>,
+    /// `score.jsonl` text.
+    pub score_jsonl: String,
+    /// `(session index, start, end)` of each line of `score_jsonl`.
+    index: Vec<(usize, usize, usize)>,
     /// `metric.json` text.
     pub metric: String,
     /// Outcomes in score order.
@@ -175,22 +164,15 @@ pub struct Scored {
 impl Scored {
     /// `score.jsonl` text.
     pub fn score_jsonl(&self) -> String {
-        let mut out = String::new();
-        for (i, (_, line)) in self.lines.iter().enumerate() {
-            if i > 0 {
-                out.push('\n');
-            }
-            out.push_str(line);
-        }
-        out
+        self.score_jsonl.clone()
     }
 
-    /// The score line of session `index`.
+    /// The score line of session `index` (its id's number).
     pub fn line_of(&self, index: usize) -> Option<&str> {
-        self.lines
+        self.index
             .iter()
-            .find(|(i, _)| *i == index)
-            .map(|(_, l)| l.as_str())
+            .find(|(i, _, _)| *i == index)
+            .and_then(|(_, a, b)| self.score_jsonl.get(*a..*b))
     }
 }
 

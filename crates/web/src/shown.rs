@@ -3,12 +3,11 @@
 //! score files for traces and exports.
 
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
-use wildtool_core::chart::{self, ChartSpec, ChartTable, Layout};
+use wildtool_core::chart::{self, ChartSpec, ChartTable, Headline, Layout};
 use wildtool_core::outcome::TaskOutcome;
-use wildtool_core::report::RunReport;
+use wildtool_core::report::{fill_outcomes, RunReport, RunStatus};
 use wildtool_core::share::{self, ShareHeader, SharedRun};
 
-use crate::compat::{self, Headline, RunStatus};
 use crate::data::Dataset;
 use crate::scoring::Scored;
 
@@ -166,11 +165,11 @@ impl ShownRun {
             model,
             kind,
         } = ident;
-        let outcomes = compat::fill_outcomes(&dataset.shapes, outcomes);
-        let report = compat::report(&outcomes);
+        let outcomes = fill_outcomes(&dataset.shapes, outcomes);
+        let report = RunReport::from_outcomes(&outcomes);
         let headline = Headline::of(&report);
         let layout = Layout::STANDARD;
-        let specs = compat::standard_charts(&label, &outcomes);
+        let specs = dashboard::standard_charts(&label, &report);
         let charts = specs.iter().map(|s| Chart::of(s, layout)).collect();
         let share = if headline.status == RunStatus::Failed {
             Err("A failed run has no share link: nothing was scored.".to_owned())
@@ -190,7 +189,7 @@ impl ShownRun {
             .map_err(|e| format!("No share link for this run: {e}"))
         };
         let comparison = Chart::of(
-            &dashboard::comparison(&[compat::summarize(&label, &outcomes)]),
+            &dashboard::comparison(&[dashboard::summarize(&label, &report)]),
             layout,
         );
         ShownRun {
@@ -216,7 +215,7 @@ impl ShownRun {
 
     /// This run as a comparison row.
     pub fn row(&self) -> ComparisonRow {
-        compat::summarize(&self.label, &self.outcomes)
+        dashboard::summarize(&self.label, &self.report)
     }
 
     /// Redraws the comparison chart with `others` after this run.

@@ -4,14 +4,17 @@
 //! assembled into result lines and scored the same way. Anything else is refused with a
 //! message that says what the file is.
 
-use wildtool_core::runner::checkpoint::{assemble, recover, SessionSlot};
-
-use crate::compat::{check_belongs, sniff, FileKind};
 use crate::data::Dataset;
 use crate::msg::{Effect, FilePurpose, FileRef};
 use crate::scoring::{JobStep, ScoreJob};
 use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
+use wildtool_core::formats::lines::decode;
+use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
+use wildtool_core::formats::{
+    check_belongs, sniff, CheckpointFile, FileKind, LineSplitter, RunExport,
+};
+use wildtool_core::runner::checkpoint::{assemble, recover};
 
 /// Bytes read per slice of a streamed file.
 pub const SLICE: u64 = 1 << 20;
@@ -72,8 +75,7 @@ pub struct Upload {
     pub finished: u32,
     file: Option<FileRef>,
     job: Option<ScoreJob>,
-    carry: Vec<u8>,
-    line_no: usize,
+    splitter: LineSplitter,
     keep: Option<String>,
     whole: Vec<u8>,
     reading: bool,
@@ -82,23 +84,6 @@ pub struct Upload {
     label: Option<String>,
     records: Option<Vec<String>>,
     resumable: bool,
-}
-
-fn split_lines(carry: &mut Vec<u8>, bytes: &[u8], eof: bool) -> Vec<Vec<u8>> {
-    carry.extend_from_slice(bytes);
-    let mut out = Vec::new();
-    let mut start = 0;
-    for (i, b) in carry.iter().enumerate() {
-        if *b == b'\n' {
-            out.push(carry[start..i].to_vec());
-            start = i + 1;
-        }
-    }
-    carry.drain(..start);
-    if eof && !carry.is_empty() {
-        out.push(std::mem::take(carry));
-    }
-    out
 }
 
 impl AppState {
@@ -162,17 +147,14 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            self.upload.kind = Some(kind);
-            if let Some(refusal) = kind.refusal() {
-                return self.upload_fail(refusal);
+            if !kind.is_scorable() {
+                return self.upload_fail(&kind.message());
             }
+            self.upload.kind = Some(kind);
         }
         match self.upload.kind {
-            Some(FileKind::OfficialResult) => {
-                let lines = split_lines(&mut self.upload.carry, &bytes, self.upload.eof);
-                for raw in lines {
-                    self.push_result_line(raw);
-                }
+            Some(FileKind::Results) => {
+                self.feed_results(&bytes, self.upload.eof);
                 self.upload.message = Some((
                     format!(
                         "Scoring {}: {:.1} of {:.1} MB",
@@ -196,25 +178,37 @@ impl AppState {
                 if !self.upload.eof {
                     return self.read_next(self.upload.total - self.upload.read);
                 }
-                let text =
-                    String::from_utf8_lossy(&std::mem::take(&mut self.upload.whole)).into_owned();
-                self.whole_file(&text, now)
+                let whole = std::mem::take(&mut self.upload.whole);
+                self.whole_file(&whole, now)
             }
         }
     }
 
-    fn push_result_line(&mut self, raw: Vec<u8>) {
-        self.upload.line_no += 1;
-        let text = match String::from_utf8(raw) {
-            Ok(t) => t,
-            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    /// Splits result bytes into lines by the core's line rule (a damaged or oversized
+    /// line costs that line, named by its number) and queues them for scoring.
+    fn feed_results(&mut self, bytes: &[u8], eof: bool) {
+        let u = &mut self.upload;
+        let (Some(job), keep) = (&mut u.job, &mut u.keep) else {
+            return;
         };
-        if let Some(keep) = &mut self.upload.keep {
-            keep.push_str(&text);
-            keep.push('\n');
-        }
-        if let Some(job) = &mut self.upload.job {
-            job.push(self.upload.line_no, text);
+        let mut visit =
+            |span: wildtool_core::formats::LineSpan,
+             line: Result<&[u8], wildtool_core::formats::LineError>| {
+                match line.and_then(|b| decode(&span, b)) {
+                    Ok(Some(text)) => {
+                        if let Some(k) = keep.as_mut() {
+                            k.push_str(text);
+                            k.push('\n');
+                        }
+                        job.push(span.number, text.to_owned());
+                    }
+                    Ok(None) => {}
+                    Err(e) => job.skip(e.to_string()),
+                }
+            };
+        u.splitter.push(bytes, &mut visit);
+        if eof {
+            u.splitter.finish(&mut visit);
         }
     }
 
@@ -232,29 +226,19 @@ impl AppState {
     }
 
     /// A checkpoint or run export, read whole.
-    fn whole_file(&mut self, text: &str, now: Now) -> Vec<Effect> {
+    fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
         let Some(dataset) = self.dataset else {
             return self.upload_fail("No dataset is loaded.");
         };
         let parsed = match self.upload.kind {
-            Some(FileKind::Checkpoint) => parse_checkpoint(text, dataset),
-            _ => parse_run_export(text, dataset),
+            Some(FileKind::Checkpoint) => parse_checkpoint(bytes, dataset),
+            _ => parse_run_export(bytes, dataset),
         };
-        let (model, label, records, result_text) = match parsed {
+        let (model, label, records, result_text, missing) = match parsed {
             Ok(p) => p,
             Err(e) => return self.upload_fail(&e),
         };
-        let result_text = match (&records, result_text) {
-            (_, Some(t)) => t,
-            (Some(lines), None) => match assembled(dataset, &model, lines) {
-                Ok((text, missing)) => {
-                    self.upload.resumable = missing > 0;
-                    text
-                }
-                Err(e) => return self.upload_fail(&e),
-            },
-            (None, None) => return self.upload_fail("The run file holds no results."),
-        };
+        self.upload.resumable = missing > 0;
         self.upload.model = Some(model);
         self.upload.label = label;
         self.upload.records = records;
@@ -291,18 +275,17 @@ impl AppState {
             ..Upload::default()
         };
         let kind = sniff(text.as_bytes(), text.len() as u64);
-        self.upload.kind = Some(kind);
-        if let Some(refusal) = kind.refusal() {
-            return self.upload_fail(refusal);
+        if !kind.is_scorable() {
+            return self.upload_fail(&kind.message());
         }
-        if kind == FileKind::OfficialResult {
+        let results = kind == FileKind::Results;
+        self.upload.kind = Some(kind);
+        if results {
             self.upload.keep = (text.len() as u64 <= KEEP_TEXT).then(String::new);
-            for raw in text.split('\n') {
-                self.push_result_line(raw.as_bytes().to_vec());
-            }
+            self.feed_results(text.as_bytes(), true);
             self.upload_continue(now)
         } else {
-            self.whole_file(&text, now)
+            self.whole_file(text.as_bytes(), now)
         }
     }
 
@@ -366,8 +349,8 @@ impl AppState {
                 }
             ));
         }
-        if let Err(e) = check_belongs(&scored.stats, scored.outcomes.len() as u64) {
-            return self.upload_fail(&e);
+        if let Err(e) = check_belongs(&scored.stats) {
+            return self.upload_fail(&e.message);
         }
         scored.result_text = self.upload.keep.take();
         scored.records = self.upload.records.take();
@@ -468,72 +451,46 @@ impl AppState {
     }
 }
 
-/// `(model, label, checkpoint lines, result text)` of a checkpoint.
-type Parsed = (String, Option<String>, Option<Vec<String>>, Option<String>);
+/// What a checkpoint or run export holds: model, label, checkpoint lines (header
+/// first), the result text to score and how many tasks are still missing.
+type Parsed = (String, Option<String>, Option<Vec<String>>, String, usize);
 
-fn parse_checkpoint(text: &str, dataset: Dataset) -> Result<Parsed, String> {
-    let lines: Vec<String> = text
-        .lines()
-        .map(|l| l.trim_end_matches('\r').to_owned())
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let header: serde_json::Value = lines
-        .first()
-        .and_then(|l| serde_json::from_str(l).ok())
-        .ok_or("The checkpoint's first line is not its header.")?;
-    let model = header
-        .get("model_name")
-        .and_then(|v| v.as_str())
-        .ok_or("The checkpoint's header has no model_name string.")?
-        .to_owned();
-    let fp = header
-        .get("dataset")
-        .and_then(|v| v.as_str())
-        .ok_or("The checkpoint's header has no dataset string.")?;
-    if fp != dataset.fingerprint {
-        return Err(format!(
-            "This checkpoint was written on another dataset (fingerprint {fp}; the loaded dataset is {}). Load that dataset in Setup first.",
-            dataset.fingerprint
-        ));
-    }
-    Ok((model, None, Some(lines), None))
+fn parse_checkpoint(bytes: &[u8], dataset: Dataset) -> Result<Parsed, String> {
+    let file = CheckpointFile::parse(bytes).map_err(|e| e.to_string())?;
+    let assembled = checkpoint_results(&file, &dataset.dataset, &dataset.fingerprint)
+        .map_err(|e| e.to_string())?;
+    let mut lines = vec![file.header.to_line()];
+    lines.extend(file.records.iter().cloned());
+    Ok((
+        file.header.model_name.clone(),
+        None,
+        Some(lines),
+        assembled.text,
+        assembled.missing.len(),
+    ))
 }
 
-fn parse_run_export(text: &str, dataset: Dataset) -> Result<Parsed, String> {
-    let doc: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| format!("The run file is not valid JSON: {e}"))?;
-    let model = doc
-        .get("model")
-        .and_then(|v| v.as_str())
-        .ok_or("The run file has no model string.")?
-        .to_owned();
-    let label = doc.get("label").and_then(|v| v.as_str()).map(str::to_owned);
-    if let Some(fp) = doc.get("dataset_fingerprint").and_then(|v| v.as_str()) {
-        if fp != dataset.fingerprint {
-            return Err(format!(
-                "This run was made on another dataset (fingerprint {fp}; the loaded dataset is {}).",
-                dataset.fingerprint
-            ));
+fn parse_run_export(bytes: &[u8], dataset: Dataset) -> Result<Parsed, String> {
+    let doc = RunExport::parse(bytes).map_err(|e| e.to_string())?;
+    let text = run_export_results(&doc, &dataset.dataset, &dataset.fingerprint)
+        .map_err(|e| e.to_string())?;
+    let label = Some(doc.meta.label.clone()).filter(|l| !l.is_empty());
+    let (records, missing) = match &doc.records {
+        Some(r) => {
+            let mut lines = vec![wildtool_core::formats::CheckpointHeader::new(
+                &doc.meta.model,
+                &dataset.fingerprint,
+            )
+            .to_line()];
+            lines.extend(r.iter().cloned());
+            let missing = assembled(dataset, &doc.meta.model, &lines)
+                .map(|(_, m)| m)
+                .unwrap_or(0);
+            (Some(lines), missing)
         }
-    }
-    if let Some(records) = doc.get("records").and_then(|v| v.as_array()) {
-        let mut lines = vec![wildtool_core::runner::checkpoint::header_line(
-            &model,
-            &dataset.fingerprint,
-        )];
-        for (i, r) in records.iter().enumerate() {
-            lines.push(
-                r.as_str()
-                    .ok_or(format!("records[{i}] of the run file is not a string."))?
-                    .to_owned(),
-            );
-        }
-        return Ok((model, label, Some(lines), None));
-    }
-    match doc.get("result_jsonl").and_then(|v| v.as_str()) {
-        Some(t) => Ok((model, label, None, Some(t.to_owned()))),
-        None => Err("The run file has neither records nor result_jsonl.".into()),
-    }
+        None => (None, 0),
+    };
+    Ok((doc.meta.model.clone(), label, records, text, missing))
 }
 
 /// Assembles checkpoint lines into result text; returns the text and the number of
@@ -544,36 +501,6 @@ pub fn assembled(
     lines: &[String],
 ) -> Result<(String, usize), String> {
     let done = recover(lines, model, &dataset.fingerprint).map_err(|e| e.to_string())?;
-    let slots: Vec<SessionSlot> = dataset
-        .dataset
-        .sessions
-        .iter()
-        .map(|s| SessionSlot {
-            line: s.line,
-            id: s.id.clone(),
-            tasks: s.tasks.len(),
-        })
-        .collect();
-    let a = assemble(model, &slots, &done);
+    let a = assemble(model, &session_slots(&dataset.dataset), &done);
     Ok((a.text, a.missing.len()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn lines_split_across_slices() {
-        let mut carry = Vec::new();
-        assert_eq!(
-            split_lines(&mut carry, b"ab\ncd", false),
-            vec![b"ab".to_vec()]
-        );
-        assert_eq!(
-            split_lines(&mut carry, b"e\n\nf", false),
-            vec![b"cde".to_vec(), vec![]]
-        );
-        assert_eq!(split_lines(&mut carry, b"", true), vec![b"f".to_vec()]);
-        assert!(carry.is_empty());
-    }
 }

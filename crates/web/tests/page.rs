@@ -373,7 +373,7 @@ fn uploads_say_what_they_are() {
             b"hello world\nthis is text\n",
             "not a result file",
         ),
-        ("blob.bin", b"\x00\x01\x02garbage\xff", "not a result file"),
+        ("blob.bin", b"\x00\x01\x02garbage\xff", "not a text file"),
     ];
     let mut messages = Vec::new();
     for (name, bytes, needle) in cases {
@@ -387,7 +387,7 @@ fn uploads_say_what_they_are() {
         messages.push(msg);
     }
     messages.dedup();
-    assert_eq!(messages.len(), 4, "distinct messages: {messages:?}");
+    assert_eq!(messages.len(), 5, "distinct messages: {messages:?}");
 }
 
 #[test]
@@ -397,8 +397,7 @@ fn a_result_file_of_another_dataset_is_refused() {
     b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
     assert_eq!(b.hook("offline").as_deref(), Some("error"));
     assert!(
-        b.text("offline-info")
-            .contains("does not belong to the loaded dataset"),
+        b.text("offline-info").contains("belong to another dataset"),
         "{}",
         b.text("offline-info")
     );

@@ -2,7 +2,8 @@
 //! protocol. Everything here is sans-IO; the transports (native `ureq` in the `wildtool`
 //! crate, browser `fetch` in `wildtool-web`) are adapters.
 //!
-//! - [`provider`]: request/response mapping for OpenAI-compatible and Anthropic APIs.
+//! - [`provider`]: request/response mapping for OpenAI-compatible, Anthropic and Gemini
+//!   APIs; [`preflight`]: the one-request endpoint check before a run.
 //! - [`policy`]: retry classification and backoff; [`progress`]: the live progress model.
 //! - [`exec`]: executor plumbing; [`driver`]: the per-task loop; [`agents`]: built-in
 //!   agents; [`checkpoint`]: checkpoint records and result assembly; [`plan`]: run

@@ -2,9 +2,9 @@
 //! exports and the share link. A partial run says so in a banner and in every count; a
 //! failed run shows its reason and no rate.
 
-use crate::compat::RunStatus;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_core::report::RunStatus;
 
 use super::widgets::{button, chart_figure, heading, headline};
 
