@@ -272,10 +272,11 @@ mod layout_tests {
                 incomplete: false,
             })
             .collect();
-        let mut specs = dashboard::standard_charts("run", &outcomes);
+        let report = crate::report::RunReport::from_outcomes(&outcomes);
+        let mut specs = dashboard::standard_charts("run", &report);
         specs.push(dashboard::comparison(&[
-            dashboard::summarize("a", &outcomes),
-            dashboard::summarize("a much longer label of a second run", &outcomes),
+            dashboard::summarize("a", &report),
+            dashboard::summarize("a much longer label of a second run", &report),
         ]));
         for spec in &specs {
             let narrow = render_svg_with(spec, Layout::narrow(340.0));
