@@ -59,17 +59,22 @@ pub fn spec_from_form(
     dataset: &str,
     model: Option<&str>,
 ) -> Result<RunSpec, FormError> {
-    let backend = match form.provider.as_str() {
-        "gold" => BackendSettings::Agent(AgentKind::Gold),
-        "baseline" => BackendSettings::Agent(AgentKind::Baseline),
-        other => BackendSettings::Http {
-            provider: ProviderKind::from_name(other)
-                .ok_or_else(|| FormError::Provider(other.to_owned()))?,
-            base_url: form.base_url.trim().to_owned(),
-            temperature: real("temperature", &form.temperature)?,
-            browser: true,
-        },
-    };
+    let backend =
+        match form.provider.as_str() {
+            "gold" => BackendSettings::Agent(AgentKind::Gold),
+            "baseline" => BackendSettings::Agent(AgentKind::Baseline),
+            "replay" => return Err(FormError::Provider(
+                "replay (it needs a recorded result file; use `wildtool run --provider replay`)"
+                    .into(),
+            )),
+            other => BackendSettings::Http {
+                provider: ProviderKind::from_name(other)
+                    .ok_or_else(|| FormError::Provider(other.to_owned()))?,
+                base_url: form.effective_base_url(),
+                temperature: real("temperature", &form.temperature)?,
+                browser: true,
+            },
+        };
     let model = match (model, &backend) {
         (Some(m), _) => m.to_owned(),
         (None, BackendSettings::Agent(_)) if form.model.trim().is_empty() => form.provider.clone(),

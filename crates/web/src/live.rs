@@ -166,7 +166,7 @@ impl AppState {
                 base_url, provider, ..
             } => {
                 // The key typed for this endpoint, or the one remembered for its origin.
-                let key = self.setup.key_for(self.setup.base_url.trim());
+                let key = self.setup.key_for(&self.setup.effective_base_url());
                 let _ = base_url;
                 (!key.is_empty()).then(|| {
                     let (name, value) = provider.auth().header(&key);
@@ -195,7 +195,7 @@ impl AppState {
                     Backend::Agent(_) => None,
                 },
                 base_url: match &backend {
-                    Backend::Http { .. } => Some(self.setup.base_url.trim().to_owned()),
+                    Backend::Http { .. } => Some(self.setup.effective_base_url()),
                     Backend::Agent(_) => None,
                 },
                 settings: Some(settings_map(&self.setup)),

@@ -64,11 +64,13 @@ pub enum Field {
     Backoff,
     /// Check the endpoint with one request before the run.
     Preflight,
+    /// A ready-made endpoint (fills provider and base URL).
+    Preset,
 }
 
 impl Field {
     /// Every field, for parsing.
-    pub const ALL: [Field; 14] = [
+    pub const ALL: [Field; 15] = [
         Field::DatasetChoice,
         Field::DatasetUrl,
         Field::Lang,
@@ -83,6 +85,7 @@ impl Field {
         Field::Retries,
         Field::Backoff,
         Field::Preflight,
+        Field::Preset,
     ];
 
     /// The name in `data-arg` and element ids.
@@ -102,6 +105,7 @@ impl Field {
             Field::Retries => "m-retries",
             Field::Backoff => "m-backoff",
             Field::Preflight => "m-preflight",
+            Field::Preset => "m-preset",
         }
     }
 
@@ -171,12 +175,15 @@ pub struct SetupForm {
     pub backoff: String,
     /// Preflight box.
     pub preflight: bool,
+    /// The preset chosen last (empty: none).
+    pub preset: String,
     /// The key stored on this device.
     pub remembered: Option<RememberedKey>,
 }
 
 impl Default for SetupForm {
     fn default() -> Self {
+        let d = wildtool_core::registry::DEFAULTS;
         SetupForm {
             dataset: DatasetChoice::Bundled,
             dataset_url: String::new(),
@@ -187,12 +194,13 @@ impl Default for SetupForm {
             key: String::new(),
             key_typed: false,
             remember: false,
-            temperature: "0".into(),
-            concurrency: "4".into(),
-            timeout: "600".into(),
-            retries: "6".into(),
-            backoff: "2".into(),
+            temperature: d.temperature.to_string(),
+            concurrency: d.concurrency.to_string(),
+            timeout: d.timeout_secs.to_string(),
+            retries: d.retries.to_string(),
+            backoff: d.backoff_secs.to_string(),
             preflight: true,
+            preset: String::new(),
             remembered: None,
         }
     }
@@ -201,7 +209,19 @@ impl Default for SetupForm {
 impl SetupForm {
     /// True when the provider is a built-in agent (no endpoint).
     pub fn is_builtin(&self) -> bool {
-        matches!(self.provider.as_str(), "gold" | "baseline")
+        wildtool_core::registry::agent(&self.provider).is_some()
+    }
+
+    /// The base URL to use: as typed, else the provider's default (Anthropic, Gemini).
+    pub fn effective_base_url(&self) -> String {
+        let typed = self.base_url.trim();
+        if !typed.is_empty() {
+            return typed.to_owned();
+        }
+        wildtool_core::registry::provider_named(&self.provider)
+            .and_then(|p| p.default_base_url)
+            .unwrap_or("")
+            .to_owned()
     }
 
     /// Installs the key stored on this device (JSON) and shows it if it belongs to the
@@ -283,6 +303,14 @@ impl SetupForm {
             Field::Retries => self.retries = value.to_owned(),
             Field::Backoff => self.backoff = value.to_owned(),
             Field::Preflight => self.preflight = flag,
+            Field::Preset => {
+                self.preset = value.to_owned();
+                if let Some(p) = wildtool_core::registry::preset(value) {
+                    self.provider = p.provider.name().to_owned();
+                    self.base_url = p.base_url.to_owned();
+                    self.sync_remembered();
+                }
+            }
         }
         Ok(KeyStorage::Keep)
     }
@@ -324,6 +352,7 @@ impl SetupForm {
             Field::Retries => self.retries.clone(),
             Field::Backoff => self.backoff.clone(),
             Field::Preflight => self.preflight.to_string(),
+            Field::Preset => self.preset.clone(),
         }
     }
 }

@@ -7,16 +7,23 @@ use crate::ui::{el, el_text, Element};
 
 use super::widgets::{button, field, heading};
 
-/// Providers and built-in agents offered in the form: `(value, label)`.
-pub const PROVIDERS: [(&str, &str); 4] = [
-    ("gold", "Built-in: gold agent (answers with the gold path)"),
-    (
-        "baseline",
-        "Built-in: baseline agent (word-overlap heuristic)",
-    ),
-    ("openai", "OpenAI-compatible endpoint"),
-    ("anthropic", "Anthropic"),
-];
+use wildtool_core::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
+
+/// Providers and built-in agents offered in the form, from the core's registry:
+/// `(value, label)`. The replay agent needs a recorded result file and stays a CLI
+/// feature.
+pub fn provider_options() -> Vec<(&'static str, String)> {
+    AGENTS
+        .iter()
+        .filter(|a| !a.needs_results)
+        .map(|a| (a.name, format!("{} — {}", a.label, a.description)))
+        .chain(
+            PROVIDERS
+                .iter()
+                .map(|p| (p.kind.name(), p.label.to_owned())),
+        )
+        .collect()
+}
 
 fn dataset_panel(state: &AppState) -> Element {
     let f = &state.setup;
@@ -205,8 +212,20 @@ fn model_panel(state: &AppState) -> Element {
         .id("m-provider")
         .action("set", Field::Provider.name())
         .attr("value", f.provider.clone());
-    for (v, label) in PROVIDERS {
+    for (v, label) in provider_options() {
         select = select.child(el("option").attr("value", v).text(label));
+    }
+    let mut presets = el("select")
+        .id("m-preset")
+        .action("set", Field::Preset.name())
+        .attr("value", f.preset.clone())
+        .child(
+            el("option")
+                .attr("value", "")
+                .text("— choose a service or local server —"),
+        );
+    for p in PRESETS {
+        presets = presets.child(el("option").attr("value", p.id).text(p.label));
     }
     let mut panel = el("fieldset")
         .class("panel")
@@ -214,11 +233,24 @@ fn model_panel(state: &AppState) -> Element {
         .child(
             el("div")
                 .class("row")
+                .child(el("label").attr("for", "m-preset").text("Preset"))
+                .child(presets),
+        )
+        .child(
+            el("div")
+                .class("row")
                 .child(el("label").attr("for", "m-provider").text("Provider"))
                 .child(select),
         );
+    if let Some(p) = registry::preset(&f.preset) {
+        panel = panel.child(el("p").id("preset-note").class("muted").text(format!(
+            "{}: {}{}",
+            p.label,
+            p.cors,
+            p.tools.map(|t| format!(" Tools: {t}")).unwrap_or_default()
+        )));
+    }
     if !f.is_builtin() {
-        let anthropic = f.provider == "anthropic";
         let mut sub = el("div").class("sub");
         sub = sub
             .children(field("Base URL", Field::BaseUrl.name(), "url", &f.base_url))
@@ -252,60 +284,64 @@ fn model_panel(state: &AppState) -> Element {
                         " Remember the key on this device, for this endpoint only (localStorage)",
                     ),
             );
-        let placeholder_base = if anthropic {
-            "https://api.anthropic.com"
-        } else {
-            "http://127.0.0.1:11434/v1"
-        };
-        sub = sub.child(el("p").class("muted").text(format!(
-            "For example {placeholder_base}; the model name is also the run's label."
-        )));
+        let default_base = registry::provider_named(&f.provider).and_then(|p| p.default_base_url);
+        let example_model = registry::preset(&f.preset)
+            .map(|p| p.example_model)
+            .unwrap_or("qwen3:8b");
+        sub = sub.child(el("p").class("muted").text(match default_base {
+            Some(url) => format!(
+                "Empty base URL: {url}. Model name for example {example_model}; it is also the run's label."
+            ),
+            None => format!(
+                "For example http://127.0.0.1:11434/v1 (Ollama). Model name for example {example_model}; it is also the run's label."
+            ),
+        }));
         panel = panel.child(sub);
     }
-    panel = panel.child(
-        el("div")
-            .class("grid3")
-            .child(number(
-                "Temperature",
-                Field::Temperature,
-                &f.temperature,
-                "0",
-                "2",
-                "0.1",
-            ))
-            .child(number(
-                "Concurrency",
-                Field::Concurrency,
-                &f.concurrency,
-                "1",
-                "256",
-                "1",
-            ))
-            .child(number(
-                "Timeout (s)",
-                Field::Timeout,
-                &f.timeout,
-                "1",
-                "3600",
-                "1",
-            ))
-            .child(number(
-                "Retries",
-                Field::Retries,
-                &f.retries,
-                "0",
-                "20",
-                "1",
-            ))
-            .child(number(
-                "Backoff (s)",
-                Field::Backoff,
-                &f.backoff,
-                "0",
-                "600",
-                "1",
-            )),
-    );
+    let l = LIMITS;
+    let range = |lo: f64, hi: f64| (lo.to_string(), hi.to_string());
+    type NumberField<'a> = (&'a str, Field, &'a String, (String, String), &'a str);
+    let numbers: [NumberField<'_>; 5] = [
+        (
+            "Temperature",
+            Field::Temperature,
+            &f.temperature,
+            range(l.temperature.0, l.temperature.1),
+            "0.1",
+        ),
+        (
+            "Concurrency",
+            Field::Concurrency,
+            &f.concurrency,
+            range(l.concurrency.0 as f64, l.concurrency.1 as f64),
+            "1",
+        ),
+        (
+            "Timeout (s)",
+            Field::Timeout,
+            &f.timeout,
+            range(l.timeout_secs.0, l.timeout_secs.1),
+            "1",
+        ),
+        (
+            "Retries",
+            Field::Retries,
+            &f.retries,
+            range(f64::from(l.retries.0), f64::from(l.retries.1)),
+            "1",
+        ),
+        (
+            "Backoff (s)",
+            Field::Backoff,
+            &f.backoff,
+            range(l.backoff_secs.0, l.backoff_secs.1),
+            "1",
+        ),
+    ];
+    panel =
+        panel.child(el("div").class("grid3").children(numbers.iter().map(
+            |(label, field, value, (lo, hi), step)| number(label, *field, value, lo, hi, step),
+        )));
     if !f.is_builtin() {
         panel = panel.child(
             el("label")
@@ -347,26 +383,24 @@ fn model_panel(state: &AppState) -> Element {
 }
 
 fn cors_help(state: &AppState) -> Element {
-    let item = |name: &str, text: &str| {
-        el("li")
-            .child(el_text("strong", name))
-            .text(format!(": {text}"))
-    };
     el("details")
         .id("cors-help")
         .class("panel help")
         .action("toggle", "cors-help")
         .flag("open", state.open.contains("cors-help"))
         .child(el_text("summary", "Connecting to a local or hosted model from this page (CORS, network)"))
-        .child(el_text("p", "The page calls the endpoint straight from your browser, so the server must allow this page's origin (CORS). If requests fail with a network or CORS error:"))
-        .child(
-            el("ul")
-                .child(item("Ollama", "start it with the page's origin allowed, e.g. OLLAMA_ORIGINS=\"http://127.0.0.1:8080\" ollama serve (or OLLAMA_ORIGINS=\"*\"); base URL http://127.0.0.1:11434/v1."))
-                .child(item("vLLM", "vllm serve MODEL --allowed-origins '[\"http://127.0.0.1:8080\"]' (and --enable-auto-tool-choice --tool-call-parser … for tools); base URL http://127.0.0.1:8000/v1."))
-                .child(item("llama.cpp server", "llama-server -m model.gguf --jinja --host 127.0.0.1 --port 8081 answers CORS requests itself; if a proxy sits in front, it must add Access-Control-Allow-Origin. Base URL http://127.0.0.1:8081/v1."))
-                .child(item("Anthropic", "the page adds the anthropic-dangerous-direct-browser-access: true header; use a key you are willing to expose to this browser."))
-                .child(item("HTTPS pages", "a page served over https can only call https endpoints or localhost; other plain-http hosts are blocked by the browser (and by this page's Content-Security-Policy).")),
-        )
+        .child(el_text("p", "The page calls the endpoint straight from your browser, so the server must allow this page's origin (CORS). What each server needs:"))
+        .child(el("ul").children(PRESETS.iter().map(|p| {
+            el("li")
+                .child(el_text("strong", p.label))
+                .text(format!(
+                    " ({}): {}{}",
+                    p.base_url,
+                    p.cors,
+                    p.tools.map(|t| format!(" Tools: {t}")).unwrap_or_default()
+                ))
+        })))
+        .child(el_text("p", "A page served over https can only call https endpoints or localhost; other plain-http hosts are blocked by the browser (and by this page's Content-Security-Policy)."))
 }
 
 /// The setup view.
