@@ -19,10 +19,11 @@ const MOCK: Option<&str> = option_env!("WILDTOOL_MOCK_URL");
 
 fn client(prefix: &str, provider: ProviderKind, key: Option<&str>) -> Option<WebClient> {
     let base = MOCK?;
+    // Longest own backoff 100 ms · 2^2 = 400 ms: a Retry-After of 0.2 s is honoured.
     let policy = RetryPolicy {
         max_retries: 3,
-        base_delay: Duration::from_millis(10),
-        max_delay: Duration::from_millis(50),
+        base_delay: Duration::from_millis(100),
+        max_delay: Duration::from_secs(1),
         max_retry_after: Duration::from_secs(2),
         jitter: 0.0,
         timeout: Duration::from_secs(5),
@@ -132,46 +133,87 @@ async fn throughput_at_concurrency_32() {
 }
 
 #[wasm_bindgen_test]
-async fn the_async_scheduler_runs_a_dataset_through_fetch_and_survives_5xx() {
-    use std::cell::Cell;
+async fn the_engine_runs_a_dataset_through_fetch_and_survives_5xx() {
     use wildtool_core::dataset::{load_dataset, Lang, Session};
-    use wildtool_core::runner::checkpoint::MemoryStore;
-    use wildtool_core::runner::plan::RunConfig;
-    use wildtool_core::runner::schedule::execute_async;
+    use wildtool_core::runner::engine::{
+        BackendSettings, Engine, Event, RunSettings, RunSpec, RunStatus,
+    };
+    use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
+    use wildtool_web::fetch::{fetch, sleep};
 
+    let Some(base) = MOCK else {
+        return;
+    };
     let loaded = load_dataset(include_str!("../../../tests/fixtures/mini.jsonl"), Lang::En);
     let sessions: Vec<&Session> = loaded.sessions.iter().collect();
+    let now = || js_sys::Date::now() / 1000.0;
     for prefix in ["ok", "flaky500"] {
-        let Some(c) = client(prefix, ProviderKind::OpenAi, None) else {
-            return;
-        };
-        let mut store = MemoryStore::default();
-        let config = RunConfig {
-            model: "mock",
-            dataset_fingerprint: "fp",
+        let spec = RunSpec::new(RunSettings {
             concurrency: 8,
-        };
-        let now = || js_sys::Date::now() / 1000.0;
-        let summary = execute_async(
-            &sessions,
-            &c,
-            &mut store,
-            config,
-            &Cell::new(false),
-            &now,
-            &mut |_, _| {},
-        )
-        .await;
-        let summary = summary.unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(summary.progress.done, 32, "{prefix}");
+            timeout: 5.0,
+            retries: 3,
+            backoff: 0.01,
+            ..RunSettings::new(
+                "mock",
+                "fp",
+                BackendSettings::Http {
+                    provider: ProviderKind::OpenAi,
+                    base_url: format!("{base}/{prefix}/v1"),
+                    temperature: 0.0,
+                    browser: true,
+                },
+            )
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut engine = Engine::new(&sessions, spec, &[], now()).unwrap_or_else(|e| panic!("{e}"));
+        let mut lines = 0;
+        let mut end = None;
+        while end.is_none() {
+            engine.handle_timeout(now());
+            let mut batch = Vec::new();
+            while let Some(t) = engine.poll_transmit(now()) {
+                batch.push(t);
+            }
+            let idle = batch.is_empty();
+            for t in batch {
+                let reply = match fetch(&t.request, None, Duration::from_secs(5)).await {
+                    Ok(r) => HttpReply::Response(HttpResponse {
+                        status: r.status,
+                        body: r.body,
+                        retry_after: r.retry_after,
+                        location: None,
+                        now_unix: now(),
+                    }),
+                    Err(message) => HttpReply::Network(NetworkFailure {
+                        kind: NetworkKind::Other,
+                        message,
+                    }),
+                };
+                engine.handle_reply(t.id, reply, now());
+            }
+            while let Some(e) = engine.poll_event() {
+                match e {
+                    Event::Persist(_) => lines += 1,
+                    Event::Finished(e) => end = Some(e),
+                    _ => {}
+                }
+            }
+            if end.is_none() && idle {
+                let wait = engine.poll_timeout().map_or(0.01, |t| (t - now()).max(0.0));
+                sleep(Duration::from_secs_f64(wait)).await;
+            }
+        }
+        let end = end.unwrap_or_else(|| panic!("no end"));
+        assert_eq!(end.status, RunStatus::Done, "{prefix}: {:?}", end.reason);
+        assert_eq!(end.progress.done, 32, "{prefix}");
         assert!(
-            summary.incomplete.is_empty(),
+            end.incomplete.is_empty(),
             "{prefix}: transport faults are retried, not model errors"
         );
-        assert_eq!(summary.assembled.sessions, 8);
-        assert_eq!(store.lines.len(), 33, "header + one line per task");
+        assert_eq!(end.trials[0].sessions, 8);
+        assert_eq!(lines, 33, "header + one line per task");
         if prefix == "flaky500" {
-            assert!(summary.progress.retries > 0);
+            assert!(end.progress.retries > 0);
         }
     }
 }
