@@ -22,6 +22,7 @@ mod invariants;
 mod json_parity;
 mod json_props;
 mod runner_agents;
+mod runner_cli;
 mod runner_live;
 mod runner_mock_serve;
 mod runner_overhead;

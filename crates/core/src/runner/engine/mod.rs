@@ -867,29 +867,27 @@ impl<'d> Engine<'d> {
     fn preflight_reply(&mut self, reply: HttpReply, now: f64) {
         let provider = self.provider();
         let (failure, retryable, retry_after) = match reply {
+            HttpReply::Response(r) if r.status == 0 || (300..400).contains(&r.status) => (
+                PreflightFailure {
+                    class: PreflightClass::Other,
+                    reason: redirect_message(&r),
+                    fix: Some("use the final URL as the base URL".to_owned()),
+                },
+                false,
+                None,
+            ),
             HttpReply::Response(r) => {
-                let redirect = r.status == 0 || (300..400).contains(&r.status);
                 match preflight::classify_response(provider, r.status, &r.body) {
-                    Ok(()) if !redirect => {
+                    Ok(()) => {
                         if let Some(pf) = &mut self.preflight {
                             pf.state = PreflightState::Passed;
                         }
                         self.push_progress(now);
                         return;
                     }
-                    Ok(()) => (
-                        PreflightFailure {
-                            class: PreflightClass::Other,
-                            reason: redirect_message(&r),
-                            fix: Some("use the final URL as the base URL".to_owned()),
-                        },
-                        false,
-                        None,
-                    ),
                     Err(f) => {
                         let retryable =
                             matches!(f.class, PreflightClass::Other | PreflightClass::Unreachable)
-                                && !redirect
                                 && !(200..300).contains(&r.status)
                                 && classify_status(r.status) == FailureClass::Transient;
                         let ra = r
