@@ -2,7 +2,7 @@
 // scripts/build-web.sh). Untrusted text is only ever inserted with textContent;
 // Rust-generated SVG is parsed with DOMParser (image/svg+xml) and imported as nodes.
 import init, {
-  Workspace, endpointOrigin, keyAllowedFor, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, version,
+  Workspace, endpointOrigin, keyAllowedFor, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, sniffFile, version,
 } from './pkg/wildtool.js';
 import { $, download, el, formatSeconds, pct, setStatus, textBlob } from './js/dom.js';
 import { DEFAULT_COMPARE, leaderboardModels, renderDashboard, renderHeadline } from './js/dashboard.js';
@@ -259,7 +259,7 @@ function updateRunView(r) {
   if (!r.lastLive || now - r.lastLive > 400 || settled === p.total) {
     r.lastLive = now;
     const outcomes = r.book.outcomes();
-    if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(JSON.stringify(outcomes))));
+    if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(state.ws.fillOutcomes(JSON.stringify(outcomes)))));
     else $('run-live').replaceChildren(el('p', { cls: 'live-note', text: 'Sessions are scored as soon as all their tasks finish; the first results appear here then.' }));
   }
 }
@@ -362,7 +362,9 @@ async function offerResume() {
 
 /** A scored run (from the Rust scorer) plus where it came from, as `showRun` takes it. */
 function scoredRun(scored, label, extra) {
-  const { model, outcomes, scoreLines, scoreJsonl, metric } = scored;
+  const { model, scoreLines, scoreJsonl, metric } = scored;
+  // One outcome per dataset task (unscored ones marked incomplete): the list the report, the share link and the exports count.
+  const outcomes = JSON.parse(state.ws.fillOutcomes(JSON.stringify(scored.outcomes)));
   return { label, model, outcomes, scoreLines, scoreJsonl, metric, ...extra };
 }
 
@@ -520,31 +522,17 @@ async function scoreFile(file) {
   const bar = $('offline-bar-fill');
   document.body.dataset.offline = 'scoring';
   try {
-    const head = await file.slice(0, 4096).text();
+    const kind = JSON.parse(sniffFile(new Uint8Array(await file.slice(0, 65536).arrayBuffer()), file.size));
+    if (!kind.scorable) throw new Error(kind.message);
     let scored;
     let records = null;
     let resultText = null;
     let label;
-    const firstLine = head.split('\n')[0];
-    if (/^\s*\{\s*"wildtool_run"/.test(head) || /^\s*\{\s*"wildtool_checkpoint"/.test(firstLine)) {
-      const text = await file.text();
-      let model;
-      if (/^\s*\{\s*"wildtool_checkpoint"/.test(firstLine)) {
-        const lines = text.split('\n').filter((l) => l.trim());
-        model = JSON.parse(lines[0]).model_name;
-        records = lines.slice(1);
-      } else {
-        const doc = JSON.parse(text);
-        model = String(doc.model || 'unknown-model');
-        if (doc.dataset_fingerprint && doc.dataset_fingerprint !== state.ws.fingerprint()) {
-          throw new Error(`this run was made on another dataset (fingerprint ${doc.dataset_fingerprint}; loaded ${state.ws.fingerprint()})`);
-        }
-        records = Array.isArray(doc.records) ? doc.records.map(String) : null;
-        resultText = records ? null : String(doc.result_jsonl || '');
-      }
-      if (records) resultText = state.ws.assembleResults(model, JSON.stringify([state.ws.checkpointHeader(model), ...records]));
+    if (kind.name !== 'results') {
+      const upload = JSON.parse(state.ws.uploadResults(new Uint8Array(await file.arrayBuffer())));
+      resultText = upload.result_jsonl;
       scored = await scoreText(state.ws, resultText);
-      label = model;
+      label = upload.model;
     } else {
       scored = await scoreStream(state.ws, file, (done, total) => {
         const share = total ? done / total : 1;

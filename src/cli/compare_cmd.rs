@@ -12,7 +12,9 @@ use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 use wildtool_core::share::task_shapes;
 
-use super::files::{at, for_each_line, read_text, FileError};
+use wildtool_core::formats::{check_belongs, ReportDoc};
+
+use super::files::{at, for_each_line, read_document, read_text, FileError};
 
 /// Arguments of `wildtool compare`.
 #[derive(Debug)]
@@ -56,42 +58,18 @@ fn usage(msg: String) -> CompareCmdError {
 
 /// Reads the outcomes, model name and dataset fingerprint of a `report.json`.
 fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
-    let text = read_text(path)?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        usage(format!(
-            "{}: not a wildtool report.json ({e})",
-            path.display()
-        ))
-    })?;
-    let outcomes: Vec<TaskOutcome> = doc
-        .get("tasks")
-        .cloned()
-        .map(serde_json::from_value)
-        .transpose()
-        .map_err(|e| usage(format!("{}: bad \"tasks\" ({e})", path.display())))?
-        .ok_or_else(|| {
-            usage(format!(
-                "{}: no \"tasks\" array; is this a wildtool report.json?",
-                path.display()
-            ))
-        })?;
-    let fp_text = doc
-        .pointer("/dataset/fingerprint")
-        .and_then(|v| v.as_str())
-        .unwrap_or("");
-    let fingerprint = u64::from_str_radix(fp_text, 16).map_err(|_| {
+    let doc = ReportDoc::parse(&read_document(path)?)
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    let fingerprint = u64::from_str_radix(&doc.dataset.fingerprint, 16).map_err(|_| {
         usage(format!(
             "{}: no dataset fingerprint, so it cannot be matched with the dataset",
             path.display()
         ))
     })?;
     Ok(LoadedTrial {
-        label: doc
-            .get("model_name")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned),
+        label: Some(doc.model_name),
         fingerprint,
-        outcomes,
+        outcomes: doc.tasks,
     })
 }
 
@@ -121,8 +99,13 @@ fn from_results(
     let mut lines = 0usize;
     for_each_line(path, |span, text| {
         lines += 1;
-        if let Ok(line) = scorer.score_line(span.line, text) {
-            outcomes.extend(line.outcomes);
+        match text {
+            Ok(text) => {
+                if let Ok(line) = scorer.score_line(span.number, text) {
+                    outcomes.extend(line.outcomes);
+                }
+            }
+            Err(e) => scorer.skip(e.into()),
         }
     })?;
     if outcomes.is_empty() {
@@ -133,12 +116,10 @@ fn from_results(
         )));
     }
     let stats = scorer.final_stats();
-    if stats.label_disagreements * 2 > outcomes.len() as u64 {
+    if let Err(mismatch) = check_belongs(&stats) {
         return Err(usage(format!(
-            "{}: the recorded labels disagree with the replay for {} of {} tasks; it was probably produced on another dataset than {}",
+            "{}: {mismatch} (dataset given: {})",
             path.display(),
-            stats.label_disagreements,
-            outcomes.len(),
             args.dataset.display()
         )));
     }

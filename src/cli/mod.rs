@@ -1,7 +1,7 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod compare_cmd;
-mod files;
+pub mod files;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -13,10 +13,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
-use wildtool_core::runner::engine::{
-    DEFAULT_BACKOFF, DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONCURRENCY, DEFAULT_RETRIES,
-    DEFAULT_TIMEOUT,
-};
+use wildtool_core::registry;
+use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
 
 /// Exit code of a command that failed (IO, unexpected input).
 pub const EXIT_FAILURE: u8 = 1;
@@ -109,13 +107,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "en")]
         lang: LangArg,
     },
-    /// Score an official-format result file: writes score.jsonl, metric.json and
-    /// report.json into DIR.
+    /// Score a result file: writes score.jsonl, metric.json and report.json into DIR
+    /// (together, or not at all). Exit code 2 when the file holds no results (a dataset,
+    /// a CSV, an empty file …) or its results belong to another dataset.
     Score {
         /// The dataset the results were produced on.
         #[arg(long)]
         dataset: PathBuf,
-        /// The result file (official `*_result.jsonl` layout).
+        /// The result file (official `*_result.jsonl` layout), a `wildtool run`
+        /// checkpoint.jsonl or a run exported by the page.
         #[arg(long)]
         results: PathBuf,
         /// Output directory (created if missing).
@@ -130,6 +130,9 @@ enum Command {
         /// Cap on logged candidates after an action error.
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
+        /// Score results that do not match the dataset anyway (report.json records it).
+        #[arg(long)]
+        force: bool,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -194,34 +197,34 @@ struct RunOpts {
     /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
     #[arg(long)]
     base_url: Option<String>,
-    /// openai | anthropic | gold | baseline | replay.
-    #[arg(long, default_value = "openai")]
+    /// What answers the tasks (see the long help).
+    #[arg(long, default_value = "openai", long_help = registry::provider_help())]
     provider: String,
-    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
-    /// The key is never written anywhere.
+    /// Environment variable holding the API key (default: the provider's, e.g.
+    /// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY). The key is never written anywhere.
     #[arg(long)]
     api_key_env: Option<String>,
     /// Tasks in flight at most (1-256). The run lowers it on rate limiting (429/503/529,
     /// Retry-After) and raises it again, unless --fixed-concurrency is given.
-    #[arg(long, default_value_t = DEFAULT_CONCURRENCY)]
+    #[arg(long, default_value_t = registry::DEFAULTS.concurrency as u64)]
     concurrency: u64,
     /// Keep the concurrency fixed (no adaptive lowering on rate limiting).
     #[arg(long)]
     fixed_concurrency: bool,
     /// Sampling temperature (0-2).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = registry::DEFAULTS.temperature)]
     temperature: f64,
     /// Per-request timeout in seconds (0.1-3600).
-    #[arg(long, default_value_t = DEFAULT_TIMEOUT)]
+    #[arg(long, default_value_t = registry::DEFAULTS.timeout_secs)]
     timeout: f64,
     /// Retries per request on 408/409/425/429/5xx, network errors and timeouts (0-20)
     /// before the task is incomplete; other statuses are never retried.
-    #[arg(long, default_value_t = DEFAULT_RETRIES)]
+    #[arg(long, default_value_t = u64::from(registry::DEFAULTS.retries))]
     retries: u64,
     /// First backoff delay in seconds (0-600; doubles per retry, with jitter). A server's
     /// Retry-After is honoured up to the longest delay these settings allow, and never
     /// longer than --timeout.
-    #[arg(long, default_value_t = DEFAULT_BACKOFF)]
+    #[arg(long, default_value_t = registry::DEFAULTS.backoff_secs)]
     backoff: f64,
     /// Run every task K times as independent trials (1-100): writes OUT/trial-1/ …
     /// OUT/trial-K/ and OUT/trials.json.
@@ -278,14 +281,21 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             lang,
             model_name,
             candidate_cap,
-        } => score_cmd::score(&score_cmd::ScoreArgs {
-            dataset,
-            results,
-            out,
-            lang: lang.into(),
-            model_name,
-            candidate_cap,
-        })?,
+            force,
+        } => score_cmd::score_with(
+            &score_cmd::ScoreArgs {
+                dataset,
+                results,
+                out,
+                lang: lang.into(),
+                model_name,
+                candidate_cap,
+            },
+            &score_cmd::ScoreExtras {
+                force,
+                ..score_cmd::ScoreExtras::default()
+            },
+        )?,
         Command::Report {
             dataset,
             score_dir,

@@ -14,23 +14,20 @@ use crate::native::store::StoreError;
 use crate::native::{Control, Driver, FileStore, UreqTransport};
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
+use wildtool_core::registry;
 use wildtool_core::runner::agents::ReplayAgent;
 use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
 use wildtool_core::runner::engine::{
     AgentKind, BackendSettings, Engine, EngineError, Event, ProgressSnapshot, RunEnd, RunSettings,
     RunSpec, RunStatus, SpecError,
 };
-use wildtool_core::runner::provider::ProviderKind;
 use wildtool_core::runner::select::SessionRange;
 use wildtool_core::share::task_shapes;
 
 use super::compare_cmd::outcomes_from_report;
 use super::files::{at, read_text, FileError};
-use super::score_cmd::{score, ScoreArgs};
+use super::score_cmd::{score_with, ScoreArgs, ScoreExtras};
 use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_PREFLIGHT, EXIT_USAGE};
-
-/// Base URL used for `--provider anthropic` when none is given.
-const ANTHROPIC_URL: &str = "https://api.anthropic.com";
 
 /// Arguments of `wildtool run`.
 #[derive(Debug, Clone)]
@@ -41,7 +38,7 @@ pub struct RunArgs {
     pub model: Option<String>,
     /// Endpoint base URL.
     pub base_url: Option<String>,
-    /// `openai`, `anthropic`, `gold`, `baseline` or `replay`.
+    /// A dialect or built-in agent named in `wildtool_core::registry`.
     pub provider: String,
     /// Environment variable holding the API key.
     pub api_key_env: Option<String>,
@@ -94,8 +91,10 @@ pub enum RunCmdError {
     #[error("checkpoint: {0}")]
     Store(#[from] StoreError),
     /// The endpoint failed the preflight; no task was sent.
-    #[error("preflight failed: {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
+    #[error("preflight failed ({class}): {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
     Preflight {
+        /// The kind of problem, for people.
+        class: &'static str,
         /// What is wrong.
         reason: String,
         /// What to do about it.
@@ -139,26 +138,30 @@ fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), 
             agent(AgentKind::Replay(replay))
         }
         name => {
-            let provider = ProviderKind::from_name(name).ok_or_else(|| {
+            let info = registry::provider_named(name).ok_or_else(|| {
                 usage(format!(
-                    "unknown --provider {name:?} (openai, anthropic, gold, baseline, replay)"
+                    "unknown --provider {name:?} ({})",
+                    registry::backend_names().join(", ")
                 ))
             })?;
-            let base_url = match (&args.base_url, provider) {
+            let provider = info.kind;
+            let base_url = match (&args.base_url, info.default_base_url) {
                 (Some(u), _) => u.clone(),
-                (None, ProviderKind::Anthropic) => ANTHROPIC_URL.to_owned(),
-                (None, ProviderKind::OpenAi) => {
-                    return Err(usage("--base-url is required for --provider openai"))
+                (None, Some(default)) => default.to_owned(),
+                (None, None) => {
+                    return Err(usage(format!(
+                        "--base-url is required for --provider {name}"
+                    )))
                 }
             };
             let model = args
                 .model
                 .clone()
                 .ok_or_else(|| usage(format!("--model is required for --provider {name}")))?;
-            let var = args.api_key_env.clone().unwrap_or_else(|| match provider {
-                ProviderKind::OpenAi => "OPENAI_API_KEY".to_owned(),
-                ProviderKind::Anthropic => "ANTHROPIC_API_KEY".to_owned(),
-            });
+            let var = args
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| info.key_env.to_owned());
             // The key is read here and kept only inside the transport.
             let key = match std::env::var(&var) {
                 Ok(key) if !key.is_empty() => Some(key),
@@ -395,8 +398,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     display.finish();
     let end = end?;
     let p = &end.progress;
-    if end.preflight.is_some() {
+    if let Some(class) = end.preflight {
         return Err(RunCmdError::Preflight {
+            class: class.label(),
             reason: end.reason.clone().unwrap_or_default(),
             fix: end.fix.clone(),
         });
@@ -428,6 +432,11 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
             .map(|t| args.out.join(format!("trial-{t}")))
             .collect()
     };
+    // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
+    let scope = ScoreExtras {
+        sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        ..ScoreExtras::default()
+    };
     let mut scored_any = false;
     for (dir, assembled) in trial_dirs.iter().zip(&end.trials) {
         fs::create_dir_all(dir).map_err(at(dir))?;
@@ -441,14 +450,17 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
             continue;
         }
         scored_any = true;
-        score(&ScoreArgs {
-            dataset: args.dataset.clone(),
-            results: result_path,
-            out: dir.clone(),
-            lang: args.lang,
-            model_name: None,
-            candidate_cap: args.candidate_cap,
-        })?;
+        score_with(
+            &ScoreArgs {
+                dataset: args.dataset.clone(),
+                results: result_path,
+                out: dir.clone(),
+                lang: args.lang,
+                model_name: None,
+                candidate_cap: args.candidate_cap,
+            },
+            &scope,
+        )?;
     }
     if spec.trials() > 1 && scored_any {
         write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;

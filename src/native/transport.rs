@@ -8,8 +8,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
-/// Largest response body read (a longer one is a network failure).
-pub const MAX_BODY_BYTES: u64 = 64 * 1024 * 1024;
+/// Largest response body read (a longer one is a network failure): the core's limit.
+pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
 
 /// Sends one request and waits for the whole response.
 pub trait Transport: Send + Sync {

@@ -7,6 +7,7 @@ use wildtool_core::chart::{
     dashboard, describe, render_svg, table, ChartKind, ChartSpec, Orientation, Point, Series,
 };
 use wildtool_core::outcome::{RawErrorLabel, TaskOutcome, TaskType, TurnSubtype};
+use wildtool_core::report::RunReport;
 
 const HOSTILE: &str = "<img src=x onerror=alert(1)>";
 
@@ -347,18 +348,19 @@ fn dashboard_specs_aggregate_outcomes() {
             ..outcome(2, 0, TaskType::SingleTool, false)
         },
     ];
-    let by_type = dashboard::accuracy_by_type("run", &outcomes);
+    let report = RunReport::from_outcomes(&outcomes);
+    let by_type = dashboard::accuracy_by_type("run", &report);
     let t = table(&by_type);
     assert_eq!(t.rows[0][0], "Single-Tool");
     assert_eq!(t.rows[0][1], "100.0%"); // the incomplete task is excluded
     assert_eq!(t.rows[5][1], "50.0%");
     assert_eq!(t.rows[1][1], "—");
-    let row = dashboard::summarize("run", &outcomes);
+    let row = dashboard::summarize("run", &report);
     assert_eq!(row.values[0], Some(0.75));
     assert_eq!(row.values[1], Some(0.5));
-    let shares = dashboard::error_shares(&outcomes).expect("one failure");
+    let shares = dashboard::error_shares(&report).expect("one failure");
     assert_eq!(shares[0], 1.0);
-    for spec in dashboard::standard_charts("run", &outcomes) {
+    for spec in dashboard::standard_charts("run", &report) {
         parse(&render_svg(&spec));
     }
 }

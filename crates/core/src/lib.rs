@@ -8,15 +8,29 @@
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+// No panic is reachable from a file, a reply or a URL: the core returns errors instead.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented
+    )
+)]
 
 pub mod chart;
 pub mod checker;
 pub mod compare;
 pub mod dataset;
+pub mod formats;
 pub mod graph;
 pub mod json;
 pub mod outcome;
 pub mod protocol;
+pub mod registry;
 pub mod report;
 pub mod runner;
 pub mod score;

@@ -16,13 +16,15 @@ pub mod scoring;
 pub mod workspace;
 
 pub use live::LiveClient;
-pub use scoring::{run_report, summary_text, WebScorer};
+pub use scoring::{run_headline, run_report, summary_text, LineFeed, WebScorer};
 pub use workspace::{has_cjk, Workspace};
 
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use wildtool_core::chart::{self, dashboard, ChartSpec, ChartTable};
+use wildtool_core::formats::sniff;
 use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::report::RunReport;
 use wildtool_core::share::{self, ShareHeader, SharedRun, TaskShape};
 
 fn json_err(what: &str, e: serde_json::Error) -> JsError {
@@ -112,8 +114,9 @@ pub fn dashboard_charts(
         serde_json::from_str(outcomes_json).map_err(|e| json_err("outcomes", e))?;
     let others: Vec<dashboard::ComparisonRow> =
         serde_json::from_str(comparison_json).map_err(|e| json_err("comparison rows", e))?;
-    let mut specs = dashboard::standard_charts(label, &outcomes);
-    let mut rows = vec![dashboard::summarize(label, &outcomes)];
+    let report = RunReport::from_outcomes(&outcomes);
+    let mut specs = dashboard::standard_charts(label, &report);
+    let mut rows = vec![dashboard::summarize(label, &report)];
     rows.extend(others);
     specs.push(dashboard::comparison(&rows));
     to_json(&specs.iter().map(rendered).collect::<Vec<_>>())
@@ -125,7 +128,10 @@ pub fn dashboard_charts(
 pub fn run_summary(label: &str, outcomes_json: &str) -> Result<String, JsError> {
     let outcomes: Vec<TaskOutcome> =
         serde_json::from_str(outcomes_json).map_err(|e| json_err("outcomes", e))?;
-    to_json(&dashboard::summarize(label, &outcomes))
+    to_json(&dashboard::summarize(
+        label,
+        &RunReport::from_outcomes(&outcomes),
+    ))
 }
 
 /// Comparison rows (`[{label, values}]` JSON) for the named models of the published
@@ -222,4 +228,29 @@ pub fn scorer_version() -> String {
 #[wasm_bindgen(js_name = version)]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// What an uploaded file is, from its first bytes (64 KiB suffice) and its size:
+/// `{kind, name, message, scorable}` JSON.
+#[wasm_bindgen(js_name = sniffFile)]
+pub fn sniff_file(head: &[u8], total_len: f64) -> Result<String, JsError> {
+    #[derive(Serialize)]
+    struct Sniffed {
+        kind: sniff::FileKind,
+        name: &'static str,
+        message: String,
+        scorable: bool,
+    }
+    let total = if total_len.is_finite() && total_len >= 0.0 {
+        total_len as u64
+    } else {
+        head.len() as u64
+    };
+    let kind = sniff::sniff(head, total);
+    to_json(&Sniffed {
+        name: kind.name(),
+        message: kind.message(),
+        scorable: kind.is_scorable(),
+        kind,
+    })
 }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use wasm_bindgen::prelude::*;
 
 use crate::fetch::WebClient;
+use wildtool_core::registry;
 use wildtool_core::runner::driver::run_task_async;
 use wildtool_core::runner::policy::RetryPolicy;
 use wildtool_core::runner::provider::{Endpoint, ProviderKind};
@@ -36,13 +37,13 @@ struct LiveConfig {
 }
 
 fn default_timeout() -> f64 {
-    600.0
+    registry::DEFAULTS.timeout_secs
 }
 fn default_retries() -> u32 {
-    6
+    registry::DEFAULTS.retries
 }
 fn default_backoff() -> f64 {
-    2.0
+    registry::DEFAULTS.backoff_secs
 }
 
 /// A model endpoint the page talks to.
@@ -53,7 +54,7 @@ pub struct LiveClient {
 
 #[wasm_bindgen]
 impl LiveClient {
-    /// `config_json`: `{provider: "openai"|"anthropic", base_url, model, temperature,
+    /// `config_json`: `{provider: "openai"|"anthropic"|"gemini", base_url, model, temperature,
     /// timeout, retries, backoff}`; `key` may be empty.
     #[wasm_bindgen(constructor)]
     pub fn new(config_json: &str, key: &str) -> Result<LiveClient, JsError> {
@@ -66,8 +67,14 @@ impl LiveClient {
         }
         let policy = RetryPolicy {
             max_retries: c.retries,
-            base_delay: Duration::from_secs_f64(c.backoff.clamp(0.0, 600.0)),
-            timeout: Duration::from_secs_f64(c.timeout.clamp(0.001, 3600.0)),
+            base_delay: Duration::from_secs_f64(c.backoff.clamp(
+                registry::LIMITS.backoff_secs.0,
+                registry::LIMITS.backoff_secs.1,
+            )),
+            timeout: Duration::from_secs_f64(c.timeout.clamp(
+                registry::LIMITS.timeout_secs.0,
+                registry::LIMITS.timeout_secs.1,
+            )),
             ..RetryPolicy::default()
         };
         let key = (!key.is_empty()).then(|| key.to_owned());

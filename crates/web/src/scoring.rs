@@ -1,12 +1,16 @@
 //! Offline and live scoring in the page: the same [`Scorer`] as `wildtool score`, fed one
-//! result line at a time so the page can yield to the event loop between chunks.
+//! result line at a time so the page can yield to the event loop between chunks, with the
+//! core's line rule ([`LineFeed`]), score-file order ([`ScoreFile`]) and dataset check.
 
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
+use wildtool_core::chart::Headline;
+use wildtool_core::formats::lines::{self, LineSpan, LineSplitter};
+use wildtool_core::formats::{check_belongs, ScoreFile};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::RunReport;
-use wildtool_core::score::{ScoreOptions, Scorer};
+use wildtool_core::score::{LineError, ScoreOptions, Scorer};
 
 use super::to_json;
 use super::workspace::Loaded;
@@ -15,6 +19,7 @@ use super::workspace::Loaded;
 #[wasm_bindgen]
 pub struct WebScorer {
     scorer: Scorer<'static>,
+    file: ScoreFile,
 }
 
 /// One scored result line as handed to the page.
@@ -33,7 +38,10 @@ struct ScoredJs<'a> {
 impl WebScorer {
     pub(crate) fn new(loaded: &'static Loaded) -> Self {
         let scorer = Scorer::new(&loaded.dataset, &loaded.checker, ScoreOptions::default());
-        WebScorer { scorer }
+        WebScorer {
+            scorer,
+            file: ScoreFile::new(),
+        }
     }
 }
 
@@ -44,14 +52,18 @@ impl WebScorer {
     #[wasm_bindgen(js_name = scoreLine)]
     pub fn score_line(&mut self, line_no: usize, text: &str) -> Result<String, JsError> {
         match self.scorer.score_line(line_no, text) {
-            Ok(s) => to_json(&ScoredJs {
-                ok: true,
-                index: s.index,
-                id: &s.id,
-                score_line: &s.score_line,
-                outcomes: &s.outcomes,
-                error: None,
-            }),
+            Ok(s) => {
+                let json = to_json(&ScoredJs {
+                    ok: true,
+                    index: s.index,
+                    id: &s.id,
+                    score_line: &s.score_line,
+                    outcomes: &s.outcomes,
+                    error: None,
+                });
+                self.file.push(line_no, s);
+                json
+            }
             Err(e) => to_json(&ScoredJs {
                 ok: false,
                 index: usize::MAX,
@@ -85,6 +97,77 @@ impl WebScorer {
     pub fn stats(&self) -> Result<String, JsError> {
         to_json(self.scorer.stats())
     }
+
+    /// Records line `line_no` as unreadable (a [`LineFeed`] error) in the counters.
+    #[wasm_bindgen(js_name = skipLine)]
+    pub fn skip_line(&mut self, line_no: usize, message: &str) {
+        self.scorer.skip(LineError {
+            line: line_no,
+            message: message.to_owned(),
+        });
+    }
+
+    /// The `score.jsonl` text of the lines scored so far (official order).
+    #[wasm_bindgen(js_name = scoreJsonl)]
+    pub fn score_jsonl(&self) -> String {
+        self.file.score_jsonl()
+    }
+
+    /// The outcomes of the lines scored so far, in score-file order (JSON array).
+    pub fn outcomes(&self) -> Result<String, JsError> {
+        to_json(&self.file.outcomes())
+    }
+
+    /// Empty when the scored lines fit the dataset; otherwise why they belong to another
+    /// one (the same message as `wildtool score`).
+    pub fn mismatch(&self) -> String {
+        match check_belongs(&self.scorer.final_stats()) {
+            Ok(()) => String::new(),
+            Err(e) => e.message,
+        }
+    }
+}
+
+/// The core's line rule over an upload read in slices: feed byte chunks, get the lines
+/// they complete as `[[line_no, text, error], …]` JSON (blank lines left out; `text` is
+/// null for a damaged line and `error` names it).
+#[wasm_bindgen]
+#[derive(Default)]
+pub struct LineFeed {
+    splitter: LineSplitter,
+}
+
+type FedLine = (usize, Option<String>, Option<String>);
+
+fn fed(out: &mut Vec<FedLine>) -> impl FnMut(LineSpan, Result<&[u8], lines::LineError>) + '_ {
+    move |span, bytes| match bytes.and_then(|b| lines::decode(&span, b)) {
+        Ok(Some(text)) => out.push((span.number, Some(text.to_owned()), None)),
+        Ok(None) => {}
+        Err(e) => out.push((span.number, None, Some(e.problem()))),
+    }
+}
+
+#[wasm_bindgen]
+impl LineFeed {
+    /// A fresh feed.
+    #[wasm_bindgen(constructor)]
+    pub fn new() -> LineFeed {
+        LineFeed::default()
+    }
+
+    /// Feeds the next chunk of bytes.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<String, JsError> {
+        let mut out = Vec::new();
+        self.splitter.push(chunk, &mut fed(&mut out));
+        to_json(&out)
+    }
+
+    /// Ends the input (the last line may lack its newline).
+    pub fn finish(&mut self) -> Result<String, JsError> {
+        let mut out = Vec::new();
+        self.splitter.finish(&mut fed(&mut out));
+        to_json(&out)
+    }
 }
 
 /// The run report (intervals, breakdowns, taxonomy) of outcomes (JSON array).
@@ -104,4 +187,13 @@ pub fn summary_text(model: &str, outcomes_json: &str) -> Result<String, JsError>
         model,
         &RunReport::from_outcomes(&outcomes),
     ))
+}
+
+/// The headline (status, "n of N tasks scored", task and session accuracy as displayed)
+/// of outcomes (JSON array, one per dataset task): `Headline` JSON.
+#[wasm_bindgen(js_name = runHeadline)]
+pub fn run_headline(outcomes_json: &str) -> Result<String, JsError> {
+    let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json)
+        .map_err(|e| JsError::new(&format!("invalid outcomes JSON: {e}")))?;
+    to_json(&Headline::of(&RunReport::from_outcomes(&outcomes)))
 }

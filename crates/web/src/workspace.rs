@@ -15,13 +15,15 @@ use wasm_bindgen::JsCast;
 
 use wildtool_core::checker::{NoSegmenter, SegmentError, Segmenter};
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset, Session};
+use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
+use wildtool_core::formats::{sniff, CheckpointFile, CheckpointHeader, FileKind, RunExport};
 use wildtool_core::outcome::TaskOutcome;
-use wildtool_core::protocol::Paths;
+use wildtool_core::report::fill_outcomes;
 use wildtool_core::runner::agents::{BaselineAgent, GoldAgent};
-use wildtool_core::runner::checkpoint::{assemble, header_line, recover, SessionSlot, TaskRecord};
+use wildtool_core::runner::checkpoint::{assemble, recover, SessionSlot, TaskRecord};
 use wildtool_core::runner::driver::{run_task, Responder, TaskRun};
 use wildtool_core::score::OfficialChecker;
-use wildtool_core::share::TaskShape;
+use wildtool_core::share::{task_shapes, TaskShape};
 
 use super::scoring::WebScorer;
 use super::to_json;
@@ -71,26 +73,6 @@ pub(crate) struct Loaded {
 /// (U+4E00–U+9FA5).
 pub fn has_cjk(text: &str) -> bool {
     text.chars().any(|c| ('\u{4e00}'..='\u{9fa5}').contains(&c))
-}
-
-fn shapes_of(dataset: &LoadedDataset) -> Vec<TaskShape> {
-    let mut out = Vec::new();
-    for s in &dataset.sessions {
-        let transitions = s.transitions();
-        for t in &s.tasks {
-            let min_length = Paths::new(t).map(|p| p.min_length()).unwrap_or(0);
-            out.push(TaskShape {
-                session: u32::try_from(s.line).unwrap_or(u32::MAX),
-                position: u8::try_from(t.position).unwrap_or(u8::MAX),
-                task_type: t.task_type,
-                subtype: t.subtype,
-                transitions,
-                nodes_total: u16::try_from(t.progress_nodes).unwrap_or(u16::MAX),
-                min_length: u16::try_from(min_length).unwrap_or(u16::MAX),
-            });
-        }
-    }
-    out
 }
 
 #[derive(Serialize)]
@@ -155,7 +137,7 @@ impl Workspace {
     /// Loads `text` natively usable by the other web modules.
     pub fn from_text(text: &str, lang: Lang) -> Self {
         let dataset = load_dataset(text, lang);
-        let shapes = shapes_of(&dataset);
+        let shapes = task_shapes(&dataset);
         let segmenter: &'static LazySegmenter = Box::leak(Box::default());
         let loaded = Loaded {
             fingerprint: fingerprint_hex(text),
@@ -178,16 +160,7 @@ impl Workspace {
     }
 
     fn slots(&self) -> Vec<SessionSlot> {
-        self.inner
-            .dataset
-            .sessions
-            .iter()
-            .map(|s| SessionSlot {
-                line: s.line,
-                id: s.id.clone(),
-                tasks: s.tasks.len(),
-            })
-            .collect()
+        session_slots(&self.inner.dataset)
     }
 }
 
@@ -315,7 +288,54 @@ impl Workspace {
     /// The checkpoint header line for `model`.
     #[wasm_bindgen(js_name = checkpointHeader)]
     pub fn checkpoint_header(&self, model: &str) -> String {
-        header_line(model, &self.inner.fingerprint)
+        CheckpointHeader::new(model, &self.inner.fingerprint).to_line()
+    }
+
+    /// The results held by an uploaded checkpoint or run export (its bytes), checked
+    /// against this dataset: `{kind, model, result_jsonl, problems}` JSON. Fails with the
+    /// file kind's message for anything else, and with the named field for a damaged
+    /// document.
+    #[wasm_bindgen(js_name = uploadResults)]
+    pub fn upload_results(&self, bytes: &[u8]) -> Result<String, JsError> {
+        #[derive(Serialize)]
+        struct Upload {
+            kind: &'static str,
+            model: String,
+            result_jsonl: String,
+            problems: Vec<String>,
+        }
+        let kind = sniff(bytes, bytes.len() as u64);
+        let err = |e: wildtool_core::formats::FormatError| JsError::new(&e.to_string());
+        let upload = match kind {
+            FileKind::Checkpoint => {
+                let file = CheckpointFile::parse(bytes).map_err(err)?;
+                let assembled =
+                    checkpoint_results(&file, &self.inner.dataset, &self.inner.fingerprint)
+                        .map_err(err)?;
+                Upload {
+                    kind: kind.name(),
+                    model: file.header.model_name.clone(),
+                    result_jsonl: assembled.text,
+                    problems: file.problems.iter().map(|p| p.1.clone()).collect(),
+                }
+            }
+            FileKind::RunExport { .. } if kind.is_scorable() => {
+                let doc = RunExport::parse(bytes).map_err(err)?;
+                Upload {
+                    kind: kind.name(),
+                    result_jsonl: run_export_results(
+                        &doc,
+                        &self.inner.dataset,
+                        &self.inner.fingerprint,
+                    )
+                    .map_err(err)?,
+                    model: doc.meta.model,
+                    problems: Vec::new(),
+                }
+            }
+            other => return Err(JsError::new(&other.message())),
+        };
+        to_json(&upload)
     }
 
     /// The finished tasks among checkpoint lines (JSON array of strings):
@@ -376,35 +396,6 @@ impl Workspace {
     pub fn fill_outcomes(&self, outcomes_json: &str) -> Result<String, JsError> {
         let outcomes: Vec<TaskOutcome> = serde_json::from_str(outcomes_json)
             .map_err(|e| JsError::new(&format!("invalid outcomes: {e}")))?;
-        to_json(&fill(&self.inner.shapes, &outcomes))
+        to_json(&fill_outcomes(&self.inner.shapes, &outcomes))
     }
-}
-
-/// One outcome per shape: the scored one when present (first wins), else incomplete.
-pub fn fill(shapes: &[TaskShape], outcomes: &[TaskOutcome]) -> Vec<TaskOutcome> {
-    let mut by_key: BTreeMap<(u32, u8), &TaskOutcome> = BTreeMap::new();
-    for o in outcomes {
-        by_key.entry((o.session, o.position)).or_insert(o);
-    }
-    shapes
-        .iter()
-        .map(|s| match by_key.get(&(s.session, s.position)) {
-            Some(o) => (*o).clone(),
-            None => TaskOutcome {
-                session: s.session,
-                position: s.position,
-                task_type: s.task_type,
-                subtype: s.subtype,
-                transitions: s.transitions,
-                correct: false,
-                name_correct: false,
-                optimal: false,
-                steps_logged: 0,
-                nodes_total: s.nodes_total,
-                nodes_done: 0,
-                error: None,
-                incomplete: true,
-            },
-        })
-        .collect()
 }

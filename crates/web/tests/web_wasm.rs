@@ -51,6 +51,8 @@ const SEED0_RESULT: &str =
     include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl");
 const SEED0_METRIC: &str =
     include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_metric.json");
+const SEED0_SCORE: &str =
+    include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl");
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_default()
@@ -286,4 +288,90 @@ fn hostile_share_links_give_messages() {
         .map(message)
         .unwrap_or_default();
     assert!(err.contains("hexadecimal"), "{err}");
+}
+
+#[wasm_bindgen_test]
+fn uploads_are_sniffed_and_bad_fields_named_not_trapped() {
+    let ws = web::Workspace::new(MINI, "en").unwrap_or_else(|_| panic!("loads"));
+    for (bytes, name) in [
+        (&b""[..], "empty"),
+        (MINI.as_bytes(), "dataset"),
+        (&b"a,b\n1,2\n"[..], "csv"),
+        (&b"\x00\x01\x02"[..], "binary"),
+        (SEED0_RESULT.as_bytes(), "results"),
+    ] {
+        let kind = json(&web::sniff_file(bytes, bytes.len() as f64).unwrap_or_default());
+        assert_eq!(kind["name"], name, "{kind}");
+        assert_eq!(kind["scorable"], name == "results");
+        assert!(kind["message"].as_str().is_some_and(|m| !m.is_empty()));
+    }
+    // A checkpoint whose model_name is not a string: an error naming the field.
+    let header = format!(
+        "{{\"wildtool_checkpoint\": 1, \"model_name\": 5, \"dataset\": \"{}\"}}\n",
+        ws.fingerprint()
+    );
+    let err = ws
+        .upload_results(header.as_bytes())
+        .err()
+        .map(message)
+        .unwrap_or_default();
+    assert!(err.contains("\"model_name\" must be a string"), "{err}");
+    let export = br#"{"wildtool_run": 1, "model": {"x": 1}, "records": []}"#;
+    let err = ws
+        .upload_results(export)
+        .err()
+        .map(message)
+        .unwrap_or_default();
+    assert!(err.contains("field \"model\""), "{err}");
+    let err = ws
+        .upload_results(MINI.as_bytes())
+        .err()
+        .map(message)
+        .unwrap_or_default();
+    assert!(err.contains("dataset file"), "{err}");
+}
+
+#[wasm_bindgen_test]
+fn the_line_feed_and_scorer_keep_the_cli_rules() {
+    let ws = web::Workspace::new(MINI, "en").unwrap_or_else(|_| panic!("loads"));
+    let mut bytes = SEED0_RESULT.as_bytes().to_vec();
+    bytes.extend_from_slice(b"{\"id\": \"wild_tool_bench_1\", \"x\": \"\xe4\xb8");
+    let mut feed = web::LineFeed::new();
+    let mut lines = Vec::new();
+    for chunk in bytes.chunks(7_001) {
+        let part = json(&feed.push(chunk).unwrap_or_default());
+        lines.extend(part.as_array().cloned().unwrap_or_default());
+    }
+    lines.extend(
+        json(&feed.finish().unwrap_or_default())
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
+    );
+    assert_eq!(lines.len(), 9);
+    assert_eq!(lines[8][0], 9);
+    assert!(lines[8][2]
+        .as_str()
+        .is_some_and(|e| e.contains("middle of a UTF-8 character")));
+    let mut scorer = ws.scorer();
+    for l in lines.iter().rev() {
+        match l[1].as_str() {
+            Some(text) => {
+                let n = l[0].as_u64().unwrap_or(0) as usize;
+                let _ = scorer.score_line(n, text);
+            }
+            None => scorer.skip_line(9, l[2].as_str().unwrap_or("")),
+        }
+    }
+    assert_eq!(scorer.score_jsonl(), SEED0_SCORE.trim_end_matches('\n'));
+    assert_eq!(scorer.mismatch(), "");
+    let headline = json(
+        &web::run_headline(
+            &ws.fill_outcomes(&scorer.outcomes().unwrap_or_default())
+                .unwrap_or_default(),
+        )
+        .unwrap_or_default(),
+    );
+    assert_eq!(headline["status"], "done");
+    assert_eq!(headline["scored"], "32 of 32 tasks scored");
 }

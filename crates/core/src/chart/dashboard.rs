@@ -1,46 +1,37 @@
-//! The dashboard's standard charts, built from per-task outcomes.
+//! The dashboard's standard charts, read from a run's [`RunReport`].
 //!
-//! Incomplete tasks (transport failures) are left out of every denominator here: they
-//! are not model errors and the page shows them separately. Intervals are Wilson 95%.
+//! The report is the one place outcomes are counted (unscored tasks are in no
+//! denominator); the charts only lay its numbers out, so a chart, the headline, the share
+//! link's dashboard and the HTML report cannot disagree. Intervals are the report's
+//! Wilson 95% intervals.
 
-use super::stats::wilson95;
 use super::{ChartKind, ChartSpec, Orientation, Point, Series};
-use crate::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
+use crate::outcome::{ErrorColumn, TaskType, TurnSubtype};
+use crate::report::{Rate, RunReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-fn scored(outcomes: &[TaskOutcome]) -> impl Iterator<Item = &TaskOutcome> {
-    outcomes.iter().filter(|o| !o.incomplete)
-}
-
-/// Accuracy point with a Wilson interval, or missing when `total == 0`.
-fn accuracy_point(correct: u64, total: u64) -> Point {
-    match wilson95(correct, total) {
-        Some((lo, hi)) => Point::with_interval(correct as f64 / total as f64, lo, hi),
-        None => Point::missing(),
+/// A rate as a chart point: missing when nothing was scored.
+fn rate_point(rate: Option<&Rate>) -> Point {
+    match rate {
+        Some(r) if r.total > 0 => Point::with_interval(r.rate, r.ci95.lo, r.ci95.hi),
+        _ => Point::missing(),
     }
 }
 
-fn accuracy_chart<K: Copy + PartialEq>(
+/// A rate as a comparison value: `None` when nothing was scored.
+fn rate_value(rate: Option<&Rate>) -> Option<f64> {
+    rate.filter(|r| r.total > 0).map(|r| r.rate)
+}
+
+fn accuracy_chart(
     id: &str,
     title: &str,
     label: &str,
-    keys: &[(K, String)],
-    outcomes: &[TaskOutcome],
-    key_of: impl Fn(&TaskOutcome) -> Option<K>,
+    keys: &[(String, String)],
+    rates: &BTreeMap<String, Rate>,
     orientation: Orientation,
 ) -> ChartSpec {
-    let points = keys
-        .iter()
-        .map(|(k, _)| {
-            let (mut c, mut t) = (0u64, 0u64);
-            for o in scored(outcomes).filter(|o| key_of(o) == Some(*k)) {
-                t += 1;
-                c += u64::from(o.correct);
-            }
-            accuracy_point(c, t)
-        })
-        .collect();
     ChartSpec {
         id: id.to_owned(),
         title: title.to_owned(),
@@ -48,7 +39,7 @@ fn accuracy_chart<K: Copy + PartialEq>(
         categories: keys.iter().map(|(_, n)| n.clone()).collect(),
         series: vec![Series {
             name: label.to_owned(),
-            points,
+            points: keys.iter().map(|(k, _)| rate_point(rates.get(k))).collect(),
         }],
         kind: ChartKind::Bars,
         orientation,
@@ -57,59 +48,58 @@ fn accuracy_chart<K: Copy + PartialEq>(
 }
 
 /// Accuracy by task type (six types, official order).
-pub fn accuracy_by_type(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(TaskType, String)> = TaskType::ALL
+pub fn accuracy_by_type(label: &str, report: &RunReport) -> ChartSpec {
+    let keys: Vec<(String, String)> = TaskType::ALL
         .iter()
-        .map(|t| (*t, t.as_str().to_owned()))
+        .map(|t| (t.as_str().to_owned(), t.as_str().to_owned()))
         .collect();
     accuracy_chart(
         "by-type",
         "Accuracy by task type",
         label,
         &keys,
-        outcomes,
-        |o| Some(o.task_type),
+        &report.by_type,
         Orientation::Horizontal,
     )
 }
 
 /// Accuracy by task position in the session (Task 1–4).
-pub fn accuracy_by_position(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(u8, String)> = (0..4u8).map(|p| (p, format!("Task {}", p + 1))).collect();
+pub fn accuracy_by_position(label: &str, report: &RunReport) -> ChartSpec {
+    let keys: Vec<(String, String)> = (1..=4u8)
+        .map(|p| (p.to_string(), format!("Task {p}")))
+        .collect();
     accuracy_chart(
         "by-position",
         "Accuracy by task position",
         label,
         &keys,
-        outcomes,
-        |o| Some(o.position),
+        &report.by_position,
         Orientation::Vertical,
     )
 }
 
 /// Accuracy by hidden-intent subtype (tasks 2–4).
-pub fn accuracy_by_subtype(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(TurnSubtype, String)> = TurnSubtype::ALL
+pub fn accuracy_by_subtype(label: &str, report: &RunReport) -> ChartSpec {
+    let keys: Vec<(String, String)> = TurnSubtype::ALL
         .iter()
-        .map(|t| (*t, t.as_str().to_owned()))
+        .map(|t| (t.as_str().to_owned(), t.as_str().to_owned()))
         .collect();
     accuracy_chart(
         "by-subtype",
         "Accuracy by hidden-intent subtype",
         label,
         &keys,
-        outcomes,
-        |o| o.subtype,
+        &report.by_subtype,
         Orientation::Horizontal,
     )
 }
 
 /// Accuracy over all tasks of sessions with 0–3 instruction transitions.
-pub fn accuracy_by_transitions(label: &str, outcomes: &[TaskOutcome]) -> ChartSpec {
-    let keys: Vec<(u8, String)> = (0..4u8)
+pub fn accuracy_by_transitions(label: &str, report: &RunReport) -> ChartSpec {
+    let keys: Vec<(String, String)> = (0..4u8)
         .map(|k| {
             (
-                k,
+                k.to_string(),
                 format!("{k} transition{}", if k == 1 { "" } else { "s" }),
             )
         })
@@ -119,29 +109,28 @@ pub fn accuracy_by_transitions(label: &str, outcomes: &[TaskOutcome]) -> ChartSp
         "Accuracy by instruction transitions",
         label,
         &keys,
-        outcomes,
-        |o| Some(o.transitions),
+        &report.by_transitions,
         Orientation::Vertical,
     )
 }
 
-/// Shares of the nine error columns among a run's failed, labelled tasks
-/// (`None` when no task failed).
-pub fn error_shares(outcomes: &[TaskOutcome]) -> Option<[f64; 9]> {
-    let mut counts = [0u64; 9];
-    for o in scored(outcomes).filter(|o| !o.correct) {
-        if let Some(col) = o.error.map(|e| e.default_column()) {
-            if let Some(slot) = ErrorColumn::ALL
-                .iter()
-                .position(|c| *c == col)
-                .and_then(|i| counts.get_mut(i))
-            {
-                *slot += 1;
-            }
-        }
+/// Shares of the nine error columns among a run's failed, labelled scored tasks, in
+/// [`ErrorColumn::ALL`] order (`None` when no scored task failed with a label).
+pub fn error_shares(report: &RunReport) -> Option<[f64; 9]> {
+    if report.errors.failed == 0 {
+        return None;
     }
-    let total: u64 = counts.iter().sum();
-    (total > 0).then(|| counts.map(|c| c as f64 / total as f64))
+    let mut shares = [0.0; 9];
+    for (slot, col) in shares.iter_mut().zip(ErrorColumn::ALL.iter()) {
+        *slot = report
+            .errors
+            .columns
+            .iter()
+            .find(|(name, _, _)| name == col.as_str())
+            .map(|c| c.2)
+            .unwrap_or(0.0);
+    }
+    Some(shares)
 }
 
 /// Error-taxonomy breakdown: one 100% stacked bar per run (`rows` = label and shares).
@@ -192,33 +181,19 @@ pub struct ComparisonRow {
     pub values: Vec<Option<f64>>,
 }
 
-/// Summarises a run into a [`ComparisonRow`] (session accuracy counts a session as
-/// correct when all its scored tasks are).
-pub fn summarize(label: &str, outcomes: &[TaskOutcome]) -> ComparisonRow {
-    let ratio = |f: &dyn Fn(&TaskOutcome) -> bool| {
-        let (mut c, mut t) = (0u64, 0u64);
-        for o in scored(outcomes).filter(|o| f(o)) {
-            t += 1;
-            c += u64::from(o.correct);
-        }
-        (t > 0).then(|| c as f64 / t as f64)
-    };
-    let mut sessions: BTreeMap<u32, bool> = BTreeMap::new();
-    for o in scored(outcomes) {
-        let e = sessions.entry(o.session).or_insert(true);
-        *e &= o.correct;
-    }
-    let session = (!sessions.is_empty())
-        .then(|| sessions.values().filter(|v| **v).count() as f64 / sessions.len() as f64);
+/// A run's [`ComparisonRow`], read from its report (rates over scored tasks; a category
+/// without scored tasks is `None`).
+pub fn summarize(label: &str, report: &RunReport) -> ComparisonRow {
+    let by = |k: &str| rate_value(report.by_type.get(k));
     ComparisonRow {
         label: label.to_owned(),
         values: vec![
-            ratio(&|_| true),
-            session,
-            ratio(&|o| o.task_type == TaskType::SingleTool),
-            ratio(&|o| o.task_type.is_multi()),
-            ratio(&|o| o.task_type == TaskType::Clarify),
-            ratio(&|o| o.task_type == TaskType::Chat),
+            rate_value(Some(&report.task_accuracy)),
+            rate_value(Some(&report.session_accuracy)),
+            by(TaskType::SingleTool.as_str()),
+            by("Multi-Tool"),
+            by(TaskType::Clarify.as_str()),
+            by(TaskType::Chat.as_str()),
         ],
     }
 }
@@ -298,12 +273,12 @@ pub fn parse_leaderboard(json: &str) -> Result<Vec<LeaderboardModel>, serde_json
 }
 
 /// The four per-category accuracy charts and the run's error breakdown.
-pub fn standard_charts(label: &str, outcomes: &[TaskOutcome]) -> Vec<ChartSpec> {
+pub fn standard_charts(label: &str, report: &RunReport) -> Vec<ChartSpec> {
     vec![
-        accuracy_by_type(label, outcomes),
-        accuracy_by_position(label, outcomes),
-        accuracy_by_subtype(label, outcomes),
-        accuracy_by_transitions(label, outcomes),
-        error_breakdown(&[(label.to_owned(), error_shares(outcomes))]),
+        accuracy_by_type(label, report),
+        accuracy_by_position(label, report),
+        accuracy_by_subtype(label, report),
+        accuracy_by_transitions(label, report),
+        error_breakdown(&[(label.to_owned(), error_shares(report))]),
     ]
 }

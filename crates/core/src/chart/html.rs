@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use super::{describe, render_svg, table, ChartSpec, ChartTable};
+use super::{describe, format_percent, render_svg, table, ChartSpec, ChartTable, Headline};
 use crate::chart::format::escape_xml;
-use crate::report::{Rate, RunReport};
+use crate::report::{Rate, RunReport, RunStatus};
 
 /// What the report is about.
 #[derive(Debug, Clone, Default)]
@@ -28,6 +28,7 @@ header{background:#10263b;color:#fff;padding:18px 28px}header h1{margin:0;font-s
 main{max-width:1280px;margin:0 auto;padding:20px 28px 40px}\
 .headline{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-bottom:18px}\
 .metric{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px 14px}\
+.banner{background:#fff4d6;border:1px solid #c98a00;border-radius:8px;padding:10px 14px;margin-bottom:14px}\
 .metric b{display:block;font-size:1.6rem;color:#0072b2}.metric span{display:block;color:#5b6470;font-size:.85rem}\
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:16px}\
 figure{margin:0;background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:10px}figure svg{width:100%;height:auto;display:block}\
@@ -44,7 +45,7 @@ fn escape_lines(text: &str) -> String {
 }
 
 fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
+    format_percent(x)
 }
 
 fn metric(out: &mut String, name: &str, value: Option<f64>, notes: &[String]) {
@@ -102,16 +103,27 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
         "<title>wildtool report — {}</title><style>{STYLE}</style></head><body>",
         escape_xml(&meta.model)
     );
+    let headline = Headline::of(report);
     let _ = write!(
         out,
-        "<header><h1>wildtool report — {}</h1><p>{} · fingerprint {} · {} sessions · {} tasks · scorer {}</p></header><main>",
+        "<header><h1>wildtool report — {}</h1><p>{} · fingerprint {} · {} sessions · {} · {} · scorer {}</p></header><main>",
         escape_xml(&meta.model),
         escape_xml(&meta.dataset),
         escape_xml(&meta.fingerprint),
         report.sessions,
-        report.tasks,
+        escape_xml(&headline.scored),
+        report.status.as_str(),
         escape_xml(&meta.scorer)
     );
+    if let Some(note) = &headline.note {
+        let _ = write!(
+            out,
+            "<p class=\"banner\" role=\"status\" data-status=\"{}\">{}</p>",
+            report.status.as_str(),
+            escape_xml(note)
+        );
+    }
+    let scored = report.status != RunStatus::Failed;
     out.push_str("<section class=\"headline\" aria-label=\"Headline rates\">");
     let mut task_notes = rate_notes(&report.task_accuracy);
     task_notes.push(format!(
@@ -119,19 +131,26 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
         pct(report.task_accuracy_bootstrap95.lo),
         pct(report.task_accuracy_bootstrap95.hi)
     ));
+    if !scored {
+        task_notes.clear();
+    }
     metric(
         &mut out,
         "Task accuracy",
-        Some(report.task_accuracy.rate),
+        scored.then_some(report.task_accuracy.rate),
         &task_notes,
     );
     metric(
         &mut out,
         "Session accuracy",
-        Some(report.session_accuracy.rate),
-        &rate_notes(&report.session_accuracy),
+        scored.then_some(report.session_accuracy.rate),
+        &if scored {
+            rate_notes(&report.session_accuracy)
+        } else {
+            Vec::new()
+        },
     );
-    match report.optimal.get("Total") {
+    match report.optimal.get("Total").filter(|r| r.total > 0) {
         Some(r) => metric(
             &mut out,
             "Optimal-path rate (Parallel + Mixed)",
@@ -140,7 +159,7 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
         ),
         None => metric(&mut out, "Optimal-path rate (Parallel + Mixed)", None, &[]),
     }
-    match report.progress.get("Total") {
+    match report.progress.get("Total").filter(|p| p.nodes > 0) {
         Some(p) => metric(
             &mut out,
             "Progress rate (Sequential + Mixed, node-based)",
@@ -191,7 +210,7 @@ mod tests {
     fn hostile_text_is_escaped_and_every_chart_is_present() {
         let evil = "<img src=x onerror=alert(1)>";
         let report = RunReport::from_outcomes(&[]);
-        let charts = standard_charts(evil, &[]);
+        let charts = standard_charts(evil, &report);
         let meta = ReportMeta {
             model: evil.to_owned(),
             dataset: evil.to_owned(),

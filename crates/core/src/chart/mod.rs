@@ -16,6 +16,7 @@ pub mod dashboard;
 pub mod delta;
 mod describe;
 mod format;
+pub mod headline;
 pub mod html;
 pub mod palette;
 mod stacked;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use describe::{describe, table};
 pub use format::{escape_xml, format_percent};
+pub use headline::Headline;
 
 /// One value of a series: a proportion in `0..=1` and an optional 95% interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Default)]

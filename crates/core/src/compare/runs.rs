@@ -98,17 +98,9 @@ pub enum CompareError {
     },
 }
 
-/// Run status under the counting rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RunStatus {
-    /// Every task scored in every trial.
-    Done,
-    /// Some tasks scored, some not.
-    Partial,
-    /// Nothing scored.
-    Failed,
-}
+/// Run status under the counting rule (for several trials: `done` when every task is
+/// scored in every trial).
+pub use crate::report::RunStatus;
 
 /// The dataset's sessions and tasks as index tables.
 #[derive(Debug, Clone)]

@@ -466,7 +466,7 @@ impl<'s> TaskMachine<'s> {
         let s = self.step;
         let mut assistant = Map::new();
         assistant.insert("role", Value::str("assistant"));
-        if !reply.reasoning_content.is_null() {
+        if reply.echo_reasoning && !reply.reasoning_content.is_null() {
             assistant.insert("reasoning_content", reply.reasoning_content.clone());
         }
         assistant.insert("content", reply.content.clone());

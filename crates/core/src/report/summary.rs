@@ -26,9 +26,19 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
     let _ = writeln!(out, "wildtool summary — {model}");
     let _ = writeln!(
         out,
-        "  {} sessions, {} tasks",
-        report.sessions, report.tasks
+        "  {} sessions, {} of {} tasks scored ({})",
+        report.sessions,
+        report.tasks_scored,
+        report.tasks_total,
+        report.status.as_str()
     );
+    if report.status != super::RunStatus::Done {
+        let _ = writeln!(
+            out,
+            "  {} task(s) not scored: every rate below is over the {} scored task(s) only",
+            report.tasks_unscored, report.tasks_scored
+        );
+    }
     rate_row(&mut out, "Task accuracy", &report.task_accuracy);
     let _ = writeln!(
         out,
@@ -83,7 +93,7 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
     let _ = writeln!(out, "Progress: official step-based | node-based AP");
     for (k, p) in ["Sequential Multi-Tool", "Mixed Multi-Tool", "Total"]
         .iter()
-        .filter_map(|k| report.progress.get(k).map(|p| (k, p)))
+        .filter_map(|k| report.progress.get(*k).map(|p| (k, p)))
     {
         let _ = writeln!(
             out,
@@ -103,8 +113,12 @@ pub fn summary_table(model: &str, report: &RunReport) -> String {
             let _ = writeln!(out, "  {name:<28} {n:>5}  {}", pct(*share));
         }
     }
-    if report.incomplete > 0 {
-        let _ = writeln!(out, "Incomplete (not model errors): {}", report.incomplete);
+    if report.tasks_unscored > 0 {
+        let _ = writeln!(
+            out,
+            "Not scored (incomplete or without a result; not model errors): {}",
+            report.tasks_unscored
+        );
     }
     out
 }

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::formats::checkpoint::CheckpointHeader;
 use crate::json::{dumps, loads, Escape, Map, Value};
 
 /// Persistent append-only storage of checkpoint lines.
@@ -125,13 +126,9 @@ pub fn record_line(id: &str, line: usize, task: usize, trial: u32, result_json: 
     out
 }
 
-/// The header line.
+/// The header line (see [`CheckpointHeader`]).
 pub fn header_line(model: &str, dataset: &str) -> String {
-    let mut m = Map::new();
-    m.insert("wildtool_checkpoint", Value::int(1));
-    m.insert("model_name", Value::str(model));
-    m.insert("dataset", Value::str(dataset));
-    dumps(&Value::Object(m), Escape::Utf8)
+    CheckpointHeader::new(model, dataset).to_line()
 }
 
 /// Finished tasks of trial 1 recovered from stored lines, keyed by `(line, task)`; later
@@ -158,28 +155,19 @@ pub fn recover_trials(
 ) -> Result<BTreeMap<(u32, usize, usize), TaskRecord>, CheckpointMismatch> {
     let mut done = BTreeMap::new();
     for line in lines {
-        if let Ok(v) = loads(line) {
-            if v.get("wildtool_checkpoint").is_some() {
-                let found_model = v
-                    .get("model_name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                let found_dataset = v
-                    .get("dataset")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                if found_model != model || found_dataset != dataset {
-                    return Err(CheckpointMismatch {
-                        model: model.to_owned(),
-                        dataset: dataset.to_owned(),
-                        found_model,
-                        found_dataset,
-                    });
-                }
-                continue;
+        // A header with a field of the wrong type belongs to no run.
+        let header =
+            CheckpointHeader::parse(line).unwrap_or_else(|_| Some(CheckpointHeader::new("", "")));
+        if let Some(found) = header {
+            if found.model_name != model || found.dataset != dataset {
+                return Err(CheckpointMismatch {
+                    model: model.to_owned(),
+                    dataset: dataset.to_owned(),
+                    found_model: found.model_name,
+                    found_dataset: found.dataset,
+                });
             }
+            continue;
         }
         if let Some(rec) = TaskRecord::from_line(line) {
             done.insert((rec.trial, rec.line, rec.task), rec);

@@ -9,7 +9,7 @@ pub mod replay;
 
 use std::collections::{BTreeMap, HashSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::dataset::{LoadedDataset, Session};
 use crate::json::{dump_indent4, dumps, loads, Escape, Map, Value};
@@ -81,13 +81,22 @@ impl<F: Fn(&Value, &str, &Value, &str) -> String> ArgChecker for F {
 
 /// A result line that could not be scored (the official code would crash; wildtool skips
 /// it and says why).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
 #[error("result line {line}: {message}")]
 pub struct LineError {
     /// 1-based line number in the result file.
     pub line: usize,
     /// What is wrong.
     pub message: String,
+}
+
+impl From<crate::formats::lines::LineError> for LineError {
+    fn from(e: crate::formats::lines::LineError) -> Self {
+        LineError {
+            line: e.line(),
+            message: e.problem(),
+        }
+    }
 }
 
 /// One scored result line.
@@ -103,8 +112,22 @@ pub struct ScoredLine {
     pub outcomes: Vec<TaskOutcome>,
 }
 
+/// A recorded user turn that is not the dataset's (the first one found, for messages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnDifference {
+    /// Session index (the id suffix).
+    pub session: usize,
+    /// Task position.
+    pub task: usize,
+    /// The user turn the result file recorded.
+    pub recorded: String,
+    /// The dataset's user turn.
+    pub dataset: String,
+}
+
 /// Counters of everything wildtool noticed while scoring, outside the parity files.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct ScoreStats {
     /// Result lines scored.
     pub lines: u64,
@@ -130,6 +153,19 @@ pub struct ScoreStats {
     pub requests: u64,
     /// Lines that could not be scored.
     pub skipped: Vec<LineError>,
+    /// Lines whose id points at a session the dataset does not have.
+    pub unknown_ids: u64,
+    /// Tasks whose recorded user turn (the log's `begin_of_current_task`, else the last
+    /// user message of the first step) was compared with the dataset's.
+    pub user_turns_checked: u64,
+    /// Of those, tasks whose recorded user turn differs from the dataset's.
+    pub user_turns_differing: u64,
+    /// The first differing user turn.
+    pub first_turn_difference: Option<TurnDifference>,
+    /// Tasks with a recorded name verdict (`action_name_label`).
+    pub name_labels_recorded: u64,
+    /// Of those, tasks whose recorded name verdict differs from the replayed one.
+    pub name_labels_differing: u64,
 }
 
 /// Options of a scoring run.
@@ -206,6 +242,12 @@ impl<'d> Scorer<'d> {
         dump_indent4(&self.metrics.to_value(model_name))
     }
 
+    /// Records a line that could not even be read (damaged bytes, too long), so that the
+    /// stats list every line that was not scored.
+    pub fn skip(&mut self, error: LineError) {
+        self.stats.skipped.push(error);
+    }
+
     /// Scores one result line (`line` is 1-based, for messages). A line that cannot be
     /// scored is recorded in the stats and returned as an error; nothing else is lost.
     pub fn score_line(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
@@ -234,12 +276,13 @@ impl<'d> Scorer<'d> {
             .and_then(|n| n.parse::<usize>().ok())
             .ok_or_else(|| err(format!("id {id:?} does not end in _<line index>")))?;
         let dataset = self.dataset;
-        let session = dataset.session_at(index).ok_or_else(|| {
-            err(format!(
+        let Some(session) = dataset.session_at(index) else {
+            self.stats.unknown_ids += 1;
+            return Err(err(format!(
                 "id {id:?} points at dataset session {index}, which the dataset does not have (it has {} sessions)",
                 dataset.line_count
-            ))
-        })?;
+            )));
+        };
         if self.model_name.is_none() {
             if let Some(name) = obj.get("model_name").and_then(Value::as_str) {
                 self.model_name = Some(name.replace('/', "_"));
@@ -335,7 +378,31 @@ impl<'d> Scorer<'d> {
         task: &mut Map,
     ) -> (TaskTally, TaskOutcome) {
         let gold = session.tasks.get(position);
+        if let (Some(recorded), Some(g)) = (recorded_user_turn(task), gold) {
+            self.stats.user_turns_checked += 1;
+            if recorded != g.user_message {
+                self.stats.user_turns_differing += 1;
+                if self.stats.first_turn_difference.is_none() {
+                    self.stats.first_turn_difference = Some(TurnDifference {
+                        session: session.line,
+                        task: position,
+                        recorded: recorded.to_owned(),
+                        dataset: g.user_message.clone(),
+                    });
+                }
+            }
+        }
+        let recorded_name = task
+            .get("action_name_label")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let replayed = replay::replay_task(session, position, task, self.options.candidate_cap);
+        if let Some(recorded) = recorded_name {
+            self.stats.name_labels_recorded += 1;
+            if task.get("action_name_label").and_then(Value::as_str) != Some(recorded.as_str()) {
+                self.stats.name_labels_differing += 1;
+            }
+        }
         if replayed.disagreed {
             self.stats.label_disagreements += 1;
         }
@@ -446,6 +513,28 @@ impl<'d> Scorer<'d> {
             }
         }
     }
+}
+
+/// The user turn a task's log recorded: `begin_of_current_task.content`, else the last
+/// user message of the first step's input.
+fn recorded_user_turn(task: &Map) -> Option<&str> {
+    let log = task.get("inference_log")?.as_object()?;
+    if let Some(text) = log
+        .get("begin_of_current_task")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_str)
+    {
+        return Some(text);
+    }
+    log.get("step_0")?
+        .get("inference_input")?
+        .get("messages")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?
+        .get("content")?
+        .as_str()
 }
 
 fn clamp16(n: usize) -> u16 {

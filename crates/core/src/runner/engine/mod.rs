@@ -62,9 +62,9 @@ pub use event::{
     TaskKey, Transmit,
 };
 pub use spec::{
-    AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError, DEFAULT_BACKOFF,
-    DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT, JITTER,
-    MAX_BACKOFF_DELAY, MAX_RETRY_AFTER,
+    AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
+    DEFAULT_BREAKER_THRESHOLD, JITTER, MAX_BACKOFF_DELAY, MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER,
+    MAX_TRIALS,
 };
 
 use std::collections::{BTreeMap, VecDeque};
@@ -80,7 +80,7 @@ use super::checkpoint::{
 };
 use super::driver::{task_seed, StepContext, TaskStats};
 use super::http::{HttpReply, HttpRequest, HttpResponse, NetworkFailure, NetworkKind};
-use super::policy::{classify_status, retry_after_secs, FailureClass, Jitter, RetryPolicy};
+use super::policy::{retry_after_secs, FailureClass, Jitter, RetryPolicy};
 use super::preflight::{self, PreflightClass, PreflightFailure};
 use super::provider::{ChatRequest, Endpoint, ProviderKind};
 use super::retry::Attempt;
@@ -849,7 +849,8 @@ impl<'d> Engine<'d> {
 
     fn transmit_preflight(&mut self, now: f64) -> Option<Transmit> {
         let (provider, endpoint) = self.endpoint.clone()?;
-        let request = preflight::request(provider, &endpoint, self.spec.model());
+        let request =
+            preflight::request_at(provider, &endpoint, self.spec.model(), self.temperature);
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         if let Some(pf) = &mut self.preflight {
@@ -887,10 +888,7 @@ impl<'d> Engine<'d> {
                         return;
                     }
                     Err(f) => {
-                        let retryable =
-                            matches!(f.class, PreflightClass::Other | PreflightClass::Unreachable)
-                                && !(200..300).contains(&r.status)
-                                && classify_status(r.status) == FailureClass::Transient;
+                        let retryable = preflight::should_retry(provider, r.status, &r.body);
                         let ra = r
                             .retry_after
                             .as_deref()

@@ -177,7 +177,7 @@ pub fn convert_messages(messages: &[Value]) -> (String, Vec<Value>) {
 
 /// Response `content` blocks → [`Reply`]: `text` blocks are concatenated into `content`,
 /// `tool_use` blocks become calls with dumps-utf8 `input` as arguments, `thinking` blocks
-/// become `reasoning_content`; `usage.input_tokens` / `output_tokens` are the counts.
+/// become the logged reasoning (not sent back); `usage.input_tokens` / `output_tokens` are the counts.
 pub fn parse_response(body: &str, latency: f64) -> Result<Reply, ProviderError> {
     let v = parse_body(body)?;
     if v.get("type").and_then(Value::as_str) == Some("error") || v.get("content").is_none() {
@@ -227,6 +227,8 @@ pub fn parse_response(body: &str, latency: f64) -> Result<Reply, ProviderError> 
             Value::Array(calls)
         },
         reasoning_content: thinking.map(Value::Str).unwrap_or(Value::Null),
+        // Thinking blocks are logged; sending them back would need their signatures.
+        echo_reasoning: false,
         input_tokens: token_count(usage, "input_tokens"),
         output_tokens: token_count(usage, "output_tokens"),
         latency,

@@ -6,11 +6,16 @@
 //!   harness sends (PROTOCOL §2.4): `messages`, `model`, `temperature`, `tools`.
 //! - [`anthropic`]: the Anthropic Messages API (conversion of the message list, `tool_use` /
 //!   `tool_result` blocks, separate system prompt).
+//! - [`gemini`]: the Gemini API's own `generateContent` format (`contents` of `parts`,
+//!   `functionCall` / `functionResponse` parts, `systemInstruction`).
+//! - [`models`]: a server's model list (`/models` and friends) for the page's model field.
 //!
 //! The API key is never part of an [`HttpRequest`]: the transport adds it from memory
 //! according to [`ProviderKind::auth`], so a logged request cannot leak it.
 
 pub mod anthropic;
+pub mod gemini;
+pub mod models;
 pub mod openai;
 
 use crate::json::{JsonError, Value};
@@ -23,6 +28,8 @@ pub enum ProviderKind {
     OpenAi,
     /// Anthropic Messages.
     Anthropic,
+    /// Google Gemini `generateContent`.
+    Gemini,
 }
 
 /// How the transport attaches the API key.
@@ -32,6 +39,8 @@ pub enum AuthStyle {
     Bearer,
     /// `x-api-key: <key>`.
     XApiKey,
+    /// `x-goog-api-key: <key>` (Gemini; never a `key=` URL parameter).
+    XGoogApiKey,
 }
 
 impl AuthStyle {
@@ -41,17 +50,26 @@ impl AuthStyle {
         match self {
             AuthStyle::Bearer => ("authorization", format!("Bearer {key}")),
             AuthStyle::XApiKey => ("x-api-key", key.to_owned()),
+            AuthStyle::XGoogApiKey => ("x-goog-api-key", key.to_owned()),
         }
     }
 }
 
 impl ProviderKind {
-    /// Parses `openai` / `anthropic`.
+    /// Every dialect, in the order front ends list them.
+    pub const ALL: [ProviderKind; 3] = [Self::OpenAi, Self::Anthropic, Self::Gemini];
+
+    /// Parses `openai` / `anthropic` / `gemini`.
     pub fn from_name(s: &str) -> Option<Self> {
-        match s {
-            "openai" => Some(Self::OpenAi),
-            "anthropic" => Some(Self::Anthropic),
-            _ => None,
+        Self::ALL.into_iter().find(|k| k.name() == s)
+    }
+
+    /// The name used on the command line, in settings and in links.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::OpenAi => "openai",
+            Self::Anthropic => "anthropic",
+            Self::Gemini => "gemini",
         }
     }
 
@@ -60,6 +78,7 @@ impl ProviderKind {
         match self {
             Self::OpenAi => AuthStyle::Bearer,
             Self::Anthropic => AuthStyle::XApiKey,
+            Self::Gemini => AuthStyle::XGoogApiKey,
         }
     }
 
@@ -68,6 +87,7 @@ impl ProviderKind {
         match self {
             Self::OpenAi => openai::build_request(req, endpoint),
             Self::Anthropic => anthropic::build_request(req, endpoint),
+            Self::Gemini => gemini::build_request(req, endpoint),
         }
     }
 
@@ -89,7 +109,14 @@ impl ProviderKind {
         match self {
             Self::OpenAi => openai::parse_response(body, latency, ids),
             Self::Anthropic => anthropic::parse_response(body, latency),
+            Self::Gemini => gemini::parse_response(body, latency, ids),
         }
+    }
+}
+
+impl serde::Serialize for ProviderKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
     }
 }
 
@@ -118,7 +145,7 @@ pub struct ChatRequest<'a> {
 /// A transport-neutral HTTP request (never holds the API key).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HttpRequest {
-    /// Always `POST` here.
+    /// `POST` for model requests, `GET` for model lists.
     pub method: &'static str,
     /// Full URL.
     pub url: String,
@@ -156,13 +183,48 @@ pub enum ProviderError {
     Shape(String),
 }
 
-/// The first 300 characters of a body, for error messages.
+/// The first 300 characters of a body, for error messages, with any API key a server
+/// echoed back masked (see [`mask_echoed_key`]).
 pub(crate) fn snippet(body: &str) -> String {
+    let body = mask_echoed_key(body);
     let mut s: String = body.chars().take(300).collect();
     if body.chars().nth(300).is_some() {
         s.push('…');
     }
     s
+}
+
+/// Masks the key some servers quote in their 401 message ("Incorrect API key provided:
+/// KEY."), which for short keys is the whole key, so that error texts can be shown and
+/// stored.
+pub fn mask_echoed_key(text: &str) -> String {
+    const MARK: &str = "api key provided:";
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(i) = lower[from..].find(MARK) {
+        let start = from + i + MARK.len();
+        let rest = &text[start..];
+        let lead = rest.len() - rest.trim_start().len();
+        let token_start = start + lead;
+        let token_len = text[token_start..]
+            .find(|c: char| c.is_whitespace())
+            .unwrap_or(text.len() - token_start);
+        let mut token_end = token_start + token_len;
+        // Keep a sentence-ending period outside the mask.
+        if text[token_start..token_end].ends_with('.') {
+            token_end -= 1;
+        }
+        out.push_str(&text[last..token_start]);
+        if token_end > token_start {
+            out.push_str("<key>");
+        }
+        last = token_end;
+        from = token_end.max(start);
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// Parses a body, mapping failure to [`ProviderError::NotJson`].
@@ -173,20 +235,21 @@ pub(crate) fn parse_body(body: &str) -> Result<Value, ProviderError> {
     })
 }
 
-/// The message of an `{"error": …}` body, if it is one.
+/// The message of an `{"error": …}` body, if it is one (an echoed key masked).
 pub(crate) fn error_message(v: &Value) -> Option<String> {
     let err = v.get("error")?;
     if err.is_null() {
         return None;
     }
-    Some(match err {
+    let text = match err {
         Value::Str(s) => s.clone(),
         other => other
             .get("message")
             .and_then(Value::as_str)
             .map(str::to_owned)
             .unwrap_or_else(|| crate::json::dumps(other, crate::json::Escape::Utf8)),
-    })
+    };
+    Some(mask_echoed_key(&text))
 }
 
 /// A token count field as logged: an integer, or null when absent (C11).
