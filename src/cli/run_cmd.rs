@@ -14,6 +14,8 @@ use crate::native::store::StoreError;
 use crate::native::{Control, Driver, FileStore, UreqTransport};
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
+use wildtool_core::formats::meta::{rfc3339, Tokens};
+use wildtool_core::formats::RunMeta;
 use wildtool_core::registry;
 use wildtool_core::runner::agents::ReplayAgent;
 use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
@@ -270,12 +272,13 @@ fn write_incomplete(out: &Path, end: &RunEnd, trials: u32) -> Result<(), FileErr
     fs::write(&path, text + "\n").map_err(at(&path))
 }
 
-/// Writes `run.json`: how the run ended and what adaptive concurrency did.
+/// Writes `run.json` (`{"wildtool_run_status": 1, …}`): how the run ended, its settings
+/// and counters, and what adaptive concurrency did.
 fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileError> {
     let p = &end.progress;
     let c = &end.concurrency;
     let doc = serde_json::json!({
-        "wildtool_run": 1,
+        "wildtool_run_status": 1,
         "model_name": spec.model(),
         "status": end.status.as_str(),
         "reason": end.reason,
@@ -386,6 +389,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
     };
     install_interrupt_handler(driver.controller());
+    let started_unix = unix_now();
     let mut display = Display::new();
     let end = driver.run(&mut engine, |event| {
         match event {
@@ -435,6 +439,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
     let scope = ScoreExtras {
         sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        run: Some(run_meta(args, &spec, &end, started_unix)),
         ..ScoreExtras::default()
     };
     let mut scored_any = false;
@@ -477,6 +482,39 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
             Ok(ExitCode::from(EXIT_INCOMPLETE))
         }
     }
+}
+
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// The run's metadata for `report.json` (never the key; of the endpoint only its origin).
+/// Request and token totals are the whole run's, so they are left out when the run has
+/// several trials (each trial has its own `report.json`).
+fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> RunMeta {
+    let mut meta = RunMeta::new(spec.model(), spec.model(), spec.dataset());
+    meta.provider = Some(args.provider.clone());
+    meta.endpoint = spec
+        .endpoint()
+        .and_then(|(_, e)| RunMeta::endpoint_of(&e.base_url));
+    meta.dataset.name = args
+        .dataset
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    meta.started_at = rfc3339(started_unix);
+    meta.finished_at = rfc3339(unix_now());
+    meta.duration_seconds = Some(end.progress.elapsed);
+    if spec.trials() == 1 {
+        meta.tokens = Some(Tokens {
+            input: end.progress.input_tokens,
+            output: end.progress.output_tokens,
+        });
+        meta.requests = Some(end.progress.requests);
+    }
+    meta
 }
 
 /// Writes `OUT/trials.json` from the trials' `report.json` files (a trial without one
