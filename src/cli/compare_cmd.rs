@@ -73,6 +73,12 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
     })
 }
 
+/// The task outcomes recorded in a `report.json` (for the trials statistics of
+/// `wildtool run --trials`).
+pub(crate) fn outcomes_from_report(path: &Path) -> Result<Vec<TaskOutcome>, CompareCmdError> {
+    from_report(path).map(|t| t.outcomes)
+}
+
 /// Scores an official-format result file against the dataset (as `wildtool score`).
 fn from_results(
     path: &Path,

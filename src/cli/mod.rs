@@ -14,6 +14,49 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
 use wildtool_core::registry;
+use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+
+/// Exit code of a command that failed (IO, unexpected input).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code of invalid arguments or inputs (also clap's).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a run with tasks that are not scored (incomplete, cancelled, stopped):
+/// re-run the same command to resume.
+pub const EXIT_INCOMPLETE: u8 = 3;
+/// Exit code of a run whose endpoint failed the preflight (nothing was sent).
+pub const EXIT_PREFLIGHT: u8 = 4;
+
+/// Every way a command can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// File IO.
+    #[error(transparent)]
+    File(#[from] files::FileError),
+    /// `wildtool run`.
+    #[error(transparent)]
+    Run(#[from] run_cmd::RunCmdError),
+    /// `wildtool report`.
+    #[error(transparent)]
+    Report(#[from] report_cmd::ReportError),
+    /// `wildtool compare`.
+    #[error(transparent)]
+    Compare(#[from] compare_cmd::CompareCmdError),
+}
+
+impl CliError {
+    /// The process exit code: 2 for invalid arguments or inputs, 4 for a failed
+    /// preflight, 1 for other failures (3, a resumable run, is not an error).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::File(_) => EXIT_FAILURE,
+            CliError::Run(e) => e.exit_code(),
+            CliError::Report(report_cmd::ReportError::Usage(_)) => EXIT_USAGE,
+            CliError::Report(_) => EXIT_FAILURE,
+            CliError::Compare(compare_cmd::CompareCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Compare(_) => EXIT_FAILURE,
+        }
+    }
+}
 
 /// Evaluate LLM tool use on WildToolBench-format data, with exact parity to the official
 /// scorer.
@@ -117,7 +160,8 @@ enum Command {
     },
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
-    /// Exit code 3: some tasks are incomplete for transport reasons (re-run to resume).
+    /// Exit codes: 2 invalid settings; 3 some tasks are not scored (incomplete, cancelled
+    /// or stopped; re-run to resume); 4 the endpoint failed the preflight.
     Run(RunOpts),
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
@@ -146,7 +190,8 @@ struct RunOpts {
     /// The dataset (JSON Lines).
     #[arg(long)]
     dataset: PathBuf,
-    /// Model name sent to the endpoint and written to the result file (default: the provider name).
+    /// Model name sent to the endpoint and written to the result file (required for
+    /// openai/anthropic; default for the built-in agents: the agent's name).
     #[arg(long)]
     model: Option<String>,
     /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
@@ -159,21 +204,39 @@ struct RunOpts {
     /// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY). The key is never written anywhere.
     #[arg(long)]
     api_key_env: Option<String>,
-    /// Tasks in flight at once.
-    #[arg(long, default_value_t = registry::DEFAULTS.concurrency)]
-    concurrency: usize,
-    /// Sampling temperature.
+    /// Tasks in flight at most (1-256). The run lowers it on rate limiting (429/503/529,
+    /// Retry-After) and raises it again, unless --fixed-concurrency is given.
+    #[arg(long, default_value_t = registry::DEFAULTS.concurrency as u64)]
+    concurrency: u64,
+    /// Keep the concurrency fixed (no adaptive lowering on rate limiting).
+    #[arg(long)]
+    fixed_concurrency: bool,
+    /// Sampling temperature (0-2).
     #[arg(long, default_value_t = registry::DEFAULTS.temperature)]
     temperature: f64,
-    /// Per-request timeout in seconds.
+    /// Per-request timeout in seconds (0.1-3600).
     #[arg(long, default_value_t = registry::DEFAULTS.timeout_secs)]
     timeout: f64,
-    /// Retries per request on 429/5xx/network errors before the task is incomplete.
-    #[arg(long, default_value_t = registry::DEFAULTS.retries)]
-    retries: u32,
-    /// First backoff delay in seconds (doubles per retry, with jitter; Retry-After wins).
+    /// Retries per request on 408/409/425/429/5xx, network errors and timeouts (0-20)
+    /// before the task is incomplete; other statuses are never retried.
+    #[arg(long, default_value_t = u64::from(registry::DEFAULTS.retries))]
+    retries: u64,
+    /// First backoff delay in seconds (0-600; doubles per retry, with jitter). A server's
+    /// Retry-After is honoured up to the longest delay these settings allow, and never
+    /// longer than --timeout.
     #[arg(long, default_value_t = registry::DEFAULTS.backoff_secs)]
     backoff: f64,
+    /// Run every task K times as independent trials (1-100): writes OUT/trial-1/ …
+    /// OUT/trial-K/ and OUT/trials.json.
+    #[arg(long, default_value_t = 1)]
+    trials: u64,
+    /// Skip the preflight request that checks the endpoint before any task.
+    #[arg(long)]
+    no_preflight: bool,
+    /// Stop the run when this many tasks in a row fail with the same non-retryable error
+    /// (0 = never).
+    #[arg(long, default_value_t = DEFAULT_BREAKER_THRESHOLD)]
+    breaker_threshold: u64,
     /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
     #[arg(long)]
     sessions: Option<String>,
@@ -191,16 +254,26 @@ struct RunOpts {
     candidate_cap: usize,
 }
 
-/// Runs the CLI and maps errors to exit codes (1: failure, 2: invalid input).
+/// Runs the CLI and maps errors to exit codes ([`CliError::exit_code`]).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("wildtool: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode, CliError> {
+    Ok(match command {
         Command::Validate {
             file,
             lang,
             semantic,
-        } => validate_cmd::validate(&file, lang.into(), semantic),
-        Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into()),
+        } => validate_cmd::validate(&file, lang.into(), semantic)?,
+        Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into())?,
         Command::Score {
             dataset,
             results,
@@ -222,7 +295,7 @@ pub fn main() -> ExitCode {
                 force,
                 ..score_cmd::ScoreExtras::default()
             },
-        ),
+        )?,
         Command::Report {
             dataset,
             score_dir,
@@ -230,23 +303,14 @@ pub fn main() -> ExitCode {
             out,
             compare,
         } => {
-            return match report_cmd::report(&report_cmd::ReportArgs {
+            report_cmd::report(&report_cmd::ReportArgs {
                 dataset,
                 score_dir,
                 from,
                 out,
                 compare,
-            }) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) {
-                        2
-                    } else {
-                        1
-                    })
-                }
-            };
+            })?;
+            ExitCode::SUCCESS
         }
         Command::Compare {
             runs,
@@ -256,61 +320,36 @@ pub fn main() -> ExitCode {
             lang,
             candidate_cap,
         } => {
-            return match compare_cmd::compare(&compare_cmd::CompareArgs {
+            compare_cmd::compare(&compare_cmd::CompareArgs {
                 runs,
                 dataset,
                 out,
                 lang: lang.into(),
                 labels,
                 candidate_cap,
-            }) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, compare_cmd::CompareCmdError::Usage(_)) {
-                        2
-                    } else {
-                        1
-                    })
-                }
-            };
+            })?;
+            ExitCode::SUCCESS
         }
-        Command::Run(o) => {
-            let args = run_cmd::RunArgs {
-                dataset: o.dataset,
-                model: o.model,
-                base_url: o.base_url,
-                provider: o.provider,
-                api_key_env: o.api_key_env,
-                concurrency: o.concurrency,
-                temperature: o.temperature,
-                timeout: o.timeout,
-                retries: o.retries,
-                sessions: o.sessions,
-                replay_file: o.replay_file,
-                out: o.out,
-                lang: o.lang.into(),
-                candidate_cap: o.candidate_cap,
-                backoff: o.backoff,
-            };
-            return match run_cmd::run(&args) {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, run_cmd::RunCmdError::Usage(_)) {
-                        2
-                    } else {
-                        1
-                    })
-                }
-            };
-        }
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("wildtool: {e}");
-            ExitCode::from(1)
-        }
-    }
+        Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
+            dataset: o.dataset,
+            model: o.model,
+            base_url: o.base_url,
+            provider: o.provider,
+            api_key_env: o.api_key_env,
+            concurrency: o.concurrency,
+            fixed_concurrency: o.fixed_concurrency,
+            temperature: o.temperature,
+            timeout: o.timeout,
+            retries: o.retries,
+            backoff: o.backoff,
+            trials: o.trials,
+            no_preflight: o.no_preflight,
+            breaker_threshold: o.breaker_threshold,
+            sessions: o.sessions,
+            replay_file: o.replay_file,
+            out: o.out,
+            lang: o.lang.into(),
+            candidate_cap: o.candidate_cap,
+        })?,
+    })
 }

@@ -1,13 +1,10 @@
 //! Native IO for the runner: a blocking HTTP transport (`ureq`), a file checkpoint store,
-//! and a thread pool that runs independent tasks with bounded concurrency.
+//! and the driver that runs the core's run engine with worker threads.
 
-pub mod live;
-pub mod pool;
-pub mod run;
+pub mod driver;
 pub mod store;
 pub mod transport;
 
-pub use live::{LiveResponder, StepCounts};
-pub use pool::run_pool;
+pub use driver::{Control, Controller, Driver};
 pub use store::FileStore;
-pub use transport::{HttpResponse, Transport, TransportError, UreqTransport};
+pub use transport::{Transport, UreqTransport};

@@ -1,30 +1,20 @@
 //! The blocking HTTP transport. The API key lives only in the transport (memory) and is
-//! attached to each request as it is sent.
+//! attached to each request as it is sent. Redirects are never followed: a 3xx answer is
+//! handed to the engine as it is (which fails the request without retry), so the key is
+//! never sent to another origin.
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
-/// A response as the runner needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HttpResponse {
-    /// Status code.
-    pub status: u16,
-    /// The `Retry-After` header, if any.
-    pub retry_after: Option<String>,
-    /// The body as text.
-    pub body: String,
-}
-
-/// A failure below HTTP (connect, reset, timeout, unreadable body). Always transient.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct TransportError(pub String);
+/// Largest response body read (a longer one is a network failure): the core's limit.
+pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
 
 /// Sends one request and waits for the whole response.
 pub trait Transport: Send + Sync {
-    /// Sends `req` with the given timeout.
-    fn send(&self, req: &HttpRequest, timeout: Duration) -> Result<HttpResponse, TransportError>;
+    /// Sends `req`, giving up after `timeout`.
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply;
 }
 
 /// `ureq` 3 with a connection pool shared by all worker threads.
@@ -42,11 +32,40 @@ impl std::fmt::Debug for UreqTransport {
     }
 }
 
+fn now_unix() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn network(kind: NetworkKind, message: String) -> HttpReply {
+    HttpReply::Network(NetworkFailure { kind, message })
+}
+
+fn classify(e: &ureq::Error) -> NetworkKind {
+    match e {
+        ureq::Error::Timeout(_) => NetworkKind::Timeout,
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => NetworkKind::Unreachable,
+        ureq::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::AddrNotAvailable
+            | std::io::ErrorKind::HostUnreachable
+            | std::io::ErrorKind::NetworkUnreachable => NetworkKind::Unreachable,
+            std::io::ErrorKind::TimedOut => NetworkKind::Timeout,
+            _ => NetworkKind::Other,
+        },
+        _ => NetworkKind::Other,
+    }
+}
+
 impl UreqTransport {
-    /// A transport; `auth` is the key and how to send it (`None` for keyless endpoints).
+    /// A transport; `auth` is the key and how to send it (`None` for keyless endpoints);
+    /// `max_connections` sizes the idle-connection pool.
     pub fn new(auth: Option<(AuthStyle, String)>, max_connections: usize) -> Self {
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
+            .max_redirects(0)
             .max_idle_connections(max_connections.max(1) * 2)
             .max_idle_connections_per_host(max_connections.max(1))
             .build();
@@ -58,7 +77,7 @@ impl UreqTransport {
 }
 
 impl Transport for UreqTransport {
-    fn send(&self, req: &HttpRequest, timeout: Duration) -> Result<HttpResponse, TransportError> {
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
         let mut builder = self
             .agent
             .post(&req.url)
@@ -72,25 +91,34 @@ impl Transport for UreqTransport {
             let (name, value) = style.header(key);
             builder = builder.header(name, value);
         }
-        let mut resp = builder
-            .send(req.body.as_str())
-            .map_err(|e| TransportError(e.to_string()))?;
+        let mut resp = match builder.send(req.body.as_str()) {
+            Ok(r) => r,
+            Err(e) => return network(classify(&e), e.to_string()),
+        };
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
         let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let body = resp
+        let retry_after = header("retry-after");
+        let location = header("location");
+        let body = match resp
             .body_mut()
             .with_config()
-            .limit(64 * 1024 * 1024)
+            .limit(MAX_BODY_BYTES)
             .read_to_string()
-            .map_err(|e| TransportError(format!("reading the body: {e}")))?;
-        Ok(HttpResponse {
+        {
+            Ok(b) => b,
+            Err(e) => return network(classify(&e), format!("reading the body: {e}")),
+        };
+        HttpReply::Response(HttpResponse {
             status,
-            retry_after,
             body,
+            retry_after,
+            location,
+            now_unix: now_unix(),
         })
     }
 }

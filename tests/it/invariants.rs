@@ -162,6 +162,118 @@ fn rustdoc_names_no_process_vocabulary() {
     );
 }
 
+/// The runner's top-level modules and the sibling modules each one imports
+/// (`super::x`, `super::super::x` from submodules, `crate::runner::x`).
+fn runner_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
+    let dir = root().join("crates/core/src/runner");
+    let mut modules = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(&dir).expect("runner dir").flatten() {
+        let path = entry.path();
+        let name = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name == "mod" {
+            continue;
+        }
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path.clone());
+        } else {
+            continue;
+        }
+        modules.insert(name, files);
+    }
+    let names: Vec<String> = modules.keys().cloned().collect();
+    let mut graph = std::collections::BTreeMap::new();
+    for (name, files) in &modules {
+        let mut deps = std::collections::BTreeSet::new();
+        for file in files {
+            // Code only; tests may use anything.
+            if file.file_name().is_some_and(|n| n == "tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).expect("utf-8 source");
+            let code = text
+                .find("#[cfg(test)]\nmod tests {")
+                .map_or(text.as_str(), |i| &text[..i]);
+            for (_, line) in code_lines(code) {
+                for other in &names {
+                    if other == name {
+                        continue;
+                    }
+                    let hit = [
+                        format!("super::{other}::"),
+                        format!("super::{other}}}"),
+                        format!("super::{other};"),
+                        format!("super::{other},"),
+                        format!("super::super::{other}::"),
+                        format!("crate::runner::{other}::"),
+                    ]
+                    .iter()
+                    .any(|p| line.contains(p.as_str()));
+                    let braced =
+                        line.contains("use super::{") || line.contains("use super::super::{");
+                    let in_brace = braced
+                        && line
+                            .split(['{', '}', ',', ' '])
+                            .any(|w| w == other || w.starts_with(&format!("{other}::")));
+                    if hit || in_brace {
+                        deps.insert(other.clone());
+                    }
+                }
+            }
+        }
+        graph.insert(name.clone(), deps);
+    }
+    graph
+}
+
+#[test]
+fn the_runner_modules_import_each_other_without_cycles() {
+    let graph = runner_imports();
+    assert!(graph.contains_key("engine") && graph.contains_key("driver"));
+    assert!(
+        graph["engine"].contains("checkpoint") && graph["driver"].contains("retry"),
+        "the import scan sees imports: {graph:?}"
+    );
+    // Kahn's algorithm: every module must be removable (no cycle).
+    let mut left = graph.clone();
+    loop {
+        let ready: Vec<String> = left
+            .iter()
+            .filter(|(_, deps)| deps.iter().all(|d| !left.contains_key(d)))
+            .map(|(n, _)| n.clone())
+            .collect();
+        if ready.is_empty() {
+            break;
+        }
+        for n in ready {
+            left.remove(&n);
+        }
+    }
+    assert!(
+        left.is_empty(),
+        "import cycle among runner modules: {left:?}"
+    );
+    for low in [
+        "provider",
+        "http",
+        "policy",
+        "exec",
+        "checkpoint",
+        "retry",
+        "driver",
+    ] {
+        assert!(
+            !graph[low].contains("engine"),
+            "{low} imports the engine (layers point one way)"
+        );
+    }
+}
+
 /// The page's own JavaScript (`www/`, not the generated `www/pkg`): path and text.
 fn page_js() -> Vec<(PathBuf, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -30,6 +30,7 @@ mod provider_models;
 mod provider_preflight;
 mod provider_shapes;
 mod runner_agents;
+mod runner_cli;
 mod runner_live;
 mod runner_mock_serve;
 mod runner_overhead;

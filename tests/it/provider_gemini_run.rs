@@ -152,6 +152,12 @@ fn answer(ds: &LoadedDataset, req: &Request) -> Action {
         .iter()
         .find(|(r, _)| *r == "user")
         .map(|(_, t)| t.clone());
+    if system.is_empty() {
+        // The preflight (one user turn, one tool, no system instruction): a tool call.
+        return Action::ok(
+            r#"{"candidates": [{"content": {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 3}}"#,
+        );
+    }
     let Some(session) = ds.sessions.iter().find(|s| {
         system == format!("Current Date: {}", s.env_info)
             && s.tasks.first().map(|t| &t.user_message) == first_user.as_ref()

@@ -18,20 +18,20 @@ use wildtool_core::json::{dumps, loads, Escape, Map, Value};
 use wildtool_core::runner::agents::GoldAgent;
 use wildtool_core::runner::driver::{Responder, StepContext, TaskStats};
 
-fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-fn mini_path() -> PathBuf {
+pub(crate) fn mini_path() -> PathBuf {
     root().join("tests/fixtures/mini.jsonl")
 }
 
-fn mini() -> Arc<LoadedDataset> {
+pub(crate) fn mini() -> Arc<LoadedDataset> {
     let text = std::fs::read_to_string(mini_path()).unwrap_or_default();
     Arc::new(load_dataset(&text, Lang::En))
 }
 
-fn tmp(name: &str) -> PathBuf {
+pub(crate) fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("wildtool-live-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
@@ -39,7 +39,7 @@ fn tmp(name: &str) -> PathBuf {
 
 /// How the mock model deviates from gold.
 #[derive(Clone, Copy, PartialEq)]
-enum Behaviour {
+pub(crate) enum Behaviour {
     Gold,
     WrongNames,
     BadArguments,
@@ -90,7 +90,21 @@ fn locate(ds: &LoadedDataset, messages: &[Value]) -> Option<(usize, usize, usize
     Some((session.line, k.checked_sub(1)?, step))
 }
 
-fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<String> {
+/// A valid answer to the preflight (the one request without the dataset's system
+/// message), or `None` for dataset requests.
+pub(crate) fn preflight_reply(body: &str) -> Option<String> {
+    let req = loads(body).ok()?;
+    let first = req.get("messages")?.as_array()?.first()?.clone();
+    if first.get("role").and_then(Value::as_str) == Some("system") {
+        return None;
+    }
+    Some(r#"{"id": "chatcmpl-preflight", "object": "chat.completion", "choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "call_p", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]}, "finish_reason": "tool_calls"}]}"#.to_owned())
+}
+
+pub(crate) fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<String> {
+    if let Some(p) = preflight_reply(body) {
+        return Some(p);
+    }
     let req = loads(body).ok()?;
     let messages = req.get("messages")?.as_array()?.clone();
     let tools = req.get("tools")?.clone();
@@ -149,7 +163,7 @@ fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) -> Option<S
 }
 
 /// A mock model; `fault(request, attempt_of_this_body)` may inject a transport fault.
-fn model_server(
+pub(crate) fn model_server(
     behaviour: Behaviour,
     fault: impl Fn(&Request, usize) -> Option<Action> + Send + Sync + 'static,
 ) -> MockServer {
@@ -177,7 +191,7 @@ fn model_server(
     })
 }
 
-fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Output {
+pub(crate) fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wildtool"));
     cmd.args(["run", "--dataset"])
         .arg(mini_path())
@@ -208,7 +222,7 @@ fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Ou
     cmd.output().unwrap_or_else(|e| panic!("spawn: {e}"))
 }
 
-fn task_accuracy(out: &Path) -> f64 {
+pub(crate) fn task_accuracy(out: &Path) -> f64 {
     let m = loads(&std::fs::read_to_string(out.join("metric.json")).unwrap_or_default())
         .unwrap_or(Value::Null);
     match m
@@ -224,7 +238,7 @@ fn task_accuracy(out: &Path) -> f64 {
 
 /// The run's own score equals an offline `wildtool score` of its result file, and the
 /// labels written live agree with the offline decisions.
-fn assert_offline_score_matches(out: &Path) {
+pub(crate) fn assert_offline_score_matches(out: &Path) {
     let offline = out.join("offline");
     let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
         .args(["score", "--dataset"])
@@ -252,7 +266,7 @@ fn assert_offline_score_matches(out: &Path) {
     assert_eq!(dis, Some(0), "live labels equal the offline decisions");
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
@@ -404,7 +418,7 @@ fn the_api_key_is_sent_but_never_written() {
 }
 
 /// A mock that plays gold answers, each after `delay_ms`.
-fn slow_gold_server(delay_ms: u64) -> MockServer {
+pub(crate) fn slow_gold_server(delay_ms: u64) -> MockServer {
     let ds = mini();
     MockServer::start(move |req| {
         std::thread::sleep(Duration::from_millis(delay_ms));
@@ -416,7 +430,7 @@ fn slow_gold_server(delay_ms: u64) -> MockServer {
 }
 
 /// Starts `wildtool run` on mini.jsonl against `server` (concurrency 2) without waiting.
-fn spawn_run(
+pub(crate) fn spawn_run(
     server: &MockServer,
     out: &std::path::Path,
     stderr: std::process::Stdio,

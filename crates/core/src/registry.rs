@@ -326,7 +326,8 @@ pub const DEFAULTS: Defaults = Defaults {
     temperature: 0.0,
 };
 
-/// Accepted ranges of the run settings (inclusive), for validation and input limits.
+/// Accepted ranges of the run settings (inclusive), for validation (`RunSpec::new` in
+/// `runner::engine`) and input limits.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Limits {
     /// Requests in flight at once.
@@ -344,7 +345,8 @@ pub struct Limits {
 /// The accepted ranges.
 pub const LIMITS: Limits = Limits {
     concurrency: (1, 256),
-    timeout_secs: (1.0, 3600.0),
+    // Sub-second timeouts are for tests against local mocks.
+    timeout_secs: (0.1, 3600.0),
     retries: (0, 20),
     backoff_secs: (0.0, 600.0),
     temperature: (0.0, 2.0),

@@ -8,7 +8,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// One received request.
 #[derive(Debug, Clone)]
@@ -21,6 +21,8 @@ pub struct Request {
     pub body: String,
     /// 0-based arrival index.
     pub index: usize,
+    /// When the request arrived.
+    pub at: Instant,
 }
 
 impl Request {
@@ -214,6 +216,7 @@ fn serve(
             headers,
             body: String::from_utf8_lossy(&body).into_owned(),
             index: counter.fetch_add(1, Ordering::SeqCst),
+            at: Instant::now(),
         };
         if let Ok(mut l) = log.lock() {
             l.push(req.clone());

@@ -74,15 +74,13 @@ pub struct TaskRecord {
 impl TaskRecord {
     /// The checkpoint line (dumps-utf8, no newline).
     pub fn to_line(&self) -> String {
-        let mut m = Map::new();
-        m.insert("id", Value::Str(self.id.clone()));
-        m.insert("line", Value::int(self.line as i64));
-        m.insert("task", Value::int(self.task as i64));
-        if self.trial > 1 {
-            m.insert("trial", Value::int(i64::from(self.trial)));
-        }
-        m.insert("result", self.result.clone());
-        dumps(&Value::Object(m), Escape::Utf8)
+        record_line(
+            &self.id,
+            self.line,
+            self.task,
+            self.trial,
+            &dumps(&self.result, Escape::Utf8),
+        )
     }
 
     /// Parses a checkpoint line; `None` for the header, garbage or a cut line.
@@ -105,6 +103,27 @@ impl TaskRecord {
             result,
         })
     }
+}
+
+/// A checkpoint record line from its parts, `result_json` being the task result already
+/// in dumps-utf8 form (what [`TaskRecord::to_line`] writes, without re-serialising the
+/// result).
+pub fn record_line(id: &str, line: usize, task: usize, trial: u32, result_json: &str) -> String {
+    let mut m = Map::new();
+    m.insert("id", Value::str(id));
+    m.insert("line", Value::int(line as i64));
+    m.insert("task", Value::int(task as i64));
+    if trial > 1 {
+        m.insert("trial", Value::int(i64::from(trial)));
+    }
+    let head = dumps(&Value::Object(m), Escape::Utf8);
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut out = String::with_capacity(head.len() + result_json.len() + 14);
+    out.push_str(head);
+    out.push_str(", \"result\": ");
+    out.push_str(result_json);
+    out.push('}');
+    out
 }
 
 /// The header line (see [`CheckpointHeader`]).
@@ -187,25 +206,36 @@ pub fn assemble(
     slots: &[SessionSlot],
     done: &BTreeMap<(usize, usize), TaskRecord>,
 ) -> Assembled {
+    let texts: BTreeMap<(usize, usize), String> = done
+        .iter()
+        .map(|(k, r)| (*k, dumps(&r.result, Escape::Utf8)))
+        .collect();
+    assemble_json(model, slots, &texts)
+}
+
+/// [`assemble`] from task results already in dumps-utf8 form, keyed by `(line, task)`.
+pub fn assemble_json(
+    model: &str,
+    slots: &[SessionSlot],
+    done: &BTreeMap<(usize, usize), String>,
+) -> Assembled {
     let mut sorted: Vec<&SessionSlot> = slots.iter().collect();
     sorted.sort_by_key(|s| s.line);
     let mut out = Assembled::default();
     for slot in sorted {
-        let results: Vec<Option<&TaskRecord>> =
-            (0..slot.tasks).map(|t| done.get(&(slot.line, t))).collect();
-        if results.iter().any(Option::is_none) {
+        let results: Option<Vec<&str>> = (0..slot.tasks)
+            .map(|t| done.get(&(slot.line, t)).map(String::as_str))
+            .collect();
+        let Some(results) = results else {
             out.missing.extend(
                 (0..slot.tasks)
                     .filter(|t| !done.contains_key(&(slot.line, *t)))
                     .map(|t| (slot.line, t)),
             );
             continue;
-        }
-        out.text.push_str(&session_result_line(
-            model,
-            &slot.id,
-            results.into_iter().flatten().map(|r| &r.result),
-        ));
+        };
+        out.text
+            .push_str(&session_result_line(model, &slot.id, results));
         out.text.push('\n');
         out.sessions += 1;
     }
@@ -213,20 +243,28 @@ pub fn assemble(
 }
 
 /// The official result line of one complete session (no newline):
-/// `{"id", "model_name", "result": [T…]}` in dumps-utf8, the task results in task order.
+/// `{"id", "model_name", "result": [T…]}` in dumps-utf8, from the task results in task
+/// order, each already in dumps-utf8 form.
 pub fn session_result_line<'a>(
     model: &str,
     id: &str,
-    results: impl IntoIterator<Item = &'a Value>,
+    results_json: impl IntoIterator<Item = &'a str>,
 ) -> String {
     let mut m = Map::new();
     m.insert("id", Value::str(id));
     m.insert("model_name", Value::str(model));
-    m.insert(
-        "result",
-        Value::Array(results.into_iter().cloned().collect()),
-    );
-    dumps(&Value::Object(m), Escape::Utf8)
+    let head = dumps(&Value::Object(m), Escape::Utf8);
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut out = String::from(head);
+    out.push_str(", \"result\": [");
+    for (i, r) in results_json.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(r);
+    }
+    out.push_str("]}");
+    out
 }
 
 #[cfg(test)]
@@ -256,6 +294,47 @@ mod tests {
         let done = recover(&lines, "m", "fp").unwrap_or_default();
         assert_eq!(done.len(), 1);
         assert!(recover(&lines, "other", "fp").is_err());
+    }
+
+    #[test]
+    fn lines_built_from_text_equal_the_serialised_objects() {
+        let mut nested = Map::new();
+        nested.insert("s", Value::str("é\"\n}"));
+        nested.insert(
+            "a",
+            Value::Array(vec![Value::int(1), Value::Float(0.5), Value::Null]),
+        );
+        let mut result = Map::new();
+        result.insert("action_name_label", Value::str("correct"));
+        result.insert("inference_log", Value::Object(nested));
+        let result = Value::Object(result);
+        for trial in [1, 2] {
+            let mut m = Map::new();
+            m.insert("id", Value::str("wild_tool_bench_\u{4e2d}7"));
+            m.insert("line", Value::int(7));
+            m.insert("task", Value::int(3));
+            if trial > 1 {
+                m.insert("trial", Value::int(trial));
+            }
+            m.insert("result", result.clone());
+            let rec = TaskRecord {
+                id: "wild_tool_bench_\u{4e2d}7".to_owned(),
+                line: 7,
+                task: 3,
+                trial: trial as u32,
+                result: result.clone(),
+            };
+            assert_eq!(rec.to_line(), dumps(&Value::Object(m), Escape::Utf8));
+        }
+        let mut m = Map::new();
+        m.insert("id", Value::str("x\"y"));
+        m.insert("model_name", Value::str("org/m\u{e9}"));
+        m.insert("result", Value::Array(vec![result.clone(), result.clone()]));
+        let text = dumps(&result, Escape::Utf8);
+        assert_eq!(
+            session_result_line("org/m\u{e9}", "x\"y", [text.as_str(), text.as_str()]),
+            dumps(&Value::Object(m), Escape::Utf8)
+        );
     }
 
     #[test]

@@ -5,16 +5,18 @@
 
 pub use super::provider::HttpRequest;
 
-/// Why a request got no HTTP response.
+/// Why a request got no HTTP response at all, as the driver can tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NetworkKind {
-    /// Connection refused, DNS failure, reset: nothing answered.
+    /// Connection refused, DNS failure, no route: nothing answered.
     Unreachable,
-    /// The browser blocked the request or its response (cross-origin rules).
+    /// The browser refused to hand over the response (missing CORS headers). Browsers do
+    /// not say why a `fetch` failed, so the page reports this for failures it attributes
+    /// to CORS.
     Cors,
-    /// The transport's own timeout fired.
+    /// No answer within the transport's own timeout.
     Timeout,
-    /// Anything else (an unreadable body, a protocol error).
+    /// Anything else (TLS errors, resets, malformed HTTP, an unreadable body).
     Other,
 }
 

@@ -103,7 +103,7 @@ impl ProgressSnapshot {
             .map(|e| format!("{e:.0}s"))
             .unwrap_or_else(|| "?".to_owned());
         let mut s = format!(
-            "[{}/{}] {:.2} task/s eta {} | names ok {} | incomplete {} | requests {} | retries {} | tokens {}+{}",
+            "[{}/{}] {:.2} task/s eta {} | names ok {} | incomplete {} | requests {} | retries {} | tokens {}+{} | in flight {}/{}",
             self.settled(),
             self.total,
             self.rate,
@@ -113,7 +113,9 @@ impl ProgressSnapshot {
             self.requests,
             self.retries,
             self.input_tokens,
-            self.output_tokens
+            self.output_tokens,
+            self.in_flight,
+            self.concurrency_limit
         );
         s.push_str(&self.detail());
         s

@@ -62,25 +62,25 @@ pub use event::{
     TaskKey, Transmit,
 };
 pub use spec::{
-    AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError, DEFAULT_BACKOFF,
-    DEFAULT_BREAKER_THRESHOLD, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT, JITTER,
-    MAX_BACKOFF_DELAY, MAX_RETRY_AFTER,
+    AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
+    DEFAULT_BREAKER_THRESHOLD, JITTER, MAX_BACKOFF_DELAY, MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER,
+    MAX_TRIALS,
 };
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use crate::dataset::Session;
-use crate::json::Value;
+use crate::json::{dumps, Escape, Value};
 use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
 
 use super::checkpoint::{
-    assemble, header_line, recover_trials, session_result_line, CheckpointMismatch, SessionSlot,
-    TaskRecord,
+    assemble_json, header_line, record_line, recover_trials, session_result_line,
+    CheckpointMismatch, SessionSlot,
 };
 use super::driver::{task_seed, StepContext, TaskStats};
 use super::http::{HttpReply, HttpRequest, HttpResponse, NetworkFailure, NetworkKind};
-use super::policy::{classify_status, retry_after_secs, FailureClass, Jitter, RetryPolicy};
+use super::policy::{retry_after_secs, FailureClass, Jitter, RetryPolicy};
 use super::preflight::{self, PreflightClass, PreflightFailure};
 use super::provider::{ChatRequest, Endpoint, ProviderKind};
 use super::retry::Attempt;
@@ -232,7 +232,8 @@ pub struct Engine<'d> {
     resumed: u64,
     jobs: VecDeque<Job>,
     active: Vec<Active<'d>>,
-    done: Vec<BTreeMap<(usize, usize), TaskRecord>>,
+    /// Finished tasks per trial: their results in dumps-utf8 form, by `(line, task)`.
+    done: Vec<BTreeMap<(usize, usize), String>>,
     remaining: Vec<Vec<usize>>,
     incomplete: Vec<IncompleteTask>,
     counters: Counters,
@@ -293,14 +294,14 @@ impl<'d> Engine<'d> {
             .enumerate()
             .map(|(i, s)| (s.line, i))
             .collect();
-        let mut done: Vec<BTreeMap<(usize, usize), TaskRecord>> = vec![BTreeMap::new(); k as usize];
+        let mut done: Vec<BTreeMap<(usize, usize), String>> = vec![BTreeMap::new(); k as usize];
         for ((trial, line, task), rec) in recovered {
             let selected = index
                 .get(&line)
                 .and_then(|&i| sessions.get(i))
                 .is_some_and(|s| task < s.tasks.len());
             if let (true, Some(slot)) = (selected, done.get_mut(trial as usize - 1)) {
-                slot.insert((line, task), rec);
+                slot.insert((line, task), dumps(&rec.result, Escape::Utf8));
             }
         }
         let mut jobs = VecDeque::new();
@@ -848,7 +849,8 @@ impl<'d> Engine<'d> {
 
     fn transmit_preflight(&mut self, now: f64) -> Option<Transmit> {
         let (provider, endpoint) = self.endpoint.clone()?;
-        let request = preflight::request(provider, &endpoint, self.spec.model());
+        let request =
+            preflight::request_at(provider, &endpoint, self.spec.model(), self.temperature);
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         if let Some(pf) = &mut self.preflight {
@@ -867,31 +869,26 @@ impl<'d> Engine<'d> {
     fn preflight_reply(&mut self, reply: HttpReply, now: f64) {
         let provider = self.provider();
         let (failure, retryable, retry_after) = match reply {
+            HttpReply::Response(r) if r.status == 0 || (300..400).contains(&r.status) => (
+                PreflightFailure {
+                    class: PreflightClass::Other,
+                    reason: redirect_message(&r),
+                    fix: Some("use the final URL as the base URL".to_owned()),
+                },
+                false,
+                None,
+            ),
             HttpReply::Response(r) => {
-                let redirect = r.status == 0 || (300..400).contains(&r.status);
                 match preflight::classify_response(provider, r.status, &r.body) {
-                    Ok(()) if !redirect => {
+                    Ok(()) => {
                         if let Some(pf) = &mut self.preflight {
                             pf.state = PreflightState::Passed;
                         }
                         self.push_progress(now);
                         return;
                     }
-                    Ok(()) => (
-                        PreflightFailure {
-                            class: PreflightClass::Other,
-                            reason: redirect_message(&r),
-                            fix: Some("use the final URL as the base URL".to_owned()),
-                        },
-                        false,
-                        None,
-                    ),
                     Err(f) => {
-                        let retryable =
-                            matches!(f.class, PreflightClass::Other | PreflightClass::Unreachable)
-                                && !redirect
-                                && !(200..300).contains(&r.status)
-                                && classify_status(r.status) == FailureClass::Transient;
+                        let retryable = preflight::should_retry(provider, r.status, &r.body);
                         let ra = r
                             .retry_after
                             .as_deref()
@@ -1085,19 +1082,14 @@ impl<'d> Engine<'d> {
         let Some(session) = self.sessions.get(job.session).copied() else {
             return;
         };
-        let record = TaskRecord {
-            id: session.id.clone(),
-            line: session.line,
-            task: job.task,
-            trial: job.trial,
-            result,
-        };
-        self.events.push_back(Event::Persist(record.to_line()));
+        let result = dumps(&result, Escape::Utf8);
+        let line = record_line(&session.id, session.line, job.task, job.trial, &result);
+        self.events.push_back(Event::Persist(line));
         self.counters.done += 1;
         self.counters.names_correct += u64::from(names_correct);
         let t = job.trial as usize - 1;
         if let Some(d) = self.done.get_mut(t) {
-            d.insert((session.line, job.task), record);
+            d.insert((session.line, job.task), result);
         }
         self.breaker.on_other();
         self.events.push_back(Event::TaskSettled {
@@ -1123,8 +1115,8 @@ impl<'d> Engine<'d> {
         let (Some(session), Some(done)) = (self.sessions.get(i).copied(), self.done.get(t)) else {
             return;
         };
-        let results: Option<Vec<&Value>> = (0..session.tasks.len())
-            .map(|task| done.get(&(session.line, task)).map(|r| &r.result))
+        let results: Option<Vec<&str>> = (0..session.tasks.len())
+            .map(|task| done.get(&(session.line, task)).map(String::as_str))
             .collect();
         if let Some(results) = results {
             self.events.push_back(Event::SessionComplete {
@@ -1249,7 +1241,7 @@ impl<'d> Engine<'d> {
         let trials: Vec<_> = self
             .done
             .iter()
-            .map(|d| assemble(self.spec.model(), &slots, d))
+            .map(|d| assemble_json(self.spec.model(), &slots, d))
             .collect();
         let per_trial: u64 = self.sessions.iter().map(|s| s.tasks.len() as u64).sum();
         let tasks_total = per_trial * u64::from(self.spec.trials());

@@ -1,9 +1,12 @@
 //! What defines a run, validated once: [`RunSettings`] holds the raw values a front end
-//! collected (flags, form fields), [`RunSpec::new`] checks every range and URL and returns
-//! the [`RunSpec`] the engine runs, or a [`SpecError`] naming the setting and what it
-//! accepts. Both front doors build their runs through it.
+//! collected (flags, form fields), [`RunSpec::new`] checks every range (the registry's
+//! [`LIMITS`], plus trials and the breaker threshold) and the URL, and returns the
+//! [`RunSpec`] the engine runs, or a [`SpecError`] naming the setting and what it accepts.
+//! Both front doors build their runs through it.
 
 use std::time::Duration;
+
+use crate::registry::{DEFAULTS, LIMITS};
 
 use super::super::agents::{BaselineAgent, GoldAgent, ReplayAgent};
 use super::super::driver::Responder;
@@ -14,14 +17,10 @@ use super::super::provider::{Endpoint, ProviderKind};
 /// Default number of consecutive tasks failing with the same non-retryable error that
 /// stops a run (the circuit breaker).
 pub const DEFAULT_BREAKER_THRESHOLD: u64 = 5;
-/// Default per-request timeout, seconds.
-pub const DEFAULT_TIMEOUT: f64 = 600.0;
-/// Default retries per request.
-pub const DEFAULT_RETRIES: u64 = 6;
-/// Default first backoff delay, seconds.
-pub const DEFAULT_BACKOFF: f64 = 2.0;
-/// Default number of tasks in flight.
-pub const DEFAULT_CONCURRENCY: u64 = 8;
+/// Largest number of trials.
+pub const MAX_TRIALS: u64 = 100;
+/// Largest circuit-breaker threshold.
+pub const MAX_BREAKER_THRESHOLD: u64 = 10_000;
 /// Longest computed backoff delay, seconds (the doubling stops there).
 pub const MAX_BACKOFF_DELAY: f64 = 120.0;
 /// Longest server-requested wait ever honoured, seconds (the user's settings usually cap
@@ -64,15 +63,24 @@ impl Setting {
     }
 
     /// What the setting accepts, for messages.
-    pub fn accepted(self) -> &'static str {
+    pub fn accepted(self) -> String {
+        let (c, t, r, b, temp) = (
+            LIMITS.concurrency,
+            LIMITS.timeout_secs,
+            LIMITS.retries,
+            LIMITS.backoff_secs,
+            LIMITS.temperature,
+        );
         match self {
-            Setting::Trials => "a whole number from 1 to 100",
-            Setting::Concurrency => "a whole number from 1 to 256",
-            Setting::Timeout => "a number of seconds from 0.1 to 3600",
-            Setting::Retries => "a whole number from 0 to 20",
-            Setting::Backoff => "a number of seconds from 0 to 600",
-            Setting::Temperature => "a number from 0 to 2",
-            Setting::BreakerThreshold => "a whole number from 0 (off) to 10000",
+            Setting::Trials => format!("a whole number from 1 to {MAX_TRIALS}"),
+            Setting::Concurrency => format!("a whole number from {} to {}", c.0, c.1),
+            Setting::Timeout => format!("a number of seconds from {} to {}", t.0, t.1),
+            Setting::Retries => format!("a whole number from {} to {}", r.0, r.1),
+            Setting::Backoff => format!("a number of seconds from {} to {}", b.0, b.1),
+            Setting::Temperature => format!("a number from {} to {}", temp.0, temp.1),
+            Setting::BreakerThreshold => {
+                format!("a whole number from 0 (off) to {MAX_BREAKER_THRESHOLD}")
+            }
         }
     }
 }
@@ -183,8 +191,8 @@ pub struct RunSettings {
 }
 
 impl RunSettings {
-    /// Settings with the defaults: 1 trial, concurrency 8, timeout 600 s, 6 retries,
-    /// backoff 2 s, preflight on, breaker threshold 5, adaptive concurrency on.
+    /// Settings with the registry's defaults (concurrency, timeout, retries, backoff), 1
+    /// trial, preflight on, breaker threshold 5 and adaptive concurrency on.
     pub fn new(
         model: impl Into<String>,
         dataset: impl Into<String>,
@@ -195,10 +203,10 @@ impl RunSettings {
             dataset: dataset.into(),
             backend,
             trials: 1,
-            concurrency: DEFAULT_CONCURRENCY,
-            timeout: DEFAULT_TIMEOUT,
-            retries: DEFAULT_RETRIES,
-            backoff: DEFAULT_BACKOFF,
+            concurrency: DEFAULTS.concurrency as u64,
+            timeout: DEFAULTS.timeout_secs,
+            retries: u64::from(DEFAULTS.retries),
+            backoff: DEFAULTS.backoff_secs,
             preflight: true,
             breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
             adaptive: true,
@@ -248,13 +256,24 @@ impl RunSpec {
     /// Checks every setting: numbers in their ranges (NaN and infinities refused), the base
     /// URL an absolute `http(s)://` URL with a host, a non-empty model name for endpoints.
     pub fn new(s: RunSettings) -> Result<Self, SpecError> {
-        let trials = whole(Setting::Trials, s.trials, 1, 100)? as u32;
-        let concurrency = whole(Setting::Concurrency, s.concurrency, 1, 256)? as usize;
-        let timeout = real(Setting::Timeout, s.timeout, 0.1, 3600.0)?;
-        let retries = whole(Setting::Retries, s.retries, 0, 20)? as u32;
-        let backoff = real(Setting::Backoff, s.backoff, 0.0, 600.0)?;
-        let breaker_threshold =
-            whole(Setting::BreakerThreshold, s.breaker_threshold, 0, 10_000)? as u32;
+        let (c, t, r, b) = (
+            LIMITS.concurrency,
+            LIMITS.timeout_secs,
+            LIMITS.retries,
+            LIMITS.backoff_secs,
+        );
+        let trials = whole(Setting::Trials, s.trials, 1, MAX_TRIALS)? as u32;
+        let concurrency =
+            whole(Setting::Concurrency, s.concurrency, c.0 as u64, c.1 as u64)? as usize;
+        let timeout = real(Setting::Timeout, s.timeout, t.0, t.1)?;
+        let retries = whole(Setting::Retries, s.retries, r.0.into(), r.1.into())? as u32;
+        let backoff = real(Setting::Backoff, s.backoff, b.0, b.1)?;
+        let breaker_threshold = whole(
+            Setting::BreakerThreshold,
+            s.breaker_threshold,
+            0,
+            MAX_BREAKER_THRESHOLD,
+        )? as u32;
         let backend = match s.backend {
             BackendSettings::Http {
                 provider,
@@ -262,7 +281,8 @@ impl RunSpec {
                 temperature,
                 browser,
             } => {
-                let temperature = real(Setting::Temperature, temperature, 0.0, 2.0)?;
+                let (lo, hi) = LIMITS.temperature;
+                let temperature = real(Setting::Temperature, temperature, lo, hi)?;
                 let base_url = EndpointUrl::parse(&base_url)?;
                 if s.model.trim().is_empty() {
                     return Err(SpecError::EmptyModel);
