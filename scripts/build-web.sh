@@ -46,6 +46,7 @@ node_modules/.bin/wasm-opt -Oz \
 mkdir -p www/data
 cp data/suite.jsonl www/data/suite.jsonl
 cp data/paper-leaderboard.json www/data/paper-leaderboard.json
+cp data/official-datasets.json www/data/official-datasets.json
 DICT="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/jieba-rs-"$(awk '/^name = "jieba-rs"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"/src/data/dict.txt 2>/dev/null | head -n 1)"
 if [ -z "$DICT" ]; then
   cargo fetch --target wasm32-unknown-unknown >/dev/null

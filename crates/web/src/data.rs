@@ -21,6 +21,8 @@ pub const OFFICIAL_DATA: &str = "https://raw.githubusercontent.com/yupeijei1997/
 pub const BUNDLED_DATA: &str = "./data/suite.jsonl";
 /// Where the published leaderboard is served, relative to the page.
 pub const LEADERBOARD_DATA: &str = "./data/paper-leaderboard.json";
+/// Where the list of official datasets (the leaderboard's data) is served.
+pub const OFFICIAL_DATASETS: &str = "./data/official-datasets.json";
 
 /// Where a dataset came from (kept with every run so it can be loaded again).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -115,6 +117,8 @@ pub struct Loaded {
     pub shapes: Vec<TaskShape>,
     /// Tasks in the dataset.
     pub tasks: usize,
+    /// Git blob id of the text (recognises the official dataset).
+    pub git_blob: String,
 }
 
 /// A dataset shared for the page's life.
@@ -149,6 +153,7 @@ pub fn load(text: &str, source: DatasetSource, lang: Lang) -> Dataset {
     let segmenter: &'static LazySegmenter = Box::leak(Box::default());
     let loaded = Loaded {
         fingerprint: fingerprint_hex(text),
+        git_blob: wildtool_core::compare::leaderboard::git_blob_id(text.as_bytes()),
         tasks: shapes.len(),
         source,
         lang,

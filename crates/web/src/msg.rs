@@ -36,6 +36,8 @@ pub enum FetchPurpose {
     Dataset,
     /// The published leaderboard.
     Leaderboard,
+    /// The list of official datasets.
+    Official,
     /// A result file named by `results=` (scored on load).
     Results,
 }

@@ -125,6 +125,8 @@ pub struct AppState {
     pub history: History,
     /// Published models (when loaded).
     pub leaderboard: Option<Vec<LeaderboardModel>>,
+    /// The official datasets the leaderboard was measured on (when loaded).
+    pub official: Vec<wildtool_core::compare::leaderboard::OfficialDataset>,
     /// Published models picked for the comparison chart.
     pub compare_models: Vec<String>,
     /// The run on the dashboard.
@@ -223,6 +225,7 @@ impl AppState {
             },
             history: History::default(),
             leaderboard: None,
+            official: Vec::new(),
             compare_models: DEFAULT_COMPARE.iter().map(|s| (*s).to_owned()).collect(),
             shown: None,
             run: None,
@@ -248,6 +251,7 @@ impl AppState {
         let mut fx = vec![
             Effect::ReplaceUrl(self.address()),
             Effect::Fetch(data::LEADERBOARD_DATA.into(), FetchPurpose::Leaderboard),
+            Effect::Fetch(data::OFFICIAL_DATASETS.into(), FetchPurpose::Official),
             Effect::KvList(crate::history::RUN_PREFIX.into(), ListPurpose::History),
             Effect::KvGet(crate::history::COMPARE_KEY.into(), GetPurpose::CompareSet),
         ];
@@ -350,6 +354,14 @@ impl AppState {
                         .and_then(|t| parse_leaderboard(&t).ok())
                         .unwrap_or_default(),
                 );
+                self.refresh_shown();
+                Vec::new()
+            }
+            Msg::Fetched(FetchPurpose::Official, result) => {
+                self.official = result
+                    .ok()
+                    .and_then(|t| wildtool_core::compare::leaderboard::parse_official(&t).ok())
+                    .unwrap_or_default();
                 self.refresh_shown();
                 Vec::new()
             }
@@ -630,11 +642,26 @@ impl AppState {
         }
     }
 
-    /// The published models picked for comparison, as chart rows.
+    /// Whether the published leaderboard may be shown beside runs on the loaded dataset
+    /// (only the official dataset: scores on other data are not comparable), and why.
+    pub fn overlay(&self) -> Option<wildtool_core::compare::leaderboard::OverlayDecision> {
+        let d = self.dataset?;
+        Some(wildtool_core::compare::leaderboard::leaderboard_overlay(
+            d.fingerprint_u64(),
+            Some(&d.git_blob),
+            &self.official,
+        ))
+    }
+
+    /// The published models picked for comparison, as chart rows (none unless the
+    /// dataset is the official one).
     pub fn leaderboard_rows(&self) -> Vec<wildtool_core::chart::dashboard::ComparisonRow> {
         let Some(models) = &self.leaderboard else {
             return Vec::new();
         };
+        if !self.overlay().is_some_and(|o| o.shown) {
+            return Vec::new();
+        }
         self.compare_models
             .iter()
             .filter_map(|w| models.iter().find(|m| &m.model == w).map(|m| m.to_row()))

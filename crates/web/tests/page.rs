@@ -14,6 +14,7 @@ use wildtool_web::views::{self, Frame};
 const SUITE: &str = include_str!("../../../data/suite.jsonl");
 const LEADERBOARD: &str = include_str!("../../../data/paper-leaderboard.json");
 const MINI: &str = include_str!("../../../tests/fixtures/mini.jsonl");
+const OFFICIAL: &str = include_str!("../../../data/official-datasets.json");
 const SEED0_RESULT: &str =
     include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl");
 const SEED0_METRIC: &str =
@@ -52,6 +53,10 @@ impl Browser {
             LEADERBOARD.to_owned(),
         );
         served.insert("http://page/mini.jsonl".to_owned(), MINI.to_owned());
+        served.insert(
+            "./data/official-datasets.json".to_owned(),
+            OFFICIAL.to_owned(),
+        );
         served.insert(
             "http://page/seed0_result.jsonl".to_owned(),
             SEED0_RESULT.to_owned(),
@@ -693,4 +698,42 @@ fn a_run_whose_dictionary_does_not_load_says_so_and_keeps_its_checkpoint() {
         .unwrap_or_default()
         .contains("dictionary"));
     assert_eq!(b.kv.keys().filter(|k| k.starts_with("ck/")).count(), 33);
+}
+
+#[test]
+fn the_leaderboard_is_shown_only_beside_runs_on_the_official_dataset() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    let legend = |b: &Browser| {
+        b.state
+            .shown
+            .as_ref()
+            .map(|s| s.comparison.svg.matches("GPT-4o").count())
+            .unwrap_or(0)
+    };
+    assert_eq!(
+        legend(&b),
+        0,
+        "no published model beside a bundled-suite run"
+    );
+    assert!(
+        b.text("leaderboard-hidden").contains("hidden"),
+        "{}",
+        b.text("compare")
+    );
+    // A list naming this dataset as official shows them.
+    let fp = b.state.dataset.unwrap().fingerprint.clone();
+    let mut served = Browser::open("http://page/?provider=gold", BTreeMap::new());
+    let list = format!(
+        r#"{{"datasets": [{{"name": "test official", "file": "suite.jsonl", "fingerprint": "{fp}", "sessions": 64, "tasks": 256, "source": {{"repository": "r", "path": "suite.jsonl", "commit": "0123456789abcdef"}}}}]}}"#
+    );
+    served.deliver(Msg::Fetched(
+        wildtool_web::msg::FetchPurpose::Official,
+        Ok(list),
+    ));
+    served.act("start", "", "");
+    assert!(
+        legend(&served) > 0,
+        "published models beside a run on the official data"
+    );
 }

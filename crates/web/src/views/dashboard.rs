@@ -82,12 +82,13 @@ fn compare_box(state: &AppState) -> Element {
         } else {
             el("ul").id("compare-runs").children(compared)
         })
-        .child(
-            el("details")
+        .child(match state.overlay() {
+            Some(o) if o.shown => el("details")
                 .id("compare-box")
                 .action("toggle", "compare-box")
                 .flag("open", state.open.contains("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
+                .child(el_text("p", o.reason).class("muted"))
                 .child(el("div").class("compare-models").children(models.iter().map(|m| {
                     el("label")
                         .class("check")
@@ -100,7 +101,9 @@ fn compare_box(state: &AppState) -> Element {
                         )
                         .text(format!(" {m}"))
                 }))),
-        )
+            Some(o) => el_text("p", o.reason).id("leaderboard-hidden").class("muted"),
+            None => el("p"),
+        })
 }
 
 /// The dashboard view.
