@@ -62,6 +62,7 @@ test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', a
   await page.waitForSelector('#trace-list .task-detail');
   await page.click('#trace-list details.step > summary');
   const report = [];
+  const timings = {};
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     for (const width of [390, 1400]) {
@@ -70,6 +71,10 @@ test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', a
         await page.click(`nav [data-view="${view}"]`);
         await page.waitForFunction((v) => document.body.dataset.view === v, view);
         await page.waitForTimeout(50);
+        // A render of this view (the hook reports the last frame: build in Rust, patch in JS).
+        await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+        await page.waitForTimeout(400);
+        (timings[`${view} ${width}px`] ||= []).push(Number(await hook(page, 'renderMs')));
         const violations = await axe(page);
         for (const v of violations) report.push(`${view} ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
         if (width === 390) {
@@ -84,6 +89,7 @@ test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', a
       }
     }
   }
+  console.log(`render times (ms, light/dark): ${Object.entries(timings).map(([k, v]) => `${k} ${v.join('/')}`).join('; ')}`);
   assert.deepEqual(report, []);
   assert.deepEqual(problems, []);
   await page.close();

@@ -55,7 +55,7 @@ test('a remembered key never reaches another origin, even from an autorun link',
   assert.equal(carriesKey(capture.stats.auth), false);
 
   // Typing another base URL by hand hides the key again; unticking forgets it.
-  await page.click('nav button[data-view="setup"]');
+  await page.click('nav [data-view="setup"]');
   await page.fill('#m-base', capture.url);
   assert.equal(await page.inputValue('#m-key'), '');
   await page.fill('#m-base', own.url);

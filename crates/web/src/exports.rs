@@ -4,6 +4,7 @@
 
 use wildtool_core::outcome::TaskOutcome;
 
+use crate::history::HistoryEntry;
 use crate::msg::Effect;
 use crate::shown::ShownRun;
 use crate::state::{AppState, Tone};
@@ -78,27 +79,32 @@ pub fn per_task_csv(outcomes: &[TaskOutcome], session_id: impl Fn(u32) -> String
     out
 }
 
-/// The page's run file (version 1: model, label, dataset fingerprint, checkpoint records
-/// or the result text, and the outcomes).
-pub fn run_file(shown: &ShownRun) -> String {
+/// The page's run file: the core's run export (version 2) with the run's metadata, the
+/// checkpoint records (runs made in the page) or the result text, and one outcome per task.
+pub fn run_file(shown: &ShownRun, entry: Option<&HistoryEntry>) -> String {
+    use wildtool_core::formats::RunExport;
     let scored = shown.scored.as_ref();
-    let records: Option<Vec<&String>> = scored
+    let meta = match entry {
+        Some(e) => e.meta(),
+        None => {
+            let mut m = wildtool_core::formats::RunMeta::new(
+                &shown.label,
+                &shown.model,
+                &shown.fingerprint,
+            );
+            m.status = Some(shown.headline.status);
+            m
+        }
+    };
+    let mut doc = RunExport::new(meta, entry.map(|e| e.export_settings()).unwrap_or_default());
+    doc.records = scored
         .and_then(|s| s.records.as_ref())
-        .map(|r| r.iter().skip(1).collect());
-    let doc = serde_json::json!({
-        "wildtool_run": 1,
-        "scorer": wildtool_core::SCORER_VERSION,
-        "model": shown.model,
-        "label": shown.label,
-        "dataset_fingerprint": shown.fingerprint,
-        "status": shown.headline.status.as_str(),
-        "tasks_scored": shown.headline.tasks_scored,
-        "tasks_total": shown.headline.tasks_total,
-        "records": records,
-        "result_jsonl": if records.is_some() { None } else { scored.and_then(|s| s.result_text.clone()) },
-        "outcomes": shown.outcomes,
-    });
-    doc.to_string()
+        .map(|r| r.iter().skip(1).cloned().collect());
+    if doc.records.is_none() {
+        doc.result_jsonl = scored.and_then(|s| s.result_text.clone());
+    }
+    doc.outcomes = shown.outcomes.clone();
+    doc.to_json()
 }
 
 impl AppState {
@@ -115,7 +121,7 @@ impl AppState {
             "run" => Some(file(
                 format!("{}.wildtool-run.json", safe_name(&shown.label)),
                 "application/json",
-                run_file(shown),
+                run_file(shown, self.history.get(&shown.id)),
             )),
             "result" => scored
                 .and_then(|s| s.result_text.clone())

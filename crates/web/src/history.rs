@@ -139,6 +139,55 @@ pub struct HistoryEntry {
 }
 
 impl HistoryEntry {
+    /// The core's run metadata for this entry (what exports and reports carry): the
+    /// endpoint's origin, never its path, the base URL or the key.
+    pub fn meta(&self) -> wildtool_core::formats::RunMeta {
+        use wildtool_core::formats::meta::{rfc3339, Tokens};
+        use wildtool_core::report::RunStatus;
+        let mut m = wildtool_core::formats::RunMeta::new(
+            &self.label,
+            &self.model,
+            &self.dataset_fingerprint,
+        );
+        m.provider = self.provider.clone();
+        m.endpoint = self
+            .base_url
+            .as_deref()
+            .and_then(wildtool_core::formats::RunMeta::endpoint_of);
+        m.dataset.name = Some(self.dataset_name.clone()).filter(|n| !n.is_empty());
+        m.started_at = rfc3339(self.started_ms / 1000.0);
+        m.finished_at = self.finished_ms.and_then(|t| rfc3339(t / 1000.0));
+        m.duration_seconds = self.duration_s;
+        if self.input_tokens + self.output_tokens > 0 {
+            m.tokens = Some(Tokens {
+                input: self.input_tokens,
+                output: self.output_tokens,
+            });
+        }
+        m.requests = (self.requests > 0).then_some(self.requests);
+        m.scorer_version = self.scorer_version.clone();
+        m.status = Some(RunStatus::of(self.tasks_scored, self.tasks_total));
+        m
+    }
+
+    /// The run's settings as the core's run export records them.
+    pub fn export_settings(&self) -> wildtool_core::formats::run_export::RunSettings {
+        let get = |k: &str| {
+            self.settings
+                .as_ref()
+                .and_then(|s| s.get(k))
+                .and_then(|v| v.trim().parse::<f64>().ok())
+        };
+        wildtool_core::formats::run_export::RunSettings {
+            temperature: get("temperature"),
+            concurrency: get("concurrency").map(|v| v as u64),
+            timeout_seconds: get("timeout"),
+            retries: get("retries").map(|v| v as u64),
+            backoff_seconds: get("backoff"),
+            trials: None,
+        }
+    }
+
     /// True while the run has not ended (it was interrupted by a reload).
     pub fn unfinished(&self) -> bool {
         matches!(self.status.as_str(), "running" | "paused")

@@ -737,3 +737,32 @@ fn the_leaderboard_is_shown_only_beside_runs_on_the_official_dataset() {
         "published models beside a run on the official data"
     );
 }
+
+#[test]
+fn a_run_file_from_the_page_is_the_core_export_and_scores_the_same_elsewhere() {
+    let mut b = open("http://page/?provider=baseline");
+    b.act("start", "", "");
+    b.act("export", "run", "");
+    let (name, file) = b.downloads.last().cloned().unwrap();
+    assert!(name.ends_with(".wildtool-run.json"), "{name}");
+    let doc = wildtool_core::formats::RunExport::parse(file.as_bytes()).expect("a core run export");
+    assert_eq!(doc.wildtool_run, 2);
+    assert_eq!(doc.meta.model, "baseline");
+    assert_eq!(doc.meta.provider.as_deref(), Some("baseline"));
+    assert_eq!(doc.records.as_ref().map(Vec::len), Some(256));
+    assert_eq!(doc.outcomes.len(), 256);
+    let mut other = open("http://page/");
+    other.act("nav", "history", "");
+    other.drop_file("history-import", &name, file.as_bytes());
+    assert_eq!(other.hook("view").as_deref(), Some("history"));
+    assert_eq!(other.state.history.entries.len(), 1);
+    let e = &other.state.history.entries[0];
+    assert_eq!(e.tasks_scored, 256);
+    assert_eq!(
+        e.task_accuracy.as_deref(),
+        b.headline()["task_accuracy"].as_str()
+    );
+    let id = e.id.clone();
+    other.act("history-open", &id, "");
+    assert_eq!(other.headline(), b.headline());
+}

@@ -164,6 +164,9 @@ fn hooks(state: &AppState) -> BTreeMap<&'static str, String> {
     if state.history.loaded {
         h.insert("history", state.history.entries.len().to_string());
     }
+    if state.render_ms > 0.0 {
+        h.insert("renderMs", format!("{:.1}", state.render_ms));
+    }
     h
 }
 
