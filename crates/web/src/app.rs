@@ -1,7 +1,7 @@
 //! The wasm-bindgen glue: the [`App`] the JS runtime talks to. It holds the page state,
 //! hands dispatched actions to [`AppState::update`] and carries out the effects it
 //! returns — `fetch` (with an `AbortController` per request, redirects not followed),
-//! timers (`gloo-timers`), file slices (`gloo-file`), and the IO adapters JS passes in
+//! timers (`gloo-timers`), file slices (`Blob.slice` and `arrayBuffer`), and the IO adapters JS passes in
 //! (key-value store, downloads, clipboard, history, the remembered key, jieba).
 
 use std::cell::{Cell, RefCell};
@@ -167,11 +167,10 @@ impl Inner {
                         Some(b) => {
                             let end = (offset + len).min(file.size);
                             match b.slice_with_f64_and_f64(offset as f64, end as f64) {
-                                Ok(part) => {
-                                    gloo_file::futures::read_as_bytes(&gloo_file::Blob::from(part))
-                                        .await
-                                        .map_err(|e| e.to_string())
-                                }
+                                Ok(part) => JsFuture::from(part.array_buffer())
+                                    .await
+                                    .map(|buf| js_sys::Uint8Array::new(&buf).to_vec())
+                                    .map_err(|e| js_message(&e)),
                                 Err(e) => Err(js_message(&e)),
                             }
                         }

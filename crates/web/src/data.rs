@@ -8,7 +8,7 @@
 
 use std::cell::RefCell;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use wildtool_core::checker::{NoSegmenter, SegmentError, Segmenter};
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset, Session};
@@ -25,7 +25,7 @@ pub const LEADERBOARD_DATA: &str = "./data/paper-leaderboard.json";
 pub const OFFICIAL_DATASETS: &str = "./data/official-datasets.json";
 
 /// Where a dataset came from (kept with every run so it can be loaded again).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum DatasetSource {
     /// The bundled suite.
@@ -43,6 +43,19 @@ pub enum DatasetSource {
 }
 
 impl DatasetSource {
+    /// Reads the stored form (`{"kind": "bundled" | "url" | "upload", "url"?, "name"?}`).
+    pub fn from_value(v: &serde_json::Value) -> Option<DatasetSource> {
+        let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+        match v.get("kind")?.as_str()? {
+            "bundled" => Some(DatasetSource::Bundled),
+            "url" => Some(DatasetSource::Url { url: field("url")? }),
+            "upload" => Some(DatasetSource::Upload {
+                name: field("name")?,
+            }),
+            _ => None,
+        }
+    }
+
     /// A short name for the user.
     pub fn display(&self) -> String {
         match self {

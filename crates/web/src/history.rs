@@ -12,9 +12,8 @@
 //!
 //! The key is never stored: entries keep the endpoint's host only.
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
+use serde_json::Value;
 
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
 use wildtool_core::outcome::TaskOutcome;
@@ -53,7 +52,7 @@ pub fn checkpoint_key(id: &str, seq: usize) -> String {
 }
 
 /// What is known about a run (no key, no full endpoint URL).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HistoryEntry {
     /// Id (also in addresses: `run=`).
     pub id: String,
@@ -64,44 +63,33 @@ pub struct HistoryEntry {
     /// `live`, `upload` or `link`.
     pub kind: String,
     /// Provider or agent (live runs).
-    #[serde(default)]
     pub provider: Option<String>,
     /// Endpoint host (never the key).
-    #[serde(default)]
     pub endpoint_host: Option<String>,
     /// The endpoint's base URL, kept in this browser so the run can be resumed; never
     /// exported.
-    #[serde(default)]
     pub base_url: Option<String>,
     /// Settings as used (no key).
-    #[serde(default)]
-    pub settings: Option<BTreeMap<String, String>>,
+    pub settings: Option<Vec<(String, String)>>,
     /// Dataset fingerprint.
     pub dataset_fingerprint: String,
     /// Dataset name.
     pub dataset_name: String,
     /// Where the dataset can be loaded from again.
-    #[serde(default)]
     pub dataset_source: Option<DatasetSource>,
     /// Dataset language.
-    #[serde(default)]
     pub lang: String,
     /// Started (ms since the epoch).
     pub started_ms: f64,
     /// Finished (ms since the epoch).
-    #[serde(default)]
     pub finished_ms: Option<f64>,
     /// Seconds the run was running.
-    #[serde(default)]
     pub duration_s: Option<f64>,
     /// Prompt tokens.
-    #[serde(default)]
     pub input_tokens: u64,
     /// Completion tokens.
-    #[serde(default)]
     pub output_tokens: u64,
     /// Requests sent.
-    #[serde(default)]
     pub requests: u64,
     /// wildtool version.
     pub wildtool_version: String,
@@ -110,35 +98,81 @@ pub struct HistoryEntry {
     /// `running`, `paused`, `done`, `partial`, `failed`, `cancelled`.
     pub status: String,
     /// Why it failed or stopped.
-    #[serde(default)]
     pub reason: Option<String>,
     /// Tasks scored.
-    #[serde(default)]
     pub tasks_scored: u64,
     /// Tasks of the dataset.
-    #[serde(default)]
     pub tasks_total: u64,
     /// Finished tasks stored in the checkpoint.
-    #[serde(default)]
     pub tasks_saved: u64,
     /// Task accuracy as displayed.
-    #[serde(default)]
     pub task_accuracy: Option<String>,
     /// Session accuracy as displayed.
-    #[serde(default)]
     pub session_accuracy: Option<String>,
     /// Checkpoint lines are stored (`ck/<id>/…`).
-    #[serde(default)]
     pub has_checkpoint: bool,
     /// Result text is stored (`res/<id>`).
-    #[serde(default)]
     pub has_result_text: bool,
     /// Some tasks are missing and the run can be resumed.
-    #[serde(default)]
     pub resumable: bool,
 }
 
 impl HistoryEntry {
+    /// Reads a stored entry (JSON written by this page); `None` when it is not one. Fields
+    /// that are absent or of another type take their empty value.
+    pub fn parse(text: &str) -> Option<HistoryEntry> {
+        let v: Value = serde_json::from_str(text).ok()?;
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+        let string = |k: &str| text(k).unwrap_or_default();
+        let num = |k: &str| v.get(k).and_then(Value::as_f64);
+        let count = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let settings = v.get("settings").and_then(Value::as_array).map(|pairs| {
+            pairs
+                .iter()
+                .filter_map(|p| {
+                    let p = p.as_array()?;
+                    Some((
+                        p.first()?.as_str()?.to_owned(),
+                        p.get(1)?.as_str()?.to_owned(),
+                    ))
+                })
+                .collect()
+        });
+        Some(HistoryEntry {
+            id: text("id")?,
+            label: string("label"),
+            model: string("model"),
+            kind: string("kind"),
+            provider: text("provider"),
+            endpoint_host: text("endpoint_host"),
+            base_url: text("base_url"),
+            settings,
+            dataset_fingerprint: string("dataset_fingerprint"),
+            dataset_name: string("dataset_name"),
+            dataset_source: v.get("dataset_source").and_then(DatasetSource::from_value),
+            lang: string("lang"),
+            started_ms: num("started_ms").unwrap_or(0.0),
+            finished_ms: num("finished_ms"),
+            duration_s: num("duration_s"),
+            input_tokens: count("input_tokens"),
+            output_tokens: count("output_tokens"),
+            requests: count("requests"),
+            wildtool_version: string("wildtool_version"),
+            scorer_version: string("scorer_version"),
+            status: string("status"),
+            reason: text("reason"),
+            tasks_scored: count("tasks_scored"),
+            tasks_total: count("tasks_total"),
+            tasks_saved: count("tasks_saved"),
+            task_accuracy: text("task_accuracy"),
+            session_accuracy: text("session_accuracy"),
+            has_checkpoint: flag("has_checkpoint"),
+            has_result_text: flag("has_result_text"),
+            resumable: flag("resumable"),
+        })
+    }
+
     /// The core's run metadata for this entry (what exports and reports carry): the
     /// endpoint's origin, never its path, the base URL or the key.
     pub fn meta(&self) -> wildtool_core::formats::RunMeta {
@@ -175,8 +209,8 @@ impl HistoryEntry {
         let get = |k: &str| {
             self.settings
                 .as_ref()
-                .and_then(|s| s.get(k))
-                .and_then(|v| v.trim().parse::<f64>().ok())
+                .and_then(|s| s.iter().find(|(n, _)| n == k))
+                .and_then(|(_, v)| v.trim().parse::<f64>().ok())
         };
         wildtool_core::formats::run_export::RunSettings {
             temperature: get("temperature"),
@@ -206,7 +240,7 @@ pub struct History {
     /// Ids in the comparison set, in order.
     pub compare: Vec<String>,
     /// Comparison rows of compared runs (by id), once their outcomes are read.
-    pub rows: BTreeMap<String, ComparisonRow>,
+    pub rows: Vec<(String, ComparisonRow)>,
     /// Entry being opened.
     pub opening: Option<String>,
     /// Export the entry once opened.
@@ -219,23 +253,24 @@ impl History {
     pub fn load(&mut self, entries: &[(String, String)]) {
         let mut list: Vec<HistoryEntry> = entries
             .iter()
-            .filter_map(|(_, v)| serde_json::from_str(v).ok())
+            .filter_map(|(_, v)| HistoryEntry::parse(v))
             .collect();
         for e in list.drain(..) {
             if !self.entries.iter().any(|x| x.id == e.id) {
-                self.entries.push(e);
+                self.insert_sorted(e);
             }
         }
-        self.sort();
         self.loaded = true;
     }
 
-    fn sort(&mut self) {
-        self.entries.sort_by(|a, b| {
-            b.started_ms
-                .partial_cmp(&a.started_ms)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+    /// Inserts `entry` before the first older one (newest first).
+    fn insert_sorted(&mut self, entry: HistoryEntry) {
+        let at = self
+            .entries
+            .iter()
+            .position(|e| e.started_ms < entry.started_ms)
+            .unwrap_or(self.entries.len());
+        self.entries.insert(at, entry);
     }
 
     /// The entry `id`.
@@ -247,9 +282,8 @@ impl History {
     pub fn put(&mut self, entry: HistoryEntry) {
         match self.entries.iter_mut().find(|e| e.id == entry.id) {
             Some(slot) => *slot = entry,
-            None => self.entries.push(entry),
+            None => self.insert_sorted(entry),
         }
-        self.sort();
     }
 
     /// A new id (`prefix`, time and a counter; ids only need to be unique here).
@@ -275,8 +309,12 @@ impl History {
         self.compare = stored
             .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
             .unwrap_or_default();
-        let mut seen = std::collections::BTreeSet::new();
-        self.compare.retain(|id| seen.insert(id.clone()));
+        let mut seen: Vec<String> = Vec::new();
+        self.compare.retain(|id| {
+            let new = !seen.contains(id);
+            seen.push(id.clone());
+            new
+        });
     }
 
     /// Comparison rows of the compared runs other than `except`, in set order.
@@ -284,8 +322,24 @@ impl History {
         self.compare
             .iter()
             .filter(|id| Some(id.as_str()) != except)
-            .filter_map(|id| self.rows.get(id).cloned())
+            .filter_map(|id| self.row(id).cloned())
             .collect()
+    }
+
+    /// The comparison row of `id`, once read.
+    pub fn row(&self, id: &str) -> Option<&ComparisonRow> {
+        self.rows.iter().find(|(k, _)| k == id).map(|(_, r)| r)
+    }
+
+    /// Keeps the comparison row of `id`.
+    pub fn set_row(&mut self, id: &str, row: ComparisonRow) {
+        self.rows.retain(|(k, _)| k != id);
+        self.rows.push((id.to_owned(), row));
+    }
+
+    /// Forgets the comparison row of `id`.
+    pub fn drop_row(&mut self, id: &str) {
+        self.rows.retain(|(k, _)| k != id);
     }
 
     /// The comparison set as stored.
@@ -387,7 +441,7 @@ impl AppState {
     pub fn show(&mut self, mut shown: ShownRun) -> Vec<Effect> {
         shown.set_layout(self.layout);
         let id = shown.id.clone();
-        self.history.rows.insert(id.clone(), shown.row());
+        self.history.set_row(&id, shown.row());
         self.shown = Some(shown);
         self.traces = Default::default();
         self.refresh_shown();
@@ -429,9 +483,7 @@ impl AppState {
             }
             return Vec::new();
         };
-        self.history
-            .rows
-            .insert(id.to_owned(), summarize(&entry.label, &outcomes));
+        self.history.set_row(id, summarize(&entry.label, &outcomes));
         if self.history.opening.as_deref() != Some(id) {
             self.refresh_shown();
             return Vec::new();
@@ -543,7 +595,7 @@ impl AppState {
         self.history
             .compare
             .iter()
-            .filter(|id| !self.history.rows.contains_key(*id))
+            .filter(|id| self.history.row(id).is_none())
             .map(|id| Effect::KvGet(outcomes_key(id), GetPurpose::Outcomes(id.clone())))
             .collect()
     }
@@ -608,7 +660,7 @@ impl AppState {
                 s.label = label;
             }
         }
-        self.history.rows.remove(&id);
+        self.history.drop_row(&id);
         let mut fx = vec![Effect::KvPut(vec![(meta_key(&id), json)])];
         fx.extend(self.history_compare_fetch());
         self.focus = Some(format!("history-row-{id}"));
@@ -618,7 +670,7 @@ impl AppState {
     /// Deletes entry `id` and everything stored with it.
     pub fn history_delete(&mut self, id: &str) -> Vec<Effect> {
         self.history.entries.retain(|e| e.id != id);
-        self.history.rows.remove(id);
+        self.history.drop_row(id);
         let was_compared = self.history.compare.iter().any(|c| c == id);
         self.history.compare.retain(|c| c != id);
         let mut fx = vec![
@@ -685,5 +737,62 @@ impl AppState {
             Some(s) => s.display(),
             None => "its dataset".into(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_round_trip_and_garbage_is_skipped() {
+        let e = HistoryEntry {
+            id: "run-1".into(),
+            label: "a \"label\"".into(),
+            model: "m".into(),
+            kind: "live".into(),
+            provider: Some("openai".into()),
+            endpoint_host: Some("127.0.0.1".into()),
+            base_url: Some("http://127.0.0.1:1/v1".into()),
+            settings: Some(vec![("timeout".into(), "600".into())]),
+            dataset_fingerprint: "00ff".into(),
+            dataset_name: "the bundled suite".into(),
+            dataset_source: Some(DatasetSource::Url {
+                url: "http://x/y.jsonl".into(),
+            }),
+            lang: "en".into(),
+            started_ms: 1.5e12,
+            finished_ms: Some(1.6e12),
+            duration_s: Some(12.5),
+            input_tokens: 10,
+            output_tokens: 3,
+            requests: 7,
+            wildtool_version: "0.1.0".into(),
+            scorer_version: "s".into(),
+            status: "partial".into(),
+            reason: Some("cancelled".into()),
+            tasks_scored: 4,
+            tasks_total: 8,
+            tasks_saved: 5,
+            task_accuracy: Some("50.0%".into()),
+            session_accuracy: None,
+            has_checkpoint: true,
+            has_result_text: false,
+            resumable: true,
+        };
+        let text = serde_json::to_string(&e).unwrap();
+        assert_eq!(HistoryEntry::parse(&text), Some(e));
+        assert_eq!(HistoryEntry::parse("{\"label\": 1}"), None);
+        assert_eq!(HistoryEntry::parse("garbage"), None);
+        let mut h = History::default();
+        h.load(&[
+            ("run/a".into(), "{\"id\": \"a\", \"started_ms\": 1}".into()),
+            ("run/b".into(), "{\"id\": \"b\", \"started_ms\": 3}".into()),
+            ("run/c".into(), "not json".into()),
+        ]);
+        assert_eq!(
+            h.entries.iter().map(|e| e.id.as_str()).collect::<Vec<_>>(),
+            ["b", "a"]
+        );
     }
 }

@@ -8,8 +8,6 @@
 //! constructs the engine with those lines, so only missing tasks run; the result file is
 //! assembled from them by the core and scored afresh, as `wildtool run` does.
 
-use std::collections::BTreeMap;
-
 use crate::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
 pub use crate::engine::{HttpReply as Reply, Transmit};
 use crate::history::{checkpoint_key, meta_key, outcomes_key, HistoryEntry};
@@ -97,8 +95,8 @@ impl LiveRun {
     }
 }
 
-fn settings_map(form: &crate::settings::SetupForm) -> BTreeMap<String, String> {
-    let mut m = BTreeMap::new();
+fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
+    let mut m = Vec::new();
     for (k, v) in [
         ("provider", &form.provider),
         ("temperature", &form.temperature),
@@ -107,9 +105,9 @@ fn settings_map(form: &crate::settings::SetupForm) -> BTreeMap<String, String> {
         ("retries", &form.retries),
         ("backoff", &form.backoff),
     ] {
-        m.insert(k.to_owned(), v.clone());
+        m.push((k.to_owned(), v.clone()));
     }
-    m.insert("preflight".into(), form.preflight.to_string());
+    m.push(("preflight".into(), form.preflight.to_string()));
     m
 }
 
@@ -284,7 +282,7 @@ impl AppState {
                 ("retries", crate::settings::Field::Retries),
                 ("backoff", crate::settings::Field::Backoff),
             ] {
-                if let Some(v) = settings.get(k) {
+                if let Some((_, v)) = settings.iter().find(|(n, _)| n == k) {
                     let _ = self.setup.set(field, v);
                 }
             }
@@ -643,7 +641,9 @@ impl AppState {
             if let Some(run) = &mut self.run {
                 run.sofar = None;
             }
-            self.open.insert("cors-help".into());
+            if !self.is_open("cors-help") {
+                self.open.push("cors-help".into());
+            }
             self.focus = Some("run-failure".into());
             // The dashboard holds the failed run (no rate, no link); the page stays here.
             let mut shown = shown;

@@ -247,13 +247,14 @@ impl ShownRun {
 
     /// The automation hook `headline`: the strings exactly as displayed.
     pub fn headline_json(&self) -> String {
-        serde_json::json!({
-            "tasks_scored": self.headline.tasks_scored,
-            "tasks_total": self.headline.tasks_total,
-            "task_accuracy": self.headline.task_accuracy,
-            "session_accuracy": self.headline.session_accuracy,
-        })
-        .to_string()
+        let text = |v: &Option<String>| serde_json::to_string(v).unwrap_or_else(|_| "null".into());
+        format!(
+            "{{\"tasks_scored\":{},\"tasks_total\":{},\"task_accuracy\":{},\"session_accuracy\":{}}}",
+            self.headline.tasks_scored,
+            self.headline.tasks_total,
+            text(&self.headline.task_accuracy),
+            text(&self.headline.session_accuracy)
+        )
     }
 
     /// The chart with `id` (the comparison chart included).

@@ -6,8 +6,6 @@
 //! runs through the engine, uploads, the history — is tested natively by feeding
 //! messages (`crates/web/tests`, and the unit tests of each module).
 
-use std::collections::BTreeSet;
-
 use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 
 use crate::data::{self, Dataset, DatasetSource};
@@ -138,7 +136,7 @@ pub struct AppState {
     /// Trace view state.
     pub traces: TraceUi,
     /// Disclosures the user opened.
-    pub open: BTreeSet<String>,
+    pub open: Vec<String>,
     /// Element to focus after the next render.
     pub focus: Option<String>,
     /// Automation flags.
@@ -231,7 +229,7 @@ impl AppState {
             run: None,
             upload: Upload::default(),
             traces: TraceUi::default(),
-            open: BTreeSet::new(),
+            open: Vec::new(),
             focus: None,
             flags: Flags::default(),
             jieba_loading: false,
@@ -257,6 +255,11 @@ impl AppState {
         ];
         fx.extend(self.load_dataset_from_setup());
         fx
+    }
+
+    /// True when the disclosure `name` is open.
+    pub fn is_open(&self, name: &str) -> bool {
+        self.open.iter().any(|n| n == name)
     }
 
     /// Shows `text` in the status line.
@@ -391,10 +394,9 @@ impl AppState {
                 Vec::new()
             }
             Msg::Toggle(name, open) => {
+                self.open.retain(|n| n != &name);
                 if open {
-                    self.open.insert(name);
-                } else {
-                    self.open.remove(&name);
+                    self.open.push(name);
                 }
                 Vec::new()
             }

@@ -2,8 +2,6 @@
 //! scored session's log into display-ready steps: the messages the model saw, its
 //! output, the gold candidates accepted at that step, the verdict and its reason.
 
-use std::collections::BTreeSet;
-
 use wildtool_core::json::{dumps, loads, Escape, Value};
 use wildtool_core::outcome::TaskOutcome;
 
@@ -28,9 +26,9 @@ pub struct TraceUi {
     /// Rows shown.
     pub limit: usize,
     /// Open tasks `(session, position)`.
-    pub open_tasks: BTreeSet<(u32, u8)>,
+    pub open_tasks: Vec<(u32, u8)>,
     /// Open steps `(session, position, step)`.
-    pub open_steps: BTreeSet<(u32, u8, usize)>,
+    pub open_steps: Vec<(u32, u8, usize)>,
 }
 
 impl Default for TraceUi {
@@ -41,8 +39,8 @@ impl Default for TraceUi {
             subtype: String::new(),
             error: String::new(),
             limit: PAGE,
-            open_tasks: BTreeSet::new(),
-            open_steps: BTreeSet::new(),
+            open_tasks: Vec::new(),
+            open_steps: Vec::new(),
         }
     }
 }
@@ -86,10 +84,9 @@ impl TraceUi {
     pub fn toggle_step(&mut self, key: &str, open: bool) {
         if let Some(&[s, t, k]) = parse_key(key).as_deref() {
             let k = (s as u32, t as u8, k);
+            self.open_steps.retain(|x| *x != k);
             if open {
-                self.open_steps.insert(k);
-            } else {
-                self.open_steps.remove(&k);
+                self.open_steps.push(k);
             }
         }
     }
@@ -102,10 +99,9 @@ impl AppState {
             return Vec::new();
         };
         let k = (s as u32, t as u8);
+        self.traces.open_tasks.retain(|x| *x != k);
         if open {
-            self.traces.open_tasks.insert(k);
-        } else {
-            self.traces.open_tasks.remove(&k);
+            self.traces.open_tasks.push(k);
         }
         if self.route.view != View::Traces {
             return Vec::new();
@@ -124,9 +120,9 @@ impl AppState {
     /// Opens the task and step the address names (deep links).
     pub fn open_route_trace(&mut self) {
         if let (Some(s), Some(t)) = (self.route.session, self.route.task) {
-            self.traces.open_tasks.insert((s as u32, t as u8));
+            self.traces.open_tasks.push((s as u32, t as u8));
             if let Some(k) = self.route.step {
-                self.traces.open_steps.insert((s as u32, t as u8, k));
+                self.traces.open_steps.push((s as u32, t as u8, k));
             }
         }
     }

@@ -49,7 +49,7 @@ fn compare_box(state: &AppState) -> Element {
         .as_ref()
         .map(|m| m.iter().map(|x| x.model.clone()).collect())
         .unwrap_or_default();
-    models.sort_by_key(|m| m.to_lowercase());
+    models.sort_unstable_by_key(|m| m.to_ascii_lowercase());
     let compared: Vec<Element> = state
         .history
         .compare
@@ -86,7 +86,7 @@ fn compare_box(state: &AppState) -> Element {
             Some(o) if o.shown => el("details")
                 .id("compare-box")
                 .action("toggle", "compare-box")
-                .flag("open", state.open.contains("compare-box"))
+                .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
                 .child(el("div").class("compare-models").children(models.iter().map(|m| {

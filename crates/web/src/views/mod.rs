@@ -14,8 +14,6 @@ pub mod traces;
 pub mod upload;
 pub mod widgets;
 
-use std::collections::BTreeMap;
-
 use serde::Serialize;
 
 use crate::route::{Route, View};
@@ -33,7 +31,34 @@ pub struct Frame {
     /// Id of the element to focus, once.
     pub focus: Option<String>,
     /// `document.body.dataset` entries (camelCase names).
-    pub hooks: BTreeMap<&'static str, String>,
+    #[serde(serialize_with = "hooks_as_object")]
+    pub hooks: Hooks,
+}
+
+/// Automation hooks in order: `(name, value)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Hooks(pub Vec<(&'static str, String)>);
+
+impl Hooks {
+    /// Sets hook `name`.
+    pub fn insert(&mut self, name: &'static str, value: String) {
+        self.0.retain(|(n, _)| *n != name);
+        self.0.push((name, value));
+    }
+
+    /// The value of hook `name`.
+    pub fn get(&self, name: &str) -> Option<&String> {
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+}
+
+fn hooks_as_object<S: serde::Serializer>(h: &Hooks, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(h.0.len()))?;
+    for (k, v) in &h.0 {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 impl Frame {
@@ -110,8 +135,8 @@ fn resume_offer(state: &AppState) -> Option<Element> {
     )
 }
 
-fn hooks(state: &AppState) -> BTreeMap<&'static str, String> {
-    let mut h = BTreeMap::new();
+fn hooks(state: &AppState) -> Hooks {
+    let mut h = Hooks::default();
     h.insert("view", state.route.view.slug().to_owned());
     if let Some(d) = state.dataset {
         h.insert("dataset", d.fingerprint.clone());

@@ -387,7 +387,7 @@ fn cors_help(state: &AppState) -> Element {
         .id("cors-help")
         .class("panel help")
         .action("toggle", "cors-help")
-        .flag("open", state.open.contains("cors-help"))
+        .flag("open", state.is_open("cors-help"))
         .child(el_text("summary", "Connecting to a local or hosted model from this page (CORS, network)"))
         .child(el_text("p", "The page calls the endpoint straight from your browser, so the server must allow this page's origin (CORS). What each server needs:"))
         .child(el("ul").children(PRESETS.iter().map(|p| {
