@@ -445,6 +445,13 @@ impl AppState {
         self.shown = Some(shown);
         self.traces = Default::default();
         self.refresh_shown();
+        // Opened from the address (a deep link, Back/Forward): stay on what it names.
+        if self.route.run.as_deref() == Some(id.as_str())
+            && matches!(self.route.view, View::Dashboard | View::Traces)
+        {
+            self.open_route_trace();
+            return Vec::new();
+        }
         let mut r = Route::view(View::Dashboard);
         r.run = Some(id);
         self.focus = Some("dashboard-title".into());
@@ -454,6 +461,7 @@ impl AppState {
     /// Opens history entry `id` (outcomes first, then score files in the background).
     pub fn open_history(&mut self, id: &str) -> Vec<Effect> {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
+            self.open_route_trace();
             return Vec::new();
         }
         self.history.opening = Some(id.to_owned());

@@ -716,7 +716,14 @@ impl AppState {
             ListPurpose::History => {
                 self.history.load(&entries);
                 self.refresh_shown();
-                self.resume_offer()
+                let mut fx = self.resume_offer();
+                // An address naming a run of the history (a deep link) opens it.
+                if let Some(id) = self.route.run.clone() {
+                    if self.shown.is_none() && self.history.get(&id).is_some() {
+                        fx.extend(self.open_history(&id));
+                    }
+                }
+                fx
             }
             ListPurpose::Resume(id) => self.resume_with(&id, entries, now),
             ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),

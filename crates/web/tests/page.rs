@@ -766,3 +766,30 @@ fn a_run_file_from_the_page_is_the_core_export_and_scores_the_same_elsewhere() {
     other.act("history-open", &id, "");
     assert_eq!(other.headline(), b.headline());
 }
+
+#[test]
+fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
+    let mut b = open("http://page/?dataset=mini.jsonl");
+    b.act("nav", "offline", "");
+    b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let kv = b.kv.clone();
+    let link =
+        format!("http://page/?dataset=mini.jsonl&view=traces&run={id}&session=2&task=1&step=1");
+    let r = Browser::open(&link, kv);
+    assert_eq!(r.hook("view").as_deref(), Some("traces"));
+    assert_eq!(
+        r.state.shown.as_ref().map(|s| s.id.as_str()),
+        Some(id.as_str())
+    );
+    assert!(
+        r.state.traces.open_tasks.contains(&(1, 0)),
+        "{:?}",
+        r.state.traces.open_tasks
+    );
+    let list = r.text("trace-list");
+    assert!(
+        list.contains("Verdict:"),
+        "the named step is open: {list:.300}"
+    );
+}
