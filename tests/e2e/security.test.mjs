@@ -38,8 +38,9 @@ test('a remembered key never reaches another origin, even from an autorun link',
   const hostile = new URLSearchParams({ provider: 'openai', base_url: capture.url, model: 'x', concurrency: '4', autorun: '1' });
   await page.goto(`${server.url}?${hostile}`);
   await page.waitForFunction(() => document.body.dataset.wasm !== 'loading');
-  assert.equal(await page.inputValue('#m-key'), '', 'the remembered key is not shown for another endpoint');
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 120_000 });
+  await page.click('nav [data-view="setup"]');
+  assert.equal(await page.inputValue('#m-key'), '', 'the remembered key is not shown for another endpoint');
   assert.ok(capture.stats.requests > 256, `the run reached the capture server (${capture.stats.requests} requests)`);
   assert.equal(carriesKey(capture.stats.auth), false, 'no request to the other origin carried the key');
   assert.ok(capture.stats.auth.every((a) => a === null), 'no credentials at all went to the other origin');

@@ -24,7 +24,7 @@ pub const KEEP_TEXT: u64 = 16 << 20;
 /// Largest checkpoint or run export read whole.
 pub const MAX_WHOLE: u64 = 256 << 20;
 /// Result text scored per slice before yielding to the browser.
-const SLICE_TEXT: usize = 1 << 20;
+const SLICE_TEXT: usize = 256 << 10;
 
 /// Where offline scoring stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

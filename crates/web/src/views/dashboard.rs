@@ -236,6 +236,9 @@ pub fn view(state: &AppState) -> Element {
             .child(el_text("h2", "Share"))
             .child(el("p").id("share-info").class("muted").text(why.clone())),
     };
+    if failed {
+        return section.child(exports).child(share);
+    }
     section
         .child(compare_box(state))
         .child(exports)

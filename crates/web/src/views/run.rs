@@ -46,7 +46,7 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .class("failure")
                 .attr("role", "alert")
-                .child(heading("h2", "run-failure", "The run failed: no task could be scored"))
+                .child(heading("h2", "run-failure", "The run failed"))
                 .child(el("p").id("run-error").class("error-text").text(end.reason.clone().unwrap_or_default()))
                 .child_opt(end.fix.as_ref().map(|f| el_text("p", format!("How to fix it: {f}")).class("fix")))
                 .child(el_text("p", "There is no accuracy and no share link for this run. Check the endpoint settings in Setup (the help there explains CORS) and start again.").class("muted"))
@@ -158,6 +158,9 @@ pub fn view(state: &AppState) -> Element {
         }
     }
     section = section.child(panel);
+    if run.end.as_ref().is_some_and(|e| e.outcome == "failed") {
+        return section;
+    }
     let live = el("div")
         .class("panel")
         .child(el_text("h2", "Results so far"));
