@@ -11,6 +11,7 @@
 pub mod chart;
 pub mod checker;
 pub mod dataset;
+pub mod generate;
 pub mod graph;
 pub mod json;
 pub mod outcome;

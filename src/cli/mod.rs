@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch.
 
 mod files;
+mod generate_cmd;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -84,6 +85,9 @@ enum Command {
         #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
+    /// Generate a fresh suite in the official format from the built-in domain packs,
+    /// deterministic from the seed and the factors.
+    Generate(generate_cmd::GenerateOpts),
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
     /// Exit code 3: some tasks are incomplete for transport reasons (re-run to resume).
@@ -207,6 +211,15 @@ pub fn main() -> ExitCode {
                     } else {
                         1
                     })
+                }
+            };
+        }
+        Command::Generate(o) => {
+            return match generate_cmd::generate(&o) {
+                Ok(code) => code,
+                Err(e) => {
+                    eprintln!("wildtool: {e}");
+                    ExitCode::from(1)
                 }
             };
         }
