@@ -10,8 +10,56 @@ use super::files::at;
 /// The domain packs compiled into the binary (`data/packs/*.json`).
 pub const BUILTIN_PACKS: &[PackText<'static>] = &[
     PackText {
+        name: "calendar.json",
+        text: include_str!("../../data/packs/calendar.json"),
+    },
+    PackText {
         name: "common.json",
         text: include_str!("../../data/packs/common.json"),
+    },
+    PackText {
+        name: "devtools.json",
+        text: include_str!("../../data/packs/devtools.json"),
+    },
+    PackText {
+        name: "email.json",
+        text: include_str!("../../data/packs/email.json"),
+    },
+    PackText {
+        name: "finance-ledger.json",
+        text: include_str!("../../data/packs/finance-ledger.json"),
+    },
+    PackText {
+        name: "fitness.json",
+        text: include_str!("../../data/packs/fitness.json"),
+    },
+    PackText {
+        name: "home.json",
+        text: include_str!("../../data/packs/home.json"),
+    },
+    PackText {
+        name: "maps.json",
+        text: include_str!("../../data/packs/maps.json"),
+    },
+    PackText {
+        name: "music.json",
+        text: include_str!("../../data/packs/music.json"),
+    },
+    PackText {
+        name: "news.json",
+        text: include_str!("../../data/packs/news.json"),
+    },
+    PackText {
+        name: "recipes.json",
+        text: include_str!("../../data/packs/recipes.json"),
+    },
+    PackText {
+        name: "shopping.json",
+        text: include_str!("../../data/packs/shopping.json"),
+    },
+    PackText {
+        name: "travel.json",
+        text: include_str!("../../data/packs/travel.json"),
     },
     PackText {
         name: "weather.json",

@@ -136,7 +136,7 @@ impl Packs {
     pub fn generate(&self, spec: &GenerateSpec) -> Result<String, GenerateError> {
         spec.check()?;
         let domains = self.allowed(spec)?;
-        let spec_text = spec.to_text();
+        let spec_text = spec.factors_text();
         let mut out = String::new();
         let mut utterances: BTreeSet<String> = BTreeSet::new();
         let mut tool_lists: BTreeSet<String> = BTreeSet::new();

@@ -231,6 +231,12 @@ pub struct Op {
     pub out: Option<(String, Vec<(String, Json)>)>,
     /// Result phrases for the final answer.
     pub tell: Vec<Text>,
+    /// The call deletes or ends the entities it takes from the session or an earlier
+    /// call: nothing refers to them afterwards, and no sibling call shares them.
+    pub removes: bool,
+    /// The call uses up the entity it takes (an order placed from a cart line): nothing
+    /// refers to it afterwards and no sibling call shares it, but it may continue a chain.
+    pub consumes: bool,
 }
 
 impl Op {
@@ -362,6 +368,10 @@ struct RawOp {
     #[serde(default)]
     out: Option<RawOut>,
     tell: Vec<String>,
+    #[serde(default)]
+    removes: bool,
+    #[serde(default)]
+    consumes: bool,
 }
 
 #[derive(Deserialize)]
@@ -692,6 +702,17 @@ fn compile_op(
             .map(str::to_owned)
             .collect();
         let req = required(tool);
+        let direct = |p: &String| match &args {
+            Json::Object(o) => o
+                .iter()
+                .any(|(k, j)| k == p && matches!(j, Json::Exact(r) if &r.slot == slot)),
+            _ => false,
+        };
+        if params.iter().any(|p| !direct(p)) {
+            return Err(format!(
+                "{what}: ask slot {slot} must be the whole value of the parameters it fills"
+            ));
+        }
         if params.is_empty() || params.iter().any(|p| !req.contains(p)) {
             return Err(format!(
                 "{what}: ask slot {slot} must fill required parameters only (fills {params:?})"
@@ -748,6 +769,8 @@ fn compile_op(
         askable,
         out,
         tell,
+        removes: raw.removes,
+        consumes: raw.consumes,
     })
 }
 

@@ -151,8 +151,8 @@ fn to_type(code: u8, multi: MultiKind) -> TaskType {
 
 /// Draws the plan of session `index`. `domains` are the allowed pack indexes. `redraw`
 /// is 0 for the session's own plan; a higher value draws another one (used when no text
-/// can realise a plan): the subtypes when they are drawn, otherwise the other drawn
-/// structure.
+/// can realise a plan): first only the subtypes (when they are drawn), from the fifth
+/// redraw on every drawn decision of the structure.
 pub fn plan_session(
     packs: &Packs,
     spec: &GenerateSpec,
@@ -178,11 +178,13 @@ pub fn plan_session(
     let args = spec.args.unwrap_or(ArgStyle::Mixed);
 
     let mut last_reason = String::new();
+    // Early redraws change only the subtypes (when they are drawn); later ones every
+    // drawn decision of the structure.
     let shift = redraw * PLAN_ATTEMPTS;
-    let (sub_shift, other_shift) = if spec.subtypes.is_none() {
+    let (sub_shift, other_shift) = if spec.subtypes.is_none() && redraw < 4 {
         (shift, 0)
     } else {
-        (0, shift)
+        (shift, shift)
     };
     for attempt in 0..PLAN_ATTEMPTS {
         let a = attempt + other_shift;

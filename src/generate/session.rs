@@ -51,6 +51,34 @@ struct Turn {
     content: String,
 }
 
+/// An operation that can start a task, with the link that its slot takes, if any.
+type Anchor<'a> = (&'a Op, Option<(String, Link)>);
+
+/// What building one task yields before it becomes a [`BuiltTask`].
+struct TaskParts {
+    message: String,
+    nodes: Vec<Value>,
+    replies: Vec<String>,
+    turns: Vec<Turn>,
+    link: Option<Link>,
+    ops: Vec<String>,
+    asked: Vec<Value>,
+}
+
+/// Attempts at one task (with a look-ahead at the next) before the session is redrawn.
+const TASK_ATTEMPTS: usize = 6;
+
+/// The mutable part of a builder, for retrying a task.
+#[derive(Debug, Clone)]
+struct State {
+    entities: Vec<Entity>,
+    turns: Vec<Turn>,
+    used: BTreeSet<(String, String)>,
+    called: Vec<String>,
+    reserved: BTreeMap<usize, usize>,
+    gone: BTreeSet<usize>,
+}
+
 /// How a slot is filled.
 #[derive(Debug, Clone, PartialEq)]
 enum Bind {
@@ -173,6 +201,8 @@ pub struct Builder<'a> {
     reserved: BTreeMap<usize, usize>,
     /// The task being built.
     current: usize,
+    /// Entities a call deleted or ended.
+    gone: BTreeSet<usize>,
 }
 
 fn fill(pattern: &str, pairs: &[(&str, &str)]) -> String {
@@ -251,6 +281,7 @@ impl<'a> Builder<'a> {
             called: Vec::new(),
             reserved: BTreeMap::new(),
             current: 0,
+            gone: BTreeSet::new(),
         }
     }
 
@@ -267,8 +298,8 @@ impl<'a> Builder<'a> {
     fn new_entity(&mut self, kind: &str, fields: Vec<(String, Val)>) -> Res<usize> {
         let key_val = fields
             .iter()
-            .find(|(k, _)| k == "name")
-            .or_else(|| fields.iter().find(|(k, _)| k == "id"))
+            .find(|(k, _)| k == "id")
+            .or_else(|| fields.iter().find(|(k, _)| k == "name"))
             .map(|(_, v)| v.clone())
             .ok_or_else(|| self.bad(format!("an entity of {kind} has no name or id")))?;
         let key = key_val
@@ -293,20 +324,46 @@ impl<'a> Builder<'a> {
                     .pack
                     .kind(k)
                     .ok_or_else(|| self.bad(format!("unknown kind {k}")))?;
-                let free: Vec<&Map> = kind
+                let name_of = |m: &Map| {
+                    m.get("name")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned()
+                };
+                let kept: BTreeSet<String> = self
+                    .reserved
+                    .keys()
+                    .filter_map(|&e| self.entities.get(e))
+                    .map(|e| e.key.clone())
+                    .collect();
+                let allowed: Vec<&Map> = kind
                     .values
                     .iter()
                     .filter(|m| {
-                        let name = m.get("name").and_then(Value::as_str).unwrap_or("");
-                        let key = (k.clone(), name.to_owned());
-                        !self.used.contains(&key) && !task_used.contains(&key)
+                        let name = name_of(m);
+                        !task_used.contains(&(k.clone(), name.clone())) && !kept.contains(&name)
                     })
                     .collect();
-                let Some(record) = self.rng.pick(&free).map(|m| (*m).clone()) else {
+                // Values new to the session first; once they run out, values the session
+                // already named (the same entity again).
+                let fresh: Vec<&Map> = allowed
+                    .iter()
+                    .copied()
+                    .filter(|m| !self.used.contains(&(k.clone(), name_of(m))))
+                    .collect();
+                let pool = if fresh.is_empty() { &allowed } else { &fresh };
+                let Some(record) = self.rng.pick(pool).map(|m| (*m).clone()) else {
                     return retry("no unused value of a kind");
                 };
-                let name = record.get("name").and_then(Value::as_str).unwrap_or("");
-                task_used.insert((k.clone(), name.to_owned()));
+                let name = name_of(&record);
+                task_used.insert((k.clone(), name.clone()));
+                if let Some(e) = self
+                    .entities
+                    .iter()
+                    .position(|e| &e.kind == k && e.key == name && e.last.is_some())
+                {
+                    return Ok(Val::Entity(e));
+                }
                 let fields = record
                     .iter()
                     .map(|(f, v)| (f.clone(), Val::Json(v.clone())))
@@ -514,6 +571,11 @@ impl<'a> Builder<'a> {
             verbal: BTreeMap::new(),
         };
         for (s, v, b) in bound {
+            if let Val::Entity(e) = &v {
+                if let Some(ent) = self.entities.get(*e) {
+                    task_used.insert((ent.kind.clone(), ent.key.clone()));
+                }
+            }
             inst.vals.insert(s.clone(), v);
             inst.binds.insert(s, b);
         }
@@ -666,6 +728,7 @@ impl<'a> Builder<'a> {
                     .get(i)
                     .is_some_and(|e| e.kind == kind && e.last.is_some_and(|l| l < turn))
                     && self.reserved.get(&i).is_none_or(|&q| q == self.current)
+                    && !self.gone.contains(&i)
             })
             .collect();
         let latest = of_kind
@@ -743,21 +806,44 @@ impl<'a> Builder<'a> {
         out
     }
 
-    /// Kinds a task of type `ty` can refer back to.
-    fn kinds_for(&self, ty: TaskType) -> BTreeSet<&'a str> {
+    /// Kinds a task planned as `tp` can refer back to: the reference kinds of the chats,
+    /// or the kinds of linkable slots of operations that fit the task (for a
+    /// clarification: enough askable slots besides the linked one, the first of the
+    /// planned class).
+    fn kinds_for(&self, tp: &TaskPlan) -> BTreeSet<&'a str> {
         let pack: &'a Pack = self.pack;
-        if ty == TaskType::Chat {
+        if tp.task_type == TaskType::Chat {
             return pack.chats.iter().map(Chat::ref_kind).collect();
         }
         let mut out = BTreeSet::new();
         for op in &pack.ops {
             for (slot, kind) in op.entity_slots() {
-                if self.fresh_ok(op, &[slot]) {
-                    out.insert(kind);
+                if !self.fresh_ok(op, &[slot]) {
+                    continue;
                 }
+                if tp.task_type == TaskType::Clarify && !self.clarify_ok(op, Some(slot), tp) {
+                    continue;
+                }
+                out.insert(kind);
             }
         }
         out
+    }
+
+    /// Whether `op`, linked through `linked`, can be the call of a clarification planned
+    /// as `tp`: enough askable slots besides the linked one, the first of the planned class.
+    fn clarify_ok(&self, op: &Op, linked: Option<&str>, tp: &TaskPlan) -> bool {
+        let asks: Vec<&Askable> = op
+            .askable
+            .iter()
+            .filter(|a| Some(a.slot.as_str()) != linked)
+            .filter(|a| {
+                !op.slot(&a.slot)
+                    .is_some_and(|s| matches!(&s.ty, SlotType::Kind(k) if !self.user_kind(k)))
+            })
+            .collect();
+        asks.len() >= usize::from(tp.rounds)
+            && asks.iter().any(|a| tp.missing.is_none_or(|m| a.class == m))
     }
 
     /// Before task `p`: for every later long-range task whose source turns are all built,
@@ -786,7 +872,7 @@ impl<'a> Builder<'a> {
             }
             let complete = hi < built;
             let hi = hi.min(built.saturating_sub(1));
-            let kinds = self.kinds_for(tq.task_type);
+            let kinds = self.kinds_for(&tq);
             let options: Vec<(usize, usize)> = self
                 .entities
                 .iter()
@@ -828,11 +914,13 @@ impl<'a> Builder<'a> {
             .all(|(s, k)| except.contains(s) || self.user_kind(k))
     }
 
-    /// Consumers of `kind`: `(op, slot)` pairs where every other entity slot is fresh-drawable.
+    /// Consumers of `kind` within one request: `(op, slot)` pairs where every other entity
+    /// slot is fresh-drawable (removing calls only ever take entities from the session).
     fn consumers(&self, kind: &str) -> Vec<(&'a Op, &'a str)> {
         let pack: &'a Pack = self.pack;
         pack.ops
             .iter()
+            .filter(|op| !op.removes)
             .filter_map(|op| {
                 let slot = op.entity_slots().into_iter().find(|(_, k)| *k == kind)?.0;
                 self.fresh_ok(op, &[slot]).then_some((op, slot))
@@ -901,12 +989,7 @@ impl<'a> Builder<'a> {
 
     /// Anchor candidates: `(op, linked slot, link)`; for the first task, every op whose
     /// entity slots can all be drawn fresh.
-    fn anchors(
-        &mut self,
-        tp: &TaskPlan,
-        turn: usize,
-        need: usize,
-    ) -> Vec<(&'a Op, Option<(String, Link)>)> {
+    fn anchors(&mut self, tp: &TaskPlan, turn: usize, need: usize) -> Vec<Anchor<'a>> {
         let pack: &'a Pack = self.pack;
         let mut out = Vec::new();
         for op in &pack.ops {
@@ -931,14 +1014,14 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        if tp.subtype == Some(TurnSubtype::LongRangeDependency) && tp.distance.is_none() {
-            let nearest = out
-                .iter()
-                .filter_map(|(_, l)| l.as_ref().map(|(_, l)| l.distance))
-                .min();
-            out.retain(|(_, l)| l.as_ref().map(|(_, l)| l.distance) == nearest);
+        if tp.task_type == TaskType::Clarify {
+            out.retain(|(op, l)| self.clarify_ok(op, l.as_ref().map(|(s, _)| s.as_str()), tp));
         }
         self.rng.shuffle(&mut out);
+        // Without a fixed distance a long-range task refers to the nearest source that fits.
+        if tp.subtype == Some(TurnSubtype::LongRangeDependency) && tp.distance.is_none() {
+            out.sort_by_key(|(_, l)| l.as_ref().map(|(_, l)| l.distance).unwrap_or(0));
+        }
         out
     }
 
@@ -982,14 +1065,29 @@ impl<'a> Builder<'a> {
             3 => 1,
             _ => 0,
         };
-        let anchors = self.anchors(tp, turn, need);
-        for (op, link) in anchors.into_iter().take(24) {
+        let mut anchors: Vec<(Anchor<'a>, bool)> = self
+            .anchors(tp, turn, need)
+            .into_iter()
+            .map(|a| (a, false))
+            .collect();
+        // In a chain-side or two-chain task the link may sit on the other root.
+        let second_need = match (kind, tp.shape) {
+            (3, MixedShape::ChainSide) => Some(0),
+            (3, MixedShape::TwoChains) => Some(1),
+            _ => None,
+        };
+        if let (Some(n), Some(_)) = (second_need, tp.subtype) {
+            let more = self.anchors(tp, turn, n);
+            anchors.extend(more.into_iter().map(|a| (a, true)));
+            self.rng.shuffle(&mut anchors);
+        }
+        for ((op, link), second) in anchors.into_iter().take(32) {
             let snapshot = self.entities.len();
             let attempt = match kind {
                 0 => self.single(op, &link).map(|n| (n, String::new())),
                 1 => self.parallel(op, &link, usize::from(tp.width)),
                 2 => self.sequential(op, &link, usize::from(tp.depth)),
-                _ => self.mixed(op, &link, tp.shape),
+                _ => self.mixed(op, &link, tp.shape, second),
             };
             match attempt {
                 Ok((nodes, text)) => return Ok((nodes, link.map(|(_, l)| l), text)),
@@ -1142,7 +1240,10 @@ impl<'a> Builder<'a> {
         need_out: bool,
         used: &mut BTreeSet<(String, String)>,
     ) -> Res<GNode<'a>> {
-        let free = self.free_ops(need_out);
+        let mut free = self.free_ops(need_out);
+        if need_out {
+            free.retain(|o| o.out_kind().is_some_and(|k| self.reach(k, 1) >= 1));
+        }
         let mut seen = BTreeSet::new();
         for n in nodes {
             seen.insert(self.args_of(&n.inst)?);
@@ -1164,20 +1265,30 @@ impl<'a> Builder<'a> {
         retry("no distinct side call")
     }
 
+    /// A Mixed task. With `second`, the given (linked) operation is the independent call
+    /// of a chain-side shape or the head of the second chain, and the first chain starts
+    /// with a fresh operation.
     fn mixed(
         &mut self,
         op: &'a Op,
         link: &Option<(String, Link)>,
         shape: MixedShape,
+        second: bool,
     ) -> Res<(Vec<GNode<'a>>, String)> {
         let mut used = BTreeSet::new();
         let a = self.anchor_inst(op, link, Vec::new(), &mut used)?;
         let mut nodes = vec![Self::node(a, vec![])];
+        if second {
+            let head = self.side(&nodes, true, &mut used)?;
+            nodes.insert(0, head);
+        }
         match shape {
             MixedShape::ChainSide => {
                 // [A, S, B(A)]
-                let s = self.side(&nodes, false, &mut used)?;
-                nodes.push(s);
+                if !second {
+                    let s = self.side(&nodes, false, &mut used)?;
+                    nodes.push(s);
+                }
                 self.extend_chain_exact(&mut nodes, 0, 1, &mut used)?;
                 self.fix_deps(&mut nodes, 2, vec![0]);
             }
@@ -1190,6 +1301,7 @@ impl<'a> Builder<'a> {
                     .map(|e| e.kind.clone())
                     .unwrap_or_default();
                 let mut options = self.consumers(&kind);
+                options.retain(|(op, _)| !op.removes && !op.consumes);
                 self.rng.shuffle(&mut options);
                 let mut seen = BTreeSet::new();
                 for (o, slot) in options.iter().cycle().take(options.len() * 3) {
@@ -1279,8 +1391,10 @@ impl<'a> Builder<'a> {
             }
             MixedShape::TwoChains => {
                 // [A, C, B(A), D(C)]
-                let c = self.side(&nodes, true, &mut used)?;
-                nodes.push(c);
+                if !second {
+                    let c = self.side(&nodes, true, &mut used)?;
+                    nodes.push(c);
+                }
                 self.extend_chain_exact(&mut nodes, 0, 1, &mut used)?;
                 self.extend_chain_exact(&mut nodes, 1, 1, &mut used)?;
                 self.fix_deps(&mut nodes, 2, vec![0]);
@@ -1288,6 +1402,20 @@ impl<'a> Builder<'a> {
             }
         }
         Ok((nodes, String::new()))
+    }
+
+    /// Records the entities a removing call takes as gone.
+    fn mark_gone(&mut self, inst: &Inst<'_>) {
+        if !inst.op.is_some_and(|o| o.removes || o.consumes) {
+            return;
+        }
+        for (slot, b) in &inst.binds {
+            if matches!(b, Bind::Linked(_) | Bind::Chained(_)) {
+                if let Some(Val::Entity(e)) = inst.vals.get(slot) {
+                    self.gone.insert(*e);
+                }
+            }
+        }
     }
 
     fn fix_deps(&self, nodes: &mut [GNode<'a>], i: usize, deps: Vec<usize>) {
@@ -1422,6 +1550,64 @@ impl<'a> Builder<'a> {
 
     /// Builds task `p`.
     pub fn task(&mut self, p: usize) -> Res<BuiltTask> {
+        let mut why = String::new();
+        for _ in 0..TASK_ATTEMPTS {
+            let snap = self.snapshot();
+            match self.task_once(p) {
+                Ok(t) if self.next_can_refer_back(p) => return Ok(t),
+                Ok(_) => why = "the next task could not refer back".into(),
+                Err(Fail::Retry(w)) => why = w,
+                Err(e) => return Err(e),
+            }
+            self.restore(snap);
+        }
+        Err(Fail::Retry(why))
+    }
+
+    fn snapshot(&self) -> State {
+        State {
+            entities: self.entities.clone(),
+            turns: self.turns.clone(),
+            used: self.used.clone(),
+            called: self.called.clone(),
+            reserved: self.reserved.clone(),
+            gone: self.gone.clone(),
+        }
+    }
+
+    fn restore(&mut self, s: State) {
+        self.entities = s.entities;
+        self.turns = s.turns;
+        self.used = s.used;
+        self.called = s.called;
+        self.reserved = s.reserved;
+        self.gone = s.gone;
+        self.said.clear();
+    }
+
+    /// Whether the task after `p`, if it refers back to a recent turn, has something to
+    /// refer to (a cheap look-ahead that saves redrawing the whole session).
+    fn next_can_refer_back(&mut self, p: usize) -> bool {
+        let Some(next) = self.plan.tasks.get(p + 1).cloned() else {
+            return true;
+        };
+        let Some(st) = next.subtype else {
+            return true;
+        };
+        if st == TurnSubtype::LongRangeDependency {
+            return true;
+        }
+        let turn = self.plan.message_turn(p + 1);
+        let kinds: Vec<&str> = self.kinds_for(&next).into_iter().collect();
+        let saved = self.rng.clone();
+        let ok = kinds
+            .iter()
+            .any(|k| !self.links(k, st, None, turn).is_empty());
+        self.rng = saved;
+        ok
+    }
+
+    fn task_once(&mut self, p: usize) -> Res<BuiltTask> {
         let tp = self
             .plan
             .tasks
@@ -1433,7 +1619,15 @@ impl<'a> Builder<'a> {
         self.reserve(p)?;
         self.said.clear();
         let opener = self.opener(p);
-        let (message, nodes, replies, turns, link, ops, asked) = match tp.task_type {
+        let TaskParts {
+            message,
+            nodes,
+            replies,
+            turns,
+            link,
+            ops,
+            asked,
+        } = match tp.task_type {
             TaskType::Chat => self.chat_task(&tp, turn, &opener)?,
             TaskType::Clarify => self.clarify_task(&tp, turn, &opener)?,
             _ => self.tool_task(&tp, turn, &opener)?,
@@ -1514,21 +1708,7 @@ impl<'a> Builder<'a> {
         })
     }
 
-    #[allow(clippy::type_complexity)]
-    fn tool_task(
-        &mut self,
-        tp: &TaskPlan,
-        turn: usize,
-        opener: &str,
-    ) -> Res<(
-        String,
-        Vec<Value>,
-        Vec<String>,
-        Vec<Turn>,
-        Option<Link>,
-        Vec<String>,
-        Vec<Value>,
-    )> {
+    fn tool_task(&mut self, tp: &TaskPlan, turn: usize, opener: &str) -> Res<TaskParts> {
         let (mut gnodes, link, _) = self.graph(tp, turn)?;
         let mut frags = Vec::new();
         for g in &mut gnodes {
@@ -1544,6 +1724,9 @@ impl<'a> Builder<'a> {
         let mut ops = Vec::new();
         let dependants: BTreeSet<usize> =
             gnodes.iter().flat_map(|g| g.deps.iter().copied()).collect();
+        for g in &gnodes {
+            self.mark_gone(&g.inst);
+        }
         for (i, g) in gnodes.iter().enumerate() {
             let (n, c) = self.call_node(i, &g.inst, &g.deps)?;
             nodes.push(n);
@@ -1576,7 +1759,15 @@ impl<'a> Builder<'a> {
             user: message.clone(),
             content,
         }];
-        Ok((message, nodes, Vec::new(), turns, link, ops, Vec::new()))
+        Ok(TaskParts {
+            message,
+            nodes,
+            replies: Vec::new(),
+            turns,
+            link,
+            ops,
+            asked: Vec::new(),
+        })
     }
 
     fn askable_choice(
@@ -1614,21 +1805,7 @@ impl<'a> Builder<'a> {
         Some(out)
     }
 
-    #[allow(clippy::type_complexity)]
-    fn clarify_task(
-        &mut self,
-        tp: &TaskPlan,
-        turn: usize,
-        opener: &str,
-    ) -> Res<(
-        String,
-        Vec<Value>,
-        Vec<String>,
-        Vec<Turn>,
-        Option<Link>,
-        Vec<String>,
-        Vec<Value>,
-    )> {
+    fn clarify_task(&mut self, tp: &TaskPlan, turn: usize, opener: &str) -> Res<TaskParts> {
         let anchors = self.anchors(tp, turn, 0);
         for (op, link) in anchors.into_iter().take(24) {
             let linked = link.as_ref().map(|(s, _)| s.as_str());
@@ -1703,6 +1880,7 @@ impl<'a> Builder<'a> {
                 user = reply;
             }
             let r = asks.len();
+            self.mark_gone(&inst);
             let (call, c) = self.call_node(r, &inst, &[r - 1])?;
             nodes.push(call);
             if !self.called.contains(&op.tool) {
@@ -1716,34 +1894,20 @@ impl<'a> Builder<'a> {
                 user: user.clone(),
                 content: format!("{user} {c} {answer}"),
             });
-            return Ok((
+            return Ok(TaskParts {
                 message,
                 nodes,
                 replies,
                 turns,
-                link.map(|(_, l)| l),
-                vec![op.id.clone()],
-                asked_meta,
-            ));
+                link: link.map(|(_, l)| l),
+                ops: vec![op.id.clone()],
+                asked: asked_meta,
+            });
         }
         retry("no operation can be clarified here")
     }
 
-    #[allow(clippy::type_complexity)]
-    fn chat_task(
-        &mut self,
-        tp: &TaskPlan,
-        turn: usize,
-        opener: &str,
-    ) -> Res<(
-        String,
-        Vec<Value>,
-        Vec<String>,
-        Vec<Turn>,
-        Option<Link>,
-        Vec<String>,
-        Vec<Value>,
-    )> {
+    fn chat_task(&mut self, tp: &TaskPlan, turn: usize, opener: &str) -> Res<TaskParts> {
         let pack: &'a Pack = self.pack;
         let mut options: Vec<(&'a Chat, Option<Link>)> = Vec::new();
         for c in &pack.chats {
@@ -1761,14 +1925,10 @@ impl<'a> Builder<'a> {
                 }
             }
         }
-        if tp.subtype == Some(TurnSubtype::LongRangeDependency) && tp.distance.is_none() {
-            let nearest = options
-                .iter()
-                .filter_map(|(_, l)| l.as_ref().map(|l| l.distance))
-                .min();
-            options.retain(|(_, l)| l.as_ref().map(|l| l.distance) == nearest);
-        }
         self.rng.shuffle(&mut options);
+        if tp.subtype == Some(TurnSubtype::LongRangeDependency) && tp.distance.is_none() {
+            options.sort_by_key(|(_, l)| l.as_ref().map(|l| l.distance).unwrap_or(0));
+        }
         for (c, link) in options.into_iter().take(24) {
             let snapshot = self.entities.len();
             let mut used = BTreeSet::new();
@@ -1807,15 +1967,15 @@ impl<'a> Builder<'a> {
                 user: message.clone(),
                 content: format!("{message} {answer}"),
             }];
-            return Ok((
+            return Ok(TaskParts {
                 message,
                 nodes,
-                Vec::new(),
+                replies: Vec::new(),
                 turns,
                 link,
-                vec![c.id.clone()],
-                Vec::new(),
-            ));
+                ops: vec![c.id.clone()],
+                asked: Vec::new(),
+            });
         }
         retry("no chat fits here")
     }

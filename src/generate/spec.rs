@@ -575,6 +575,19 @@ impl GenerateSpec {
         out
     }
 
+    /// The seed and the set factors as `name=value` text, without the size: what every
+    /// session of the suite records (so a longer suite of the same spec starts with the
+    /// same lines).
+    pub fn factors_text(&self) -> String {
+        let mut out = format!("seed={}", self.seed);
+        for info in FACTORS {
+            if let Some(v) = self.factor_value(info.factor) {
+                let _ = write!(out, ",{}={v}", info.name);
+            }
+        }
+        out
+    }
+
     /// The value of a set factor as text (`None` when it is left to its default).
     pub fn factor_value(&self, factor: Factor) -> Option<String> {
         let join = |v: Vec<&str>| v.join("+");
