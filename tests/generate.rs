@@ -185,8 +185,12 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
     let seg = checker::default_segmenter();
     let mut total = 0;
     let mut infeasible = 0;
+    let (mut t_gen, mut t_check) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     for spec in random_suites(count, sessions, salt) {
-        let text = match packs.generate(&spec) {
+        let started = std::time::Instant::now();
+        let generated = packs.generate(&spec);
+        t_gen += started.elapsed();
+        let text = match generated {
             Ok(t) => t,
             Err(GenerateError::Infeasible { .. })
                 if spec.subtypes.is_some() || spec.distance.is_some() =>
@@ -196,7 +200,9 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
             }
             Err(e) => panic!("{}: {e}", spec.to_text()),
         };
+        let started = std::time::Instant::now();
         let v = verdict(&text, seg.as_ref());
+        t_check += started.elapsed();
         assert!(
             v.semantic.is_empty(),
             "{}: {:#?}",
@@ -213,6 +219,9 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
         assert_eq!(v.crashes, 0, "{}", spec.to_text());
         total += v.session.1;
     }
+    eprintln!(
+        "{total} sessions: generation {t_gen:.2?}, validation + gold run + scoring {t_check:.2?}"
+    );
     assert!(
         infeasible * 10 <= count,
         "{infeasible} of {count} suites infeasible"
@@ -222,8 +231,9 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
 
 #[test]
 fn random_suites_are_valid_and_the_gold_agent_scores_everything() {
-    // 40 suites x 25 sessions; the 10,000-session version is the ignored test below.
-    run_random(40, 25, 0x5eed);
+    // 20 suites x 25 sessions here; the 10,000-session version is the ignored test below
+    // (release build: `cargo test --release --test generate -- --ignored`).
+    run_random(20, 25, 0x5eed);
 }
 
 #[test]

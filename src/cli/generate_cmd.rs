@@ -173,7 +173,16 @@ pub fn generate(opts: &GenerateOpts) -> Result<ExitCode, GenerateCmdError> {
             return Ok(ExitCode::from(2));
         }
     };
-    let text = generate::generate(BUILTIN_PACKS, &spec)?;
+    let text = match generate::generate(BUILTIN_PACKS, &spec) {
+        Ok(t) => t,
+        Err(
+            e @ (generate::GenerateError::Spec(_) | generate::GenerateError::Infeasible { .. }),
+        ) => {
+            eprintln!("wildtool: {e}");
+            return Ok(ExitCode::from(2));
+        }
+        Err(e) => return Err(e.into()),
+    };
     write(&opts.out, &text)?;
     eprintln!(
         "{}: {} sessions ({}), fingerprint {}",

@@ -52,5 +52,13 @@ pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
         );
     }
     print!("{}", Stats::from_sessions(&loaded.sessions).render_table());
+    if let Some(card) = wildtool::generate::card::FactorCounts::from_sessions(&loaded.sessions) {
+        print!("{}", card.render());
+    }
+    println!();
+    println!(
+        "fingerprint                 {}",
+        wildtool::dataset::fingerprint_hex(&text)
+    );
     Ok(ExitCode::SUCCESS)
 }

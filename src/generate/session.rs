@@ -203,6 +203,8 @@ pub struct Builder<'a> {
     current: usize,
     /// Entities a call deleted or ended.
     gone: BTreeSet<usize>,
+    /// Memo of [`Builder::reach`] (it depends only on the pack).
+    reach_cache: std::cell::RefCell<BTreeMap<(String, usize), usize>>,
 }
 
 fn fill(pattern: &str, pairs: &[(&str, &str)]) -> String {
@@ -282,6 +284,7 @@ impl<'a> Builder<'a> {
             reserved: BTreeMap::new(),
             current: 0,
             gone: BTreeSet::new(),
+            reach_cache: std::cell::RefCell::new(BTreeMap::new()),
         }
     }
 
@@ -934,6 +937,17 @@ impl<'a> Builder<'a> {
         if cap == 0 {
             return 0;
         }
+        if let Some(r) = self.reach_cache.borrow().get(&(kind.to_owned(), cap)) {
+            return *r;
+        }
+        let r = self.reach_uncached(kind, cap);
+        self.reach_cache
+            .borrow_mut()
+            .insert((kind.to_owned(), cap), r);
+        r
+    }
+
+    fn reach_uncached(&self, kind: &str, cap: usize) -> usize {
         let mut best = 0;
         for (op, _) in self.consumers(kind) {
             let further = match op.out_kind() {
@@ -992,6 +1006,7 @@ impl<'a> Builder<'a> {
     fn anchors(&mut self, tp: &TaskPlan, turn: usize, need: usize) -> Vec<Anchor<'a>> {
         let pack: &'a Pack = self.pack;
         let mut out = Vec::new();
+        let mut by_kind: BTreeMap<&str, Vec<Link>> = BTreeMap::new();
         for op in &pack.ops {
             if need > 0 && op.out_kind().is_none_or(|k| self.reach(k, need) < need) {
                 continue;
@@ -1007,8 +1022,12 @@ impl<'a> Builder<'a> {
                         if !self.fresh_ok(op, &[slot]) {
                             continue;
                         }
-                        for l in self.links(kind, st, tp.distance, turn) {
-                            out.push((op, Some((slot.to_owned(), l))));
+                        if !by_kind.contains_key(kind) {
+                            let links = self.links(kind, st, tp.distance, turn);
+                            by_kind.insert(kind, links);
+                        }
+                        for l in by_kind.get(kind).into_iter().flatten() {
+                            out.push((op, Some((slot.to_owned(), l.clone()))));
                         }
                     }
                 }
