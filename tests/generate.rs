@@ -179,48 +179,78 @@ fn random_suites(count: usize, sessions: usize, salt: u64) -> Vec<GenerateSpec> 
         .collect()
 }
 
+/// Checks one random suite; returns (sessions checked, infeasible, generation time,
+/// check time).
+fn check_suite(
+    packs: &Packs,
+    seg: &dyn Segmenter,
+    spec: &GenerateSpec,
+) -> (u64, usize, std::time::Duration, std::time::Duration) {
+    let started = std::time::Instant::now();
+    let generated = packs.generate(spec);
+    let t_gen = started.elapsed();
+    let text = match generated {
+        Ok(t) => t,
+        Err(GenerateError::Infeasible { .. })
+            if spec.subtypes.is_some() || spec.distance.is_some() =>
+        {
+            return (0, 1, t_gen, std::time::Duration::ZERO);
+        }
+        Err(e) => panic!("{}: {e}", spec.to_text()),
+    };
+    let started = std::time::Instant::now();
+    let v = verdict(&text, seg);
+    let t_check = started.elapsed();
+    assert!(
+        v.semantic.is_empty(),
+        "{}: {:#?}",
+        spec.to_text(),
+        v.semantic
+    );
+    assert_eq!(v.task.0, v.task.1, "{}: task accuracy", spec.to_text());
+    assert_eq!(
+        v.session.0,
+        v.session.1,
+        "{}: session accuracy",
+        spec.to_text()
+    );
+    assert_eq!(v.crashes, 0, "{}", spec.to_text());
+    (v.session.1, 0, t_gen, t_check)
+}
+
+/// Generates and checks `count` random suites of `sessions` sessions on all cores.
 fn run_random(count: usize, sessions: usize, salt: u64) {
     let files = pack_files();
     let packs = Packs::parse(&texts(&files)).expect("packs");
     let seg = checker::default_segmenter();
-    let mut total = 0;
-    let mut infeasible = 0;
-    let (mut t_gen, mut t_check) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
-    for spec in random_suites(count, sessions, salt) {
-        let started = std::time::Instant::now();
-        let generated = packs.generate(&spec);
-        t_gen += started.elapsed();
-        let text = match generated {
-            Ok(t) => t,
-            Err(GenerateError::Infeasible { .. })
-                if spec.subtypes.is_some() || spec.distance.is_some() =>
-            {
-                infeasible += 1;
-                continue;
-            }
-            Err(e) => panic!("{}: {e}", spec.to_text()),
-        };
-        let started = std::time::Instant::now();
-        let v = verdict(&text, seg.as_ref());
-        t_check += started.elapsed();
-        assert!(
-            v.semantic.is_empty(),
-            "{}: {:#?}",
-            spec.to_text(),
-            v.semantic
-        );
-        assert_eq!(v.task.0, v.task.1, "{}: task accuracy", spec.to_text());
-        assert_eq!(
-            v.session.0,
-            v.session.1,
-            "{}: session accuracy",
-            spec.to_text()
-        );
-        assert_eq!(v.crashes, 0, "{}", spec.to_text());
-        total += v.session.1;
-    }
+    let specs = random_suites(count, sessions, salt);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let results: Vec<(u64, usize, std::time::Duration, std::time::Duration)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|w| {
+                    let (packs, seg, specs) = (&packs, seg.as_ref(), &specs);
+                    scope.spawn(move || {
+                        specs
+                            .iter()
+                            .skip(w)
+                            .step_by(workers)
+                            .map(|s| check_suite(packs, seg, s))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+    let total: u64 = results.iter().map(|r| r.0).sum();
+    let infeasible: usize = results.iter().map(|r| r.1).sum();
+    let t_gen: std::time::Duration = results.iter().map(|r| r.2).sum();
+    let t_check: std::time::Duration = results.iter().map(|r| r.3).sum();
     eprintln!(
-        "{total} sessions: generation {t_gen:.2?}, validation + gold run + scoring {t_check:.2?}"
+        "{total} sessions on {workers} thread(s): generation {t_gen:.2?}, validation + gold run + scoring {t_check:.2?} (CPU time)"
     );
     assert!(
         infeasible * 10 <= count,
@@ -232,12 +262,12 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
 #[test]
 fn random_suites_are_valid_and_the_gold_agent_scores_everything() {
     // 20 suites x 25 sessions here; the 10,000-session version is the ignored test below
-    // (release build: `cargo test --release --test generate -- --ignored`).
+    // (optimised build: `cargo test --profile bench --test generate -- --ignored`).
     run_random(20, 25, 0x5eed);
 }
 
 #[test]
-#[ignore = "10,000 sessions: run with --release -- --ignored"]
+#[ignore = "10,000 sessions: run with `cargo test --profile bench --test generate -- --ignored`"]
 fn ten_thousand_random_sessions_are_valid_and_the_gold_agent_scores_everything() {
     run_random(400, 25, 0x10_000);
 }

@@ -68,13 +68,14 @@ struct TaskParts {
 /// Attempts at one task (with a look-ahead at the next) before the session is redrawn.
 const TASK_ATTEMPTS: usize = 6;
 
-/// The mutable part of a builder, for retrying a task.
+/// What retrying a task must undo.
 #[derive(Debug, Clone)]
 struct State {
-    entities: Vec<Entity>,
-    turns: Vec<Turn>,
+    entities: usize,
+    marks: Vec<(Option<usize>, bool)>,
+    turns: usize,
     used: BTreeSet<(String, String)>,
-    called: Vec<String>,
+    called: usize,
     reserved: BTreeMap<usize, usize>,
     gone: BTreeSet<usize>,
 }
@@ -1585,20 +1586,27 @@ impl<'a> Builder<'a> {
 
     fn snapshot(&self) -> State {
         State {
-            entities: self.entities.clone(),
-            turns: self.turns.clone(),
+            entities: self.entities.len(),
+            marks: self.entities.iter().map(|e| (e.last, e.by_user)).collect(),
+            turns: self.turns.len(),
             used: self.used.clone(),
-            called: self.called.clone(),
+            called: self.called.len(),
             reserved: self.reserved.clone(),
             gone: self.gone.clone(),
         }
     }
 
+    /// Undoes a task: entities and turns are only ever appended, and existing entities
+    /// only change what turn last stated them.
     fn restore(&mut self, s: State) {
-        self.entities = s.entities;
-        self.turns = s.turns;
+        self.entities.truncate(s.entities);
+        for (e, (last, by_user)) in self.entities.iter_mut().zip(s.marks) {
+            e.last = last;
+            e.by_user = by_user;
+        }
+        self.turns.truncate(s.turns);
         self.used = s.used;
-        self.called = s.called;
+        self.called.truncate(s.called);
         self.reserved = s.reserved;
         self.gone = s.gone;
         self.said.clear();
