@@ -61,10 +61,20 @@ pub struct Words {
     pub coming: String,
     /// 12:00.
     pub noon: String,
-    /// A morning time, `{h}` like `7` or `7:30`.
+    /// A morning time, `{h}` the clock words (`7`, `half past 7`).
     pub am: String,
-    /// An afternoon/evening time, `{h}`.
+    /// An afternoon time (12:00–17:59), `{h}`.
     pub pm: String,
+    /// An evening time (from 18:00), `{h}`.
+    pub evening: String,
+    /// `{h}:30`, `{h}` the hour.
+    pub half_past: String,
+    /// `{h}:15`.
+    pub quarter_past: String,
+    /// `{h-1}:45`, `{h}` the next hour.
+    pub quarter_to: String,
+    /// Other minutes, `{m}` and `{h}`.
+    pub past: String,
     /// Weekday names, Monday first.
     pub weekdays: Vec<String>,
     /// Words for each period kind.

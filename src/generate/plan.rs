@@ -18,7 +18,7 @@ pub const TRANSITION_WEIGHTS: [u32; 4] = [14, 15, 17, 18];
 /// Default weights of the first task's coarse type: Single, Multi, Clarify, Chat.
 pub const FIRST_WEIGHTS: [u32; 4] = [20, 21, 21, 2];
 /// Default weights of the coarse type a transition switches to.
-pub const CHANGE_WEIGHTS: [u32; 4] = [8, 8, 8, 13];
+pub const CHANGE_WEIGHTS: [u32; 4] = [5, 5, 4, 18];
 /// Default weights of Parallel, Sequential, Mixed among Multi-Tool tasks.
 pub const MULTI_WEIGHTS: [u32; 3] = [32, 12, 20];
 /// Default weights of parallel width 2..=8.

@@ -204,6 +204,8 @@ pub struct Builder<'a> {
     current: usize,
     /// Entities a call deleted or ended.
     gone: BTreeSet<usize>,
+    /// A kind no call may draw fresh in the current task (the linked one).
+    blocked_kind: Option<String>,
     /// Memo of [`Builder::reach`] (it depends only on the pack).
     reach_cache: std::cell::RefCell<BTreeMap<(String, usize), usize>>,
 }
@@ -285,6 +287,7 @@ impl<'a> Builder<'a> {
             reserved: BTreeMap::new(),
             current: 0,
             gone: BTreeSet::new(),
+            blocked_kind: None,
             reach_cache: std::cell::RefCell::new(BTreeMap::new()),
         }
     }
@@ -323,6 +326,9 @@ impl<'a> Builder<'a> {
         let today = self.plan.today;
         let r = &mut self.rng;
         Ok(match &slot.ty {
+            SlotType::Kind(k) if self.blocked_kind.as_ref() == Some(k) => {
+                return retry("the linked kind is taken in this task");
+            }
             SlotType::Kind(k) => {
                 let kind = self
                     .pack
@@ -705,12 +711,25 @@ impl<'a> Builder<'a> {
         let Some(turn) = ent.last.and_then(|t| self.turns.get(t)) else {
             return (0, 0);
         };
-        let mut peers: Vec<(usize, usize)> = self
+        let same: Vec<(usize, &Entity)> = self
             .entities
             .iter()
             .enumerate()
             .filter(|(_, x)| x.kind == ent.kind && x.last == ent.last)
-            .map(|(i, x)| (turn.content.find(&x.key).unwrap_or(usize::MAX), i))
+            .collect();
+        // Values the user listed are counted in the user's order; otherwise in the order
+        // the exchange reported them last (the answer lists results call by call).
+        let in_user = same.iter().all(|(_, x)| turn.user.contains(&x.key));
+        let mut peers: Vec<(usize, usize)> = same
+            .iter()
+            .map(|(i, x)| {
+                let at = if in_user {
+                    turn.user.find(&x.key)
+                } else {
+                    turn.content.rfind(&x.key)
+                };
+                (at.unwrap_or(usize::MAX), *i)
+            })
             .collect();
         peers.sort();
         let pos = peers.iter().position(|&(_, i)| i == e).unwrap_or(0);
@@ -1060,7 +1079,22 @@ impl<'a> Builder<'a> {
                 Bind::Linked(l.phrase.clone()),
             ));
         }
-        self.instance(Some(op), None, bound, task_used)
+        let inst = self.instance(Some(op), None, bound, task_used)?;
+        // No other call of the task may name a fresh value of the linked kind: "that
+        // category" must not be read as a category named elsewhere in the message. A
+        // parallel request that starts with the reference phrase may list others.
+        if let Some((_, l)) = link {
+            let parallel_phrase = self
+                .plan
+                .tasks
+                .get(self.current)
+                .is_some_and(|t| t.task_type == TaskType::ParallelMultiTool)
+                && l.phrase.is_some();
+            if !parallel_phrase {
+                self.blocked_kind = self.entities.get(l.entity).map(|e| e.kind.clone());
+            }
+        }
+        Ok(inst)
     }
 
     /// Fresh-drawable ops (for parallel members and side calls).
@@ -1102,6 +1136,7 @@ impl<'a> Builder<'a> {
             self.rng.shuffle(&mut anchors);
         }
         for ((op, link), second) in anchors.into_iter().take(32) {
+            self.blocked_kind = None;
             let snapshot = self.entities.len();
             let attempt = match kind {
                 0 => self.single(op, &link).map(|n| (n, String::new())),
@@ -1635,6 +1670,7 @@ impl<'a> Builder<'a> {
     }
 
     fn task_once(&mut self, p: usize) -> Res<BuiltTask> {
+        self.blocked_kind = None;
         let tp = self
             .plan
             .tasks

@@ -310,16 +310,28 @@ fn say_time(words: &Words, minutes: i64, transformed: bool) -> String {
     let t = if h == 12 && m == 0 {
         words.noon.clone()
     } else {
-        let h12 = match h % 12 {
+        // The hour a quarter-to time names is the next one.
+        let named = if m == 45 { h + 1 } else { h };
+        let h12 = match named % 12 {
             0 => 12,
             x => x,
+        }
+        .to_string();
+        let clock = match m {
+            0 => h12,
+            15 => fill(&words.quarter_past, &[("h", &h12)]),
+            30 => fill(&words.half_past, &[("h", &h12)]),
+            45 => fill(&words.quarter_to, &[("h", &h12)]),
+            _ => fill(&words.past, &[("h", &h12), ("m", &m.to_string())]),
         };
-        let clock = if m == 0 {
-            h12.to_string()
+        let part = if h < 12 {
+            &words.am
+        } else if h < 18 {
+            &words.pm
         } else {
-            format!("{h12}:{m:02}")
+            &words.evening
         };
-        fill(if h < 12 { &words.am } else { &words.pm }, &[("h", &clock)])
+        fill(part, &[("h", &clock)])
     };
     fill(&words.at_time, &[("t", &t)])
 }
@@ -455,6 +467,27 @@ mod tests {
         assert_eq!(money_text(-50), "-0.50");
         assert_eq!(Val::Money(4200).canonical(false), Ok(Value::Float(42.0)));
         assert_eq!(Val::Money(4723).canonical(true), Ok(Value::Float(-47.23)));
+        let w: Words = serde_json::from_str(
+            r#"{"on_date": "on {d}", "at_time": "at {t}", "date_time": "{d} {t}", "period": "from {start} to {end}",
+                "today": "today", "tomorrow": "tomorrow", "yesterday": "yesterday", "after_tomorrow": "the day after tomorrow",
+                "in_days": "in {n} days", "days_ago": "{n} days ago", "week_ahead": "a week from today",
+                "weeks_ahead": "{n} weeks from today", "coming": "this coming {wd}", "noon": "noon",
+                "am": "{h} in the morning", "pm": "{h} in the afternoon", "evening": "{h} in the evening",
+                "half_past": "half past {h}", "quarter_past": "quarter past {h}", "quarter_to": "quarter to {h}",
+                "past": "{m} past {h}", "weekdays": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
+                "periods": {}, "units": {}}"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        for (mins, said) in [
+            (10 * 60 + 30, "at half past 10 in the morning"),
+            (11 * 60 + 45, "at quarter to 12 in the morning"),
+            (12 * 60, "at noon"),
+            (19 * 60 + 15, "at quarter past 7 in the evening"),
+            (9 * 60 + 20, "at 20 past 9 in the morning"),
+        ] {
+            assert_eq!(say_time(&w, mins, true), said);
+            assert!(!said.contains(&hhmm(mins)));
+        }
     }
 
     #[test]
