@@ -262,12 +262,13 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
 #[test]
 fn random_suites_are_valid_and_the_gold_agent_scores_everything() {
     // 20 suites x 25 sessions here; the 10,000-session version is the ignored test below
-    // (optimised build: `cargo test --profile bench --test generate -- --ignored`).
+    // (optimised build: `CARGO_PROFILE_BENCH_PANIC=unwind cargo test --profile bench --test
+    // generate -- --ignored`).
     run_random(20, 25, 0x5eed);
 }
 
 #[test]
-#[ignore = "10,000 sessions: run with `cargo test --profile bench --test generate -- --ignored`"]
+#[ignore = "10,000 sessions: CARGO_PROFILE_BENCH_PANIC=unwind cargo test --profile bench --test generate -- --ignored"]
 fn ten_thousand_random_sessions_are_valid_and_the_gold_agent_scores_everything() {
     run_random(400, 25, 0x10_000);
 }

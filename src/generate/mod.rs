@@ -45,9 +45,9 @@ pub const GENERATOR_VERSION: &str = "wildtool-generate/1";
 pub const UNIQUE_BLOCK: usize = 256;
 
 /// Surface attempts per plan before the plan is redrawn.
-const SURFACE_ATTEMPTS: u64 = 24;
+const SURFACE_ATTEMPTS: u64 = 12;
 /// Plans tried per session before giving up.
-const PLAN_REDRAWS: u64 = 16;
+const PLAN_REDRAWS: u64 = 24;
 
 /// Why a suite could not be generated.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

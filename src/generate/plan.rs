@@ -152,7 +152,7 @@ fn to_type(code: u8, multi: MultiKind) -> TaskType {
 /// Draws the plan of session `index`. `domains` are the allowed pack indexes. `redraw`
 /// is 0 for the session's own plan; a higher value draws another one (used when no text
 /// can realise a plan): first only the subtypes (when they are drawn), from the fifth
-/// redraw on every drawn decision of the structure.
+/// redraw on every drawn decision of the structure, from the thirteenth the domain too.
 pub fn plan_session(
     packs: &Packs,
     spec: &GenerateSpec,
@@ -161,7 +161,8 @@ pub fn plan_session(
     redraw: u64,
 ) -> Result<SessionPlan, GenerateError> {
     let (seed, i) = (spec.seed, index as u64);
-    let mut r = Rng::stream(seed, i, "domain", 0);
+    // The domain is redrawn only as a last resort (from the thirteenth plan on).
+    let mut r = Rng::stream(seed, i, "domain", redraw.saturating_sub(11));
     let weights: Vec<u32> = domains
         .iter()
         .map(|&d| packs.domains.get(d).map(|p| p.weight.max(1)).unwrap_or(1))

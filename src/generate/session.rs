@@ -267,6 +267,14 @@ fn expand_id(pattern: &str, rng: &mut Rng) -> String {
     out
 }
 
+/// Whether some request text of `op` mentions `slot` itself (a slot only the observation
+/// uses cannot carry a reference).
+fn said_anywhere(op: &Op, slot: &str) -> bool {
+    op.say
+        .iter()
+        .any(|t| t.refs().iter().any(|r| r.slot == slot && r.field.is_none()))
+}
+
 fn class_name(ty: &SlotType) -> &'static str {
     ty.class().name()
 }
@@ -841,7 +849,7 @@ impl<'a> Builder<'a> {
         let mut out = BTreeSet::new();
         for op in &pack.ops {
             for (slot, kind) in op.entity_slots() {
-                if !self.fresh_ok(op, &[slot]) {
+                if !self.fresh_ok(op, &[slot]) || !said_anywhere(op, slot) {
                     continue;
                 }
                 if tp.task_type == TaskType::Clarify && !self.clarify_ok(op, Some(slot), tp) {
@@ -1039,7 +1047,7 @@ impl<'a> Builder<'a> {
                 }
                 Some(st) => {
                     for (slot, kind) in op.entity_slots() {
-                        if !self.fresh_ok(op, &[slot]) {
+                        if !self.fresh_ok(op, &[slot]) || !said_anywhere(op, slot) {
                             continue;
                         }
                         if !by_kind.contains_key(kind) {
@@ -1079,22 +1087,7 @@ impl<'a> Builder<'a> {
                 Bind::Linked(l.phrase.clone()),
             ));
         }
-        let inst = self.instance(Some(op), None, bound, task_used)?;
-        // No other call of the task may name a fresh value of the linked kind: "that
-        // category" must not be read as a category named elsewhere in the message. A
-        // parallel request that starts with the reference phrase may list others.
-        if let Some((_, l)) = link {
-            let parallel_phrase = self
-                .plan
-                .tasks
-                .get(self.current)
-                .is_some_and(|t| t.task_type == TaskType::ParallelMultiTool)
-                && l.phrase.is_some();
-            if !parallel_phrase {
-                self.blocked_kind = self.entities.get(l.entity).map(|e| e.kind.clone());
-            }
-        }
-        Ok(inst)
+        self.instance(Some(op), None, bound, task_used)
     }
 
     /// Fresh-drawable ops (for parallel members and side calls).
@@ -1103,7 +1096,20 @@ impl<'a> Builder<'a> {
         pack.ops
             .iter()
             .filter(|op| self.fresh_ok(op, &[]) && (!need_out || op.out.is_some()))
+            .filter(|op| self.unblocked(op, None))
             .collect()
+    }
+
+    /// Whether `op` draws no fresh value of the kind the task's link blocks (`bound`: a
+    /// slot that is bound, not drawn).
+    fn unblocked(&self, op: &Op, bound: Option<&str>) -> bool {
+        match &self.blocked_kind {
+            None => true,
+            Some(b) => op
+                .entity_slots()
+                .iter()
+                .all(|(s, k)| Some(*s) == bound || *k != b.as_str()),
+        }
     }
 
     /// Tries to build the tool graph of a non-Clarify tool task.
@@ -1273,6 +1279,7 @@ impl<'a> Builder<'a> {
                 .map(|e| e.kind.clone())
                 .unwrap_or_default();
             let mut options = self.consumers(&kind);
+            options.retain(|(op, slot)| self.unblocked(op, Some(slot)));
             let left = more - step - 1;
             if !last {
                 options
@@ -1334,6 +1341,13 @@ impl<'a> Builder<'a> {
         let a = self.anchor_inst(op, link, Vec::new(), &mut used)?;
         let mut nodes = vec![Self::node(a, vec![])];
         if second {
+            // The fresh chain is said before the reference, so it may not name a fresh
+            // value of the linked kind: "that category" must not be read as a category
+            // named earlier in the same message.
+            self.blocked_kind = link
+                .as_ref()
+                .and_then(|(_, l)| self.entities.get(l.entity))
+                .map(|e| e.kind.clone());
             let head = self.side(&nodes, true, &mut used)?;
             nodes.insert(0, head);
         }
@@ -1356,7 +1370,9 @@ impl<'a> Builder<'a> {
                     .map(|e| e.kind.clone())
                     .unwrap_or_default();
                 let mut options = self.consumers(&kind);
-                options.retain(|(op, _)| !op.removes && !op.consumes);
+                options.retain(|(op, slot)| {
+                    !op.removes && !op.consumes && self.unblocked(op, Some(slot))
+                });
                 self.rng.shuffle(&mut options);
                 let mut seen = BTreeSet::new();
                 for (o, slot) in options.iter().cycle().take(options.len() * 3) {
