@@ -1437,7 +1437,11 @@ impl<'a> Builder<'a> {
                         Err(Fail::Retry(_)) => continue,
                         Err(e) => return Err(e),
                     };
-                    if self.args_of(&b)? == self.args_of(&nodes[0].inst)? {
+                    let first = match nodes.first() {
+                        Some(n) => self.args_of(&n.inst)?,
+                        None => String::new(),
+                    };
+                    if self.args_of(&b)? == first {
                         continue;
                     }
                     nodes.push(Self::node(b, vec![]));
@@ -1820,10 +1824,16 @@ impl<'a> Builder<'a> {
             }
         }
         for i in 0..gnodes.len() {
-            if gnodes.get(i).is_some_and(|g| g.produced.is_none()) {
-                let inst = gnodes[i].inst.clone();
-                if let Some(p) = self.produce(&inst)? {
-                    gnodes[i].produced = Some(p);
+            let Some(inst) = gnodes
+                .get(i)
+                .filter(|g| g.produced.is_none())
+                .map(|g| g.inst.clone())
+            else {
+                continue;
+            };
+            if let Some(p) = self.produce(&inst)? {
+                if let Some(g) = gnodes.get_mut(i) {
+                    g.produced = Some(p);
                 }
             }
         }
