@@ -2,8 +2,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
-use wildtool::checker::{check, JiebaSegmenter};
-use wildtool::json::{loads, Value};
+use wildtool_core::checker::{check, JiebaSegmenter};
+use wildtool_core::json::{loads, Value};
 
 fn golden() -> Vec<(Value, String, Value, String)> {
     let path = concat!(

@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use wildtool::graph::{Graph, PathTracker, TextMatch, ToolMatch, PREPARE_NAME};
+use wildtool_core::graph::{Graph, PathTracker, TextMatch, ToolMatch, PREPARE_NAME};
 
 fn independent(k: usize, same_name: bool) -> Vec<(String, Vec<usize>)> {
     let mut nodes: Vec<(String, Vec<usize>)> = (0..k)
@@ -76,7 +76,7 @@ fn reject_and_log(nodes: &[(String, Vec<usize>)]) -> usize {
 
 /// An independent ask, k independent tools and a prepare after all of them.
 fn clarify(k: usize) -> Vec<(String, Vec<usize>)> {
-    let mut nodes = vec![(wildtool::graph::ASK_NAME.to_string(), Vec::new())];
+    let mut nodes = vec![(wildtool_core::graph::ASK_NAME.to_string(), Vec::new())];
     nodes.extend((0..k).map(|i| (format!("tool_{i:02}"), Vec::new())));
     nodes.push((PREPARE_NAME.to_string(), (0..=k).collect()));
     nodes

@@ -6,12 +6,12 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 
-use wildtool::checker;
-use wildtool::dataset::{load_dataset, Lang};
-use wildtool::json::{dumps, loads, Escape, Map, Value};
-use wildtool::runner::agents::{BaselineAgent, GoldAgent};
-use wildtool::runner::driver::{run_task, Responder};
-use wildtool::score::{ScoreOptions, Scorer};
+use wildtool_core::checker;
+use wildtool_core::dataset::{load_dataset, Lang};
+use wildtool_core::json::{dumps, loads, Escape, Map, Value};
+use wildtool_core::runner::agents::{BaselineAgent, GoldAgent};
+use wildtool_core::runner::driver::{run_task, Responder};
+use wildtool_core::score::{ScoreOptions, Scorer};
 
 fn dataset_1024() -> String {
     let suite = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
@@ -29,7 +29,7 @@ fn dataset_1024() -> String {
     out
 }
 
-fn results(dataset: &wildtool::dataset::LoadedDataset) -> Vec<String> {
+fn results(dataset: &wildtool_core::dataset::LoadedDataset) -> Vec<String> {
     let gold = GoldAgent;
     let baseline = BaselineAgent;
     dataset

@@ -10,11 +10,12 @@ log() { printf '[build-web] %s\n' "$*" >&2; }
 bash scripts/setup.sh
 
 # Compile, bind, optimise.
-log "cargo build (wasm32, release)"
-cargo build --lib --target wasm32-unknown-unknown --release --no-default-features
+# The wasm-release profile optimises for size (the native CLI's release profile for speed).
+log "cargo build wildtool-web (wasm32, wasm-release)"
+cargo build -p wildtool-web --target wasm32-unknown-unknown --profile wasm-release
 rm -rf www/pkg
 wasm-bindgen --target web --no-typescript --out-dir www/pkg --out-name wildtool \
-  target/wasm32-unknown-unknown/release/wildtool.wasm
+  target/wasm32-unknown-unknown/wasm-release/wildtool_web.wasm
 # Exactly the features rustc enables by default for wasm32-unknown-unknown (the
 # module's target_features section; see `wasm-opt --detect-features --print-features`).
 node_modules/.bin/wasm-opt -Oz \
@@ -24,10 +25,10 @@ node_modules/.bin/wasm-opt -Oz \
   www/pkg/wildtool_bg.wasm -o www/pkg/wildtool_bg.wasm
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).
-log "cargo build wildtool-jieba (wasm32, release)"
-(cd crates/wildtool-jieba && CARGO_TARGET_DIR=../../target cargo build --target wasm32-unknown-unknown --release)
+log "cargo build wildtool-jieba (wasm32, wasm-release)"
+cargo build -p wildtool-jieba --target wasm32-unknown-unknown --profile wasm-release
 wasm-bindgen --target web --no-typescript --out-dir www/pkg/jieba --out-name wildtool_jieba \
-  target/wasm32-unknown-unknown/release/wildtool_jieba.wasm
+  target/wasm32-unknown-unknown/wasm-release/wildtool_jieba.wasm
 node_modules/.bin/wasm-opt -Oz \
   --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \

@@ -10,16 +10,17 @@ step() { printf '\n==> %s\n' "$*"; }
 step "prerequisites"
 bash scripts/setup.sh --browser
 
-step "format and lints (rustfmt, clippy)"
-cargo fmt --check
-cargo clippy --all-targets -- -D warnings
+step "format and lints (rustfmt, clippy native and wasm32)"
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p wildtool-core -p wildtool-web -p wildtool-jieba --all-targets --target wasm32-unknown-unknown -- -D warnings
 
-step "native tests (cargo test)"
-cargo test
+step "native tests (cargo test --workspace)"
+cargo test --workspace
 
 step "WebAssembly tests in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_ONLY_WEB=1 \
-  cargo test --target wasm32-unknown-unknown --no-default-features --test web_wasm
+  cargo test -p wildtool-web --target wasm32-unknown-unknown --test web_wasm
 
 step "runner browser transport in headless Chromium, against the CORS mock"
 bash scripts/test-runner-wasm.sh

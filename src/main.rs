@@ -1,8 +1,5 @@
-//! The `wildtool` command-line front door. All logic lives in the library; this binary
-//! parses arguments and does the file and terminal IO.
-
-mod cli;
+//! The `wildtool` binary.
 
 fn main() -> std::process::ExitCode {
-    cli::main()
+    wildtool::cli::main()
 }

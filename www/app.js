@@ -2,7 +2,7 @@
 // scripts/build-web.sh). Untrusted text is only ever inserted with textContent;
 // Rust-generated SVG is parsed with DOMParser (image/svg+xml) and imported as nodes.
 import init, {
-  Workspace, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, version,
+  Workspace, endpointOrigin, keyAllowedFor, runSummary, scorerVersion, shareDecode, shareEncode, shareReadHeader, sniffFile, version,
 } from './pkg/wildtool.js';
 import { $, download, el, formatSeconds, pct, setStatus, textBlob } from './js/dom.js';
 import { DEFAULT_COMPARE, leaderboardModels, renderDashboard, renderHeadline } from './js/dashboard.js';
@@ -14,7 +14,51 @@ import { runReport } from './pkg/wildtool.js';
 
 const OFFICIAL_DATA = 'https://raw.githubusercontent.com/yupeijei1997/WildToolBench/main/wild-tool-bench/data/Wild-Tool-Bench.jsonl';
 const BUNDLED = './data/suite.jsonl';
-const KEY_STORAGE = 'wildtool.apiKey';
+// A remembered key is stored with the origin it was saved for ({origin, key}) and is only
+// ever sent to that origin (the rule is Rust's keyAllowedFor). The unbound v1 entry is dropped.
+const KEY_STORAGE = 'wildtool.rememberedKey';
+const LEGACY_KEY_STORAGE = 'wildtool.apiKey';
+let keyTyped = false;
+
+function rememberedKey() {
+  try {
+    const v = JSON.parse(localStorage.getItem(KEY_STORAGE) || 'null');
+    return v && typeof v.origin === 'string' && typeof v.key === 'string' ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The key to send to `baseUrl`: a typed key, or the remembered one for its own origin only. */
+function keyFor(baseUrl) {
+  const rem = rememberedKey();
+  const typed = $('m-key').value;
+  const allowed = rem !== null && keyAllowedFor(rem.origin, baseUrl);
+  if (rem && typed === rem.key && !keyTyped) return allowed ? rem.key : '';
+  return typed;
+}
+
+/** Shows the remembered key in the key field only while the base URL is its origin. */
+function syncRememberedKey() {
+  const rem = rememberedKey();
+  if (!rem || keyTyped) return;
+  const allowed = keyAllowedFor(rem.origin, $('m-base').value);
+  $('m-key').value = allowed ? rem.key : '';
+  $('m-remember').checked = allowed;
+}
+
+function saveRememberedKey() {
+  if (!$('m-remember').checked) {
+    localStorage.removeItem(KEY_STORAGE);
+    return;
+  }
+  try {
+    localStorage.setItem(KEY_STORAGE, JSON.stringify({ origin: endpointOrigin($('m-base').value), key: $('m-key').value }));
+  } catch (err) {
+    $('m-remember').checked = false;
+    setStatus(`The key cannot be remembered: ${err.message}`, 'error');
+  }
+}
 
 const state = {
   ws: null,            // Workspace of the loaded dataset
@@ -143,16 +187,11 @@ function wireSetup() {
   };
   $('m-provider').addEventListener('change', syncProvider);
   syncProvider();
-  const remembered = localStorage.getItem(KEY_STORAGE);
-  if (remembered) {
-    $('m-key').value = remembered;
-    $('m-remember').checked = true;
-  }
-  $('m-remember').addEventListener('change', () => {
-    if ($('m-remember').checked) localStorage.setItem(KEY_STORAGE, $('m-key').value);
-    else localStorage.removeItem(KEY_STORAGE);
-  });
-  $('m-key').addEventListener('change', () => { if ($('m-remember').checked) localStorage.setItem(KEY_STORAGE, $('m-key').value); });
+  localStorage.removeItem(LEGACY_KEY_STORAGE);
+  $('m-base').addEventListener('input', syncRememberedKey);
+  $('m-remember').addEventListener('change', saveRememberedKey);
+  $('m-key').addEventListener('input', () => { keyTyped = true; });
+  $('m-key').addEventListener('change', () => { if ($('m-remember').checked) saveRememberedKey(); });
   $('start-run').addEventListener('click', () => startRun());
 }
 
@@ -220,7 +259,7 @@ function updateRunView(r) {
   if (!r.lastLive || now - r.lastLive > 400 || settled === p.total) {
     r.lastLive = now;
     const outcomes = r.book.outcomes();
-    if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(JSON.stringify(outcomes))));
+    if (outcomes.length) renderHeadline($('run-live'), JSON.parse(runReport(state.ws.fillOutcomes(JSON.stringify(outcomes)))));
     else $('run-live').replaceChildren(el('p', { cls: 'live-note', text: 'Sessions are scored as soon as all their tasks finish; the first results appear here then.' }));
   }
 }
@@ -255,7 +294,7 @@ async function startRun(saved = null, opts = {}) {
     setStatus('Enter the endpoint base URL.', 'error');
     return;
   }
-  const key = opts.key ?? $('m-key').value;
+  const key = opts.key ?? keyFor(settings.base_url);
   if (!BUILTIN.has(settings.provider)) await probeEndpoint(settings.base_url);
   let runner;
   try {
@@ -310,7 +349,7 @@ async function offerResume() {
       return;
     }
     const needsKey = !BUILTIN.has(saved.settings.provider);
-    startRun(saved, { key: needsKey ? $('m-key').value : '' });
+    startRun(saved, { key: needsKey ? keyFor(saved.settings.base_url) : '' });
   };
   $('discard-run').onclick = async () => {
     await state.store.deleteRun(saved.id);
@@ -323,7 +362,9 @@ async function offerResume() {
 
 /** A scored run (from the Rust scorer) plus where it came from, as `showRun` takes it. */
 function scoredRun(scored, label, extra) {
-  const { model, outcomes, scoreLines, scoreJsonl, metric } = scored;
+  const { model, scoreLines, scoreJsonl, metric } = scored;
+  // One outcome per dataset task (unscored ones marked incomplete): the list the report, the share link and the exports count.
+  const outcomes = JSON.parse(state.ws.fillOutcomes(JSON.stringify(scored.outcomes)));
   return { label, model, outcomes, scoreLines, scoreJsonl, metric, ...extra };
 }
 
@@ -481,31 +522,17 @@ async function scoreFile(file) {
   const bar = $('offline-bar-fill');
   document.body.dataset.offline = 'scoring';
   try {
-    const head = await file.slice(0, 4096).text();
+    const kind = JSON.parse(sniffFile(new Uint8Array(await file.slice(0, 65536).arrayBuffer()), file.size));
+    if (!kind.scorable) throw new Error(kind.message);
     let scored;
     let records = null;
     let resultText = null;
     let label;
-    const firstLine = head.split('\n')[0];
-    if (/^\s*\{\s*"wildtool_run"/.test(head) || /^\s*\{\s*"wildtool_checkpoint"/.test(firstLine)) {
-      const text = await file.text();
-      let model;
-      if (/^\s*\{\s*"wildtool_checkpoint"/.test(firstLine)) {
-        const lines = text.split('\n').filter((l) => l.trim());
-        model = JSON.parse(lines[0]).model_name;
-        records = lines.slice(1);
-      } else {
-        const doc = JSON.parse(text);
-        model = String(doc.model || 'unknown-model');
-        if (doc.dataset_fingerprint && doc.dataset_fingerprint !== state.ws.fingerprint()) {
-          throw new Error(`this run was made on another dataset (fingerprint ${doc.dataset_fingerprint}; loaded ${state.ws.fingerprint()})`);
-        }
-        records = Array.isArray(doc.records) ? doc.records.map(String) : null;
-        resultText = records ? null : String(doc.result_jsonl || '');
-      }
-      if (records) resultText = state.ws.assembleResults(model, JSON.stringify([state.ws.checkpointHeader(model), ...records]));
+    if (kind.name !== 'results') {
+      const upload = JSON.parse(state.ws.uploadResults(new Uint8Array(await file.arrayBuffer())));
+      resultText = upload.result_jsonl;
       scored = await scoreText(state.ws, resultText);
-      label = model;
+      label = upload.model;
     } else {
       scored = await scoreStream(state.ws, file, (done, total) => {
         const share = total ? done / total : 1;
@@ -552,6 +579,7 @@ function applyQuery(params) {
   set('m-conc', params.get('concurrency'));
   set('m-temp', params.get('temperature'));
   set('m-timeout', params.get('timeout'));
+  syncRememberedKey();
   if (params.get('lang') === 'zh') $('ds-lang').value = 'zh';
 }
 
@@ -609,8 +637,8 @@ async function main() {
   }
   await offerResume();
   if (params.get('autorun') === '1' && state.ws) {
-    const remembered = localStorage.getItem(KEY_STORAGE) || '';
-    await startRun(null, { key: $('m-key').value || remembered });
+    // A link chooses the endpoint, so it gets a remembered key only for that key's origin.
+    await startRun(null, { key: keyFor($('m-base').value.trim()) });
   }
 }
 

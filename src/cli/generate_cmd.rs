@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wildtool::generate::{self, GenerateSpec, PackText};
+use wildtool_core::generate::{self, GenerateError, GenerateSpec, PackText};
 
 use super::files::at;
 
@@ -123,16 +123,28 @@ pub struct GenerateOpts {
 /// Errors of `wildtool generate`.
 #[derive(Debug, thiserror::Error)]
 pub enum GenerateCmdError {
-    /// Bad options or packs.
+    /// Invalid or impossible factors (exit code 2).
+    #[error("{0}")]
+    Usage(GenerateError),
+    /// Broken packs or no draw satisfies the factors.
     #[error(transparent)]
-    Generate(#[from] generate::GenerateError),
+    Generate(GenerateError),
     /// Writing the file failed.
     #[error(transparent)]
     File(#[from] super::files::FileError),
 }
 
+impl From<GenerateError> for GenerateCmdError {
+    fn from(e: GenerateError) -> Self {
+        match e {
+            GenerateError::Spec(_) | GenerateError::Infeasible { .. } => Self::Usage(e),
+            other => Self::Generate(other),
+        }
+    }
+}
+
 impl GenerateOpts {
-    fn spec(&self) -> Result<GenerateSpec, generate::GenerateError> {
+    fn spec(&self) -> Result<GenerateSpec, GenerateError> {
         let mut spec = GenerateSpec::new(self.seed, 0);
         spec.set("sessions", &self.sessions.to_string())?;
         let factors = [
@@ -164,32 +176,17 @@ fn write(path: &Path, text: &str) -> Result<(), super::files::FileError> {
     std::fs::write(path, text).map_err(at(path))
 }
 
-/// Runs `wildtool generate`: exit 0 when written, 2 for invalid options.
+/// Runs `wildtool generate`: writes the suite and reports its spec and fingerprint.
 pub fn generate(opts: &GenerateOpts) -> Result<ExitCode, GenerateCmdError> {
-    let spec = match opts.spec() {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("wildtool: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let text = match generate::generate(BUILTIN_PACKS, &spec) {
-        Ok(t) => t,
-        Err(
-            e @ (generate::GenerateError::Spec(_) | generate::GenerateError::Infeasible { .. }),
-        ) => {
-            eprintln!("wildtool: {e}");
-            return Ok(ExitCode::from(2));
-        }
-        Err(e) => return Err(e.into()),
-    };
+    let spec = opts.spec()?;
+    let text = generate::generate(BUILTIN_PACKS, &spec)?;
     write(&opts.out, &text)?;
     eprintln!(
         "{}: {} sessions ({}), fingerprint {}",
         opts.out.display(),
         spec.sessions,
         spec.to_text(),
-        wildtool::dataset::fingerprint_hex(&text)
+        wildtool_core::dataset::fingerprint_hex(&text)
     );
     Ok(ExitCode::SUCCESS)
 }

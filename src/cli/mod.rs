@@ -1,6 +1,7 @@
-//! Command-line parsing and dispatch.
+//! Command-line parsing and dispatch (one module per subcommand).
 
-mod files;
+mod compare_cmd;
+pub mod files;
 mod generate_cmd;
 mod report_cmd;
 mod run_cmd;
@@ -12,7 +13,56 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use wildtool::dataset::Lang;
+use wildtool_core::dataset::Lang;
+use wildtool_core::registry;
+use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+
+/// Exit code of a command that failed (IO, unexpected input).
+pub const EXIT_FAILURE: u8 = 1;
+/// Exit code of invalid arguments or inputs (also clap's).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit code of a run with tasks that are not scored (incomplete, cancelled, stopped):
+/// re-run the same command to resume.
+pub const EXIT_INCOMPLETE: u8 = 3;
+/// Exit code of a run whose endpoint failed the preflight (nothing was sent).
+pub const EXIT_PREFLIGHT: u8 = 4;
+
+/// Every way a command can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// File IO.
+    #[error(transparent)]
+    File(#[from] files::FileError),
+    /// `wildtool run`.
+    #[error(transparent)]
+    Run(#[from] run_cmd::RunCmdError),
+    /// `wildtool report`.
+    #[error(transparent)]
+    Report(#[from] report_cmd::ReportError),
+    /// `wildtool compare`.
+    #[error(transparent)]
+    Compare(#[from] compare_cmd::CompareCmdError),
+    /// `wildtool generate`.
+    #[error(transparent)]
+    Generate(#[from] generate_cmd::GenerateCmdError),
+}
+
+impl CliError {
+    /// The process exit code: 2 for invalid arguments or inputs, 4 for a failed
+    /// preflight, 1 for other failures (3, a resumable run, is not an error).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::File(_) => EXIT_FAILURE,
+            CliError::Run(e) => e.exit_code(),
+            CliError::Report(report_cmd::ReportError::Usage(_)) => EXIT_USAGE,
+            CliError::Report(_) => EXIT_FAILURE,
+            CliError::Compare(compare_cmd::CompareCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Compare(_) => EXIT_FAILURE,
+            CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Generate(_) => EXIT_FAILURE,
+        }
+    }
+}
 
 /// Evaluate LLM tool use on WildToolBench-format data, with exact parity to the official
 /// scorer.
@@ -63,13 +113,15 @@ enum Command {
         #[arg(long, value_enum, default_value = "en")]
         lang: LangArg,
     },
-    /// Score an official-format result file: writes score.jsonl, metric.json and
-    /// report.json into DIR.
+    /// Score a result file: writes score.jsonl, metric.json and report.json into DIR
+    /// (together, or not at all). Exit code 2 when the file holds no results (a dataset,
+    /// a CSV, an empty file …) or its results belong to another dataset.
     Score {
         /// The dataset the results were produced on.
         #[arg(long)]
         dataset: PathBuf,
-        /// The result file (official `*_result.jsonl` layout).
+        /// The result file (official `*_result.jsonl` layout), a `wildtool run`
+        /// checkpoint.jsonl or a run exported by the page.
         #[arg(long)]
         results: PathBuf,
         /// Output directory (created if missing).
@@ -82,15 +134,44 @@ enum Command {
         #[arg(long)]
         model_name: Option<String>,
         /// Cap on logged candidates after an action error.
-        #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+        candidate_cap: usize,
+        /// Score results that do not match the dataset anyway (report.json records it).
+        #[arg(long)]
+        force: bool,
+    },
+    /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
+    /// and per-category differences for every pair; writes compare.json and compare.html
+    /// into OUT. Exit code 2 when the runs were scored on another dataset.
+    Compare {
+        /// Runs: `run`/`score` output directories (report.json, else result.jsonl),
+        /// directories of trials (trial-1/, trial-2/ …), report.json or result files.
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<PathBuf>,
+        /// The dataset the runs were scored on (its fingerprint is checked).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Labels for the runs, in order (repeatable; default: the model names).
+        #[arg(long = "label")]
+        labels: Vec<String>,
+        /// Which language's fields to read (for result files).
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+        /// Cap on logged candidates after an action error (for result files).
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
     /// Generate a fresh suite in the official format from the built-in domain packs,
-    /// deterministic from the seed and the factors.
+    /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
+    /// factors.
     Generate(generate_cmd::GenerateOpts),
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
-    /// Exit code 3: some tasks are incomplete for transport reasons (re-run to resume).
+    /// Exit codes: 2 invalid settings; 3 some tasks are not scored (incomplete, cancelled
+    /// or stopped; re-run to resume); 4 the endpoint failed the preflight.
     Run(RunOpts),
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
@@ -119,34 +200,53 @@ struct RunOpts {
     /// The dataset (JSON Lines).
     #[arg(long)]
     dataset: PathBuf,
-    /// Model name sent to the endpoint and written to the result file (default: the provider name).
+    /// Model name sent to the endpoint and written to the result file (required for
+    /// openai/anthropic; default for the built-in agents: the agent's name).
     #[arg(long)]
     model: Option<String>,
     /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
     #[arg(long)]
     base_url: Option<String>,
-    /// openai | anthropic | gold | baseline | replay.
-    #[arg(long, default_value = "openai")]
+    /// What answers the tasks (see the long help).
+    #[arg(long, default_value = "openai", long_help = registry::provider_help())]
     provider: String,
-    /// Environment variable holding the API key (default OPENAI_API_KEY / ANTHROPIC_API_KEY).
-    /// The key is never written anywhere.
+    /// Environment variable holding the API key (default: the provider's, e.g.
+    /// OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY). The key is never written anywhere.
     #[arg(long)]
     api_key_env: Option<String>,
-    /// Tasks in flight at once.
-    #[arg(long, default_value_t = 8)]
-    concurrency: usize,
-    /// Sampling temperature.
-    #[arg(long, default_value_t = 0.0)]
+    /// Tasks in flight at most (1-256). The run lowers it on rate limiting (429/503/529,
+    /// Retry-After) and raises it again, unless --fixed-concurrency is given.
+    #[arg(long, default_value_t = registry::DEFAULTS.concurrency as u64)]
+    concurrency: u64,
+    /// Keep the concurrency fixed (no adaptive lowering on rate limiting).
+    #[arg(long)]
+    fixed_concurrency: bool,
+    /// Sampling temperature (0-2).
+    #[arg(long, default_value_t = registry::DEFAULTS.temperature)]
     temperature: f64,
-    /// Per-request timeout in seconds.
-    #[arg(long, default_value_t = 600.0)]
+    /// Per-request timeout in seconds (0.1-3600).
+    #[arg(long, default_value_t = registry::DEFAULTS.timeout_secs)]
     timeout: f64,
-    /// Retries per request on 429/5xx/network errors before the task is incomplete.
-    #[arg(long, default_value_t = 6)]
-    retries: u32,
-    /// First backoff delay in seconds (doubles per retry, with jitter; Retry-After wins).
-    #[arg(long, default_value_t = 2.0)]
+    /// Retries per request on 408/409/425/429/5xx, network errors and timeouts (0-20)
+    /// before the task is incomplete; other statuses are never retried.
+    #[arg(long, default_value_t = u64::from(registry::DEFAULTS.retries))]
+    retries: u64,
+    /// First backoff delay in seconds (0-600; doubles per retry, with jitter). A server's
+    /// Retry-After is honoured up to the longest delay these settings allow, and never
+    /// longer than --timeout.
+    #[arg(long, default_value_t = registry::DEFAULTS.backoff_secs)]
     backoff: f64,
+    /// Run every task K times as independent trials (1-100): writes OUT/trial-1/ …
+    /// OUT/trial-K/ and OUT/trials.json.
+    #[arg(long, default_value_t = 1)]
+    trials: u64,
+    /// Skip the preflight request that checks the endpoint before any task.
+    #[arg(long)]
+    no_preflight: bool,
+    /// Stop the run when this many tasks in a row fail with the same non-retryable error
+    /// (0 = never).
+    #[arg(long, default_value_t = DEFAULT_BREAKER_THRESHOLD)]
+    breaker_threshold: u64,
     /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
     #[arg(long)]
     sessions: Option<String>,
@@ -160,20 +260,30 @@ struct RunOpts {
     #[arg(long, value_enum, default_value = "en")]
     lang: LangArg,
     /// Cap on logged candidates after an action error.
-    #[arg(long, default_value_t = wildtool::protocol::DEFAULT_CANDIDATE_CAP)]
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
 }
 
-/// Runs the CLI and maps errors to exit codes (1: failure, 2: invalid input).
+/// Runs the CLI and maps errors to exit codes ([`CliError::exit_code`]).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    match dispatch(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("wildtool: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode, CliError> {
+    Ok(match command {
         Command::Validate {
             file,
             lang,
             semantic,
-        } => validate_cmd::validate(&file, lang.into(), semantic),
-        Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into()),
+        } => validate_cmd::validate(&file, lang.into(), semantic)?,
+        Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into())?,
         Command::Score {
             dataset,
             results,
@@ -181,14 +291,21 @@ pub fn main() -> ExitCode {
             lang,
             model_name,
             candidate_cap,
-        } => score_cmd::score(&score_cmd::ScoreArgs {
-            dataset,
-            results,
-            out,
-            lang: lang.into(),
-            model_name,
-            candidate_cap,
-        }),
+            force,
+        } => score_cmd::score_with(
+            &score_cmd::ScoreArgs {
+                dataset,
+                results,
+                out,
+                lang: lang.into(),
+                model_name,
+                candidate_cap,
+            },
+            &score_cmd::ScoreExtras {
+                force,
+                ..score_cmd::ScoreExtras::default()
+            },
+        )?,
         Command::Report {
             dataset,
             score_dir,
@@ -196,69 +313,54 @@ pub fn main() -> ExitCode {
             out,
             compare,
         } => {
-            return match report_cmd::report(&report_cmd::ReportArgs {
+            report_cmd::report(&report_cmd::ReportArgs {
                 dataset,
                 score_dir,
                 from,
                 out,
                 compare,
-            }) {
-                Ok(()) => ExitCode::SUCCESS,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, report_cmd::ReportError::Usage(_)) {
-                        2
-                    } else {
-                        1
-                    })
-                }
-            };
+            })?;
+            ExitCode::SUCCESS
         }
-        Command::Generate(o) => {
-            return match generate_cmd::generate(&o) {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(1)
-                }
-            };
+        Command::Compare {
+            runs,
+            dataset,
+            out,
+            labels,
+            lang,
+            candidate_cap,
+        } => {
+            compare_cmd::compare(&compare_cmd::CompareArgs {
+                runs,
+                dataset,
+                out,
+                lang: lang.into(),
+                labels,
+                candidate_cap,
+            })?;
+            ExitCode::SUCCESS
         }
-        Command::Run(o) => {
-            let args = run_cmd::RunArgs {
-                dataset: o.dataset,
-                model: o.model,
-                base_url: o.base_url,
-                provider: o.provider,
-                api_key_env: o.api_key_env,
-                concurrency: o.concurrency,
-                temperature: o.temperature,
-                timeout: o.timeout,
-                retries: o.retries,
-                sessions: o.sessions,
-                replay_file: o.replay_file,
-                out: o.out,
-                lang: o.lang.into(),
-                candidate_cap: o.candidate_cap,
-                backoff: o.backoff,
-            };
-            return match run_cmd::run(&args) {
-                Ok(code) => code,
-                Err(e) => {
-                    eprintln!("wildtool: {e}");
-                    ExitCode::from(if matches!(e, run_cmd::RunCmdError::Usage(_)) {
-                        2
-                    } else {
-                        1
-                    })
-                }
-            };
-        }
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("wildtool: {e}");
-            ExitCode::from(1)
-        }
-    }
+        Command::Generate(o) => generate_cmd::generate(&o)?,
+        Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
+            dataset: o.dataset,
+            model: o.model,
+            base_url: o.base_url,
+            provider: o.provider,
+            api_key_env: o.api_key_env,
+            concurrency: o.concurrency,
+            fixed_concurrency: o.fixed_concurrency,
+            temperature: o.temperature,
+            timeout: o.timeout,
+            retries: o.retries,
+            backoff: o.backoff,
+            trials: o.trials,
+            no_preflight: o.no_preflight,
+            breaker_threshold: o.breaker_threshold,
+            sessions: o.sessions,
+            replay_file: o.replay_file,
+            out: o.out,
+            lang: o.lang.into(),
+            candidate_cap: o.candidate_cap,
+        })?,
+    })
 }

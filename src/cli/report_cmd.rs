@@ -5,14 +5,13 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use wildtool::chart::dashboard::{self, ComparisonRow};
-use wildtool::chart::html::{report_html, ReportMeta};
-use wildtool::dataset::fingerprint_hex;
-use wildtool::outcome::TaskOutcome;
-use wildtool::report::summary::summary_table;
-use wildtool::report::RunReport;
+use wildtool_core::chart::dashboard::{self, ComparisonRow};
+use wildtool_core::chart::html::{report_html, ReportMeta};
+use wildtool_core::dataset::fingerprint_hex;
+use wildtool_core::formats::ReportDoc;
+use wildtool_core::report::summary::summary_table;
 
-use super::files::{at, read_text, FileError};
+use super::files::{at, read_document, read_text, FileError};
 
 /// The published leaderboard (reference JSON in `data/`).
 const LEADERBOARD: &str = include_str!("../../data/paper-leaderboard.json");
@@ -62,53 +61,24 @@ fn file_label(path: &Path) -> String {
 /// Runs `wildtool report`.
 pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
     let path = report_path(args)?;
-    let text = read_text(&path)?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        ReportError::Usage(format!(
-            "{}: not a wildtool report.json ({e})",
-            path.display()
-        ))
-    })?;
-    let outcomes: Vec<TaskOutcome> = doc
-        .get("tasks")
-        .cloned()
-        .map(serde_json::from_value)
-        .transpose()
-        .map_err(|e| ReportError::Usage(format!("{}: bad \"tasks\" ({e})", path.display())))?
-        .ok_or_else(|| {
-            ReportError::Usage(format!(
-                "{}: no \"tasks\" array; is this a wildtool report.json?",
-                path.display()
-            ))
-        })?;
-    let model = doc
-        .get("model_name")
-        .and_then(|v| v.as_str())
-        .unwrap_or("unknown-model")
-        .to_owned();
-    let recorded_fp = doc
-        .pointer("/dataset/fingerprint")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_owned();
-    let mut dataset_label = doc
-        .pointer("/dataset/file")
-        .and_then(|v| v.as_str())
-        .unwrap_or("")
-        .to_owned();
+    let doc = ReportDoc::parse(&read_document(&path)?)
+        .map_err(|e| ReportError::Usage(format!("{}: {e}", path.display())))?;
+    let mut dataset_label = doc.dataset.file.clone().unwrap_or_default();
     if let Some(ds) = &args.dataset {
         let fp = fingerprint_hex(&read_text(ds)?);
-        if !recorded_fp.is_empty() && fp != recorded_fp {
+        if !doc.dataset.fingerprint.is_empty() && fp != doc.dataset.fingerprint {
             return Err(ReportError::Usage(format!(
-                "{} has fingerprint {fp}, but the report was scored on a dataset with fingerprint {recorded_fp}",
-                ds.display()
+                "{} has fingerprint {fp}, but the report was scored on a dataset with fingerprint {}",
+                ds.display(),
+                doc.dataset.fingerprint
             )));
         }
         dataset_label = file_label(ds);
     }
-    let report = RunReport::from_outcomes(&outcomes);
-    let mut charts = dashboard::standard_charts(&model, &outcomes);
-    let mut rows: Vec<ComparisonRow> = vec![dashboard::summarize(&model, &outcomes)];
+    let model = doc.model_name.clone();
+    let report = &doc.report;
+    let mut charts = dashboard::standard_charts(&model, report);
+    let mut rows: Vec<ComparisonRow> = vec![dashboard::summarize(&model, report)];
     if let Ok(models) = dashboard::parse_leaderboard(LEADERBOARD) {
         rows.extend(
             args.compare
@@ -121,15 +91,11 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
     let meta = ReportMeta {
         model: model.clone(),
         dataset: dataset_label,
-        fingerprint: recorded_fp,
-        scorer: doc
-            .get("scorer")
-            .and_then(|v| v.as_str())
-            .unwrap_or(wildtool::SCORER_VERSION)
-            .to_owned(),
-        summary: summary_table(&model, &report),
+        fingerprint: doc.dataset.fingerprint.clone(),
+        scorer: doc.scorer.clone(),
+        summary: summary_table(&model, report),
     };
-    fs::write(&args.out, report_html(&meta, &report, &charts)).map_err(at(&args.out))?;
+    fs::write(&args.out, report_html(&meta, report, &charts)).map_err(at(&args.out))?;
     println!("wrote {}", args.out.display());
     Ok(())
 }

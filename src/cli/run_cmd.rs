@@ -1,29 +1,35 @@
-//! `wildtool run`: evaluates a live endpoint or a built-in agent, with checkpoint/resume,
-//! then writes `result.jsonl` (official layout) and scores it exactly like `wildtool score`.
+//! `wildtool run`: evaluates a live endpoint or a built-in agent through the core's run
+//! engine (checkpoint/resume, preflight, retries, adaptive concurrency, circuit breaker,
+//! repeated trials), then writes the official `result.jsonl` of each trial and scores it
+//! exactly like `wildtool score`.
 
 use std::fs;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wildtool::dataset::{fingerprint_hex, load_dataset, Lang, Session};
-use wildtool::runner::agents::{BaselineAgent, GoldAgent, ReplayAgent};
-use wildtool::runner::driver::Responder;
-use wildtool::runner::native::run::{execute, RunConfig, RunError};
-use wildtool::runner::native::{FileStore, LiveResponder, UreqTransport};
-use wildtool::runner::policy::RetryPolicy;
-use wildtool::runner::progress::Progress;
-use wildtool::runner::provider::{Endpoint, ProviderKind};
-use wildtool::runner::select::SessionRange;
+use crate::native::store::StoreError;
+use crate::native::{Control, Driver, FileStore, UreqTransport};
+use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
+use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
+use wildtool_core::formats::meta::{rfc3339, Tokens};
+use wildtool_core::formats::RunMeta;
+use wildtool_core::registry;
+use wildtool_core::runner::agents::ReplayAgent;
+use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
+use wildtool_core::runner::engine::{
+    AgentKind, BackendSettings, Engine, EngineError, Event, ProgressSnapshot, RunEnd, RunSettings,
+    RunSpec, RunStatus, SpecError,
+};
+use wildtool_core::runner::select::SessionRange;
+use wildtool_core::share::task_shapes;
 
+use super::compare_cmd::outcomes_from_report;
 use super::files::{at, read_text, FileError};
-use super::score_cmd::{score, ScoreArgs};
-
-/// Exit code when some tasks ended incomplete for transport reasons (re-run to resume).
-pub const EXIT_INCOMPLETE: u8 = 3;
+use super::score_cmd::{score_with, ScoreArgs, ScoreExtras};
+use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_PREFLIGHT, EXIT_USAGE};
 
 /// Arguments of `wildtool run`.
 #[derive(Debug, Clone)]
@@ -34,18 +40,28 @@ pub struct RunArgs {
     pub model: Option<String>,
     /// Endpoint base URL.
     pub base_url: Option<String>,
-    /// `openai`, `anthropic`, `gold`, `baseline` or `replay`.
+    /// A dialect or built-in agent named in `wildtool_core::registry`.
     pub provider: String,
     /// Environment variable holding the API key.
     pub api_key_env: Option<String>,
-    /// Tasks in flight.
-    pub concurrency: usize,
+    /// Tasks in flight at most.
+    pub concurrency: u64,
+    /// Keep the concurrency fixed (no adaptive lowering on rate limits).
+    pub fixed_concurrency: bool,
     /// Temperature.
     pub temperature: f64,
     /// Per-request timeout in seconds.
     pub timeout: f64,
     /// Retries per request.
-    pub retries: u32,
+    pub retries: u64,
+    /// Backoff base in seconds.
+    pub backoff: f64,
+    /// Repetitions of every task.
+    pub trials: u64,
+    /// Skip the preflight request.
+    pub no_preflight: bool,
+    /// Consecutive equal non-retryable failures that stop the run (0 = never).
+    pub breaker_threshold: u64,
     /// Session selection.
     pub sessions: Option<String>,
     /// Result file for `replay`.
@@ -56,104 +72,116 @@ pub struct RunArgs {
     pub lang: Lang,
     /// Candidate cap for scoring.
     pub candidate_cap: usize,
-    /// Backoff base in seconds (tests use small values).
-    pub backoff: f64,
 }
 
-/// Why `wildtool run` stopped.
+/// Why `wildtool run` stopped without a result.
 #[derive(Debug, thiserror::Error)]
 pub enum RunCmdError {
     /// Bad arguments.
     #[error("{0}")]
     Usage(String),
+    /// A setting out of range, an unusable base URL, an empty model name.
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    /// The output directory holds another run's checkpoint.
+    #[error(transparent)]
+    Checkpoint(#[from] CheckpointMismatch),
     /// File IO.
     #[error(transparent)]
     File(#[from] FileError),
-    /// Checkpoint problems.
-    #[error(transparent)]
-    Run(#[from] RunError<wildtool::runner::native::store::StoreError>),
+    /// The checkpoint file could not be written.
+    #[error("checkpoint: {0}")]
+    Store(#[from] StoreError),
+    /// The endpoint failed the preflight; no task was sent.
+    #[error("preflight failed ({class}): {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
+    Preflight {
+        /// The kind of problem, for people.
+        class: &'static str,
+        /// What is wrong.
+        reason: String,
+        /// What to do about it.
+        fix: Option<String>,
+    },
 }
 
-enum Agent {
-    Gold(GoldAgent),
-    Baseline(BaselineAgent),
-    Replay(ReplayAgent),
-    Live(LiveResponder),
-}
-
-impl Agent {
-    fn responder(&self) -> &dyn Responder {
+impl RunCmdError {
+    /// The process exit code: 2 for usage problems (settings, URLs, another run's
+    /// checkpoint), 4 for a failed preflight, 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
         match self {
-            Agent::Gold(a) => a,
-            Agent::Baseline(a) => a,
-            Agent::Replay(a) => a,
-            Agent::Live(a) => a,
+            RunCmdError::Usage(_) | RunCmdError::Spec(_) | RunCmdError::Checkpoint(_) => EXIT_USAGE,
+            RunCmdError::Preflight { .. } => EXIT_PREFLIGHT,
+            RunCmdError::File(_) | RunCmdError::Store(_) => EXIT_FAILURE,
         }
     }
 }
 
-fn build_agent(
-    args: &RunArgs,
-    model: &str,
-    cancel: &Arc<AtomicBool>,
-) -> Result<Agent, RunCmdError> {
+fn usage(message: impl Into<String>) -> RunCmdError {
+    RunCmdError::Usage(message.into())
+}
+
+/// The backend, the model name and the API key (for endpoints) from the arguments.
+fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
+    let agent = |kind: AgentKind| {
+        let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
+        Ok((BackendSettings::Agent(kind), model, None))
+    };
     match args.provider.as_str() {
-        "gold" => Ok(Agent::Gold(GoldAgent)),
-        "baseline" => Ok(Agent::Baseline(BaselineAgent)),
+        "gold" => agent(AgentKind::Gold),
+        "baseline" => agent(AgentKind::Baseline),
         "replay" => {
-            let path = args.replay_file.as_ref().ok_or_else(|| {
-                RunCmdError::Usage("--provider replay needs --replay-file".to_owned())
-            })?;
+            let path = args
+                .replay_file
+                .as_ref()
+                .ok_or_else(|| usage("--provider replay needs --replay-file"))?;
             let text = read_text(path)?;
-            let agent = ReplayAgent::from_text(&text)
-                .map_err(|e| RunCmdError::Usage(format!("{}: {e}", path.display())))?;
-            Ok(Agent::Replay(agent))
+            let replay = ReplayAgent::from_text(&text)
+                .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+            agent(AgentKind::Replay(replay))
         }
         name => {
-            let kind = ProviderKind::from_name(name).ok_or_else(|| {
-                RunCmdError::Usage(format!(
-                    "unknown --provider {name:?} (openai, anthropic, gold, baseline, replay)"
+            let info = registry::provider_named(name).ok_or_else(|| {
+                usage(format!(
+                    "unknown --provider {name:?} ({})",
+                    registry::backend_names().join(", ")
                 ))
             })?;
-            let base_url = match (&args.base_url, kind) {
+            let provider = info.kind;
+            let base_url = match (&args.base_url, info.default_base_url) {
                 (Some(u), _) => u.clone(),
-                (None, ProviderKind::Anthropic) => "https://api.anthropic.com".to_owned(),
-                (None, ProviderKind::OpenAi) => {
-                    return Err(RunCmdError::Usage(
-                        "--base-url is required for --provider openai".to_owned(),
-                    ))
+                (None, Some(default)) => default.to_owned(),
+                (None, None) => {
+                    return Err(usage(format!(
+                        "--base-url is required for --provider {name}"
+                    )))
                 }
             };
-            let var = args.api_key_env.clone().unwrap_or_else(|| match kind {
-                ProviderKind::OpenAi => "OPENAI_API_KEY".to_owned(),
-                ProviderKind::Anthropic => "ANTHROPIC_API_KEY".to_owned(),
-            });
+            let model = args
+                .model
+                .clone()
+                .ok_or_else(|| usage(format!("--model is required for --provider {name}")))?;
+            let var = args
+                .api_key_env
+                .clone()
+                .unwrap_or_else(|| info.key_env.to_owned());
             // The key is read here and kept only inside the transport.
-            let auth = match std::env::var(&var) {
-                Ok(key) if !key.is_empty() => Some((kind.auth(), key)),
+            let key = match std::env::var(&var) {
+                Ok(key) if !key.is_empty() => Some(key),
                 _ => {
                     eprintln!("note: ${var} is not set; sending requests without an API key");
                     None
                 }
             };
-            let policy = RetryPolicy {
-                max_retries: args.retries,
-                base_delay: Duration::from_secs_f64(args.backoff.max(0.0)),
-                timeout: Duration::from_secs_f64(args.timeout.max(0.001)),
-                ..RetryPolicy::default()
-            };
-            Ok(Agent::Live(LiveResponder {
-                provider: kind,
-                endpoint: Endpoint {
+            Ok((
+                BackendSettings::Http {
+                    provider,
                     base_url,
+                    temperature: args.temperature,
                     browser: false,
                 },
-                model: model.to_owned(),
-                temperature: args.temperature,
-                policy,
-                transport: Box::new(UreqTransport::new(auth, args.concurrency)),
-                cancel: cancel.clone(),
-            }))
+                model,
+                key,
+            ))
         }
     }
 }
@@ -169,7 +197,7 @@ impl Display {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(0);
             let style = indicatif::ProgressStyle::with_template(
-                "{bar:30} {pos}/{len} tasks {per_sec} eta {eta} {msg}",
+                "{bar:30} {pos}/{len} tasks {per_sec} eta {eta} {wide_msg}",
             )
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar());
             bar.set_style(style);
@@ -181,14 +209,21 @@ impl Display {
         }
     }
 
-    fn update(&mut self, p: &Progress, elapsed: f64) {
+    fn update(&mut self, p: &ProgressSnapshot) {
         match &self.bar {
             Some(bar) => {
                 bar.set_length(p.total);
                 bar.set_position(p.settled());
                 bar.set_message(format!(
-                    "| names ok {} | incomplete {} | retries {} | tokens {}+{}",
-                    p.names_correct, p.incomplete, p.retries, p.input_tokens, p.output_tokens
+                    "| names ok {} | incomplete {} | retries {} | tokens {}+{} | in flight {}/{}{}",
+                    p.names_correct,
+                    p.incomplete,
+                    p.retries,
+                    p.input_tokens,
+                    p.output_tokens,
+                    p.in_flight,
+                    p.concurrency_limit,
+                    p.detail()
                 ));
             }
             None => {
@@ -197,7 +232,7 @@ impl Display {
                     .is_none_or(|t| t.elapsed() >= Duration::from_secs(2))
                     || p.settled() == p.total;
                 if due {
-                    eprintln!("{}", p.line(elapsed));
+                    eprintln!("{}", p.line());
                     self.last_line = Some(Instant::now());
                 }
             }
@@ -211,9 +246,116 @@ impl Display {
     }
 }
 
-/// Runs `wildtool run`.
+/// Writes `incomplete.json` (or removes a stale one).
+fn write_incomplete(out: &Path, end: &RunEnd, trials: u32) -> Result<(), FileError> {
+    let path = out.join("incomplete.json");
+    if end.incomplete.is_empty() {
+        let _ = fs::remove_file(&path);
+        return Ok(());
+    }
+    let list: Vec<serde_json::Value> = end
+        .incomplete
+        .iter()
+        .map(|t| {
+            let mut v = serde_json::json!({"id": t.id, "task": t.key.task, "reason": t.reason});
+            if trials > 1 {
+                v["trial"] = serde_json::json!(t.key.trial);
+            }
+            v
+        })
+        .collect();
+    let text = serde_json::to_string_pretty(&serde_json::json!({
+        "note": "tasks given up for transport reasons; they are not model errors, their sessions are left out of result.jsonl, and re-running the same command resumes them",
+        "tasks": list,
+    }))
+    .unwrap_or_default();
+    fs::write(&path, text + "\n").map_err(at(&path))
+}
+
+/// Writes `run.json` (`{"wildtool_run_status": 1, …}`): how the run ended, its settings
+/// and counters, and what adaptive concurrency did.
+fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileError> {
+    let p = &end.progress;
+    let c = &end.concurrency;
+    let doc = serde_json::json!({
+        "wildtool_run_status": 1,
+        "model_name": spec.model(),
+        "status": end.status.as_str(),
+        "reason": end.reason,
+        "fix": end.fix,
+        "trials": spec.trials(),
+        "tasks_total": end.tasks_total,
+        "tasks_scored": end.tasks_scored,
+        "settings": {
+            "concurrency": spec.concurrency(),
+            "adaptive_concurrency": spec.adaptive(),
+            "timeout": spec.timeout(),
+            "retries": spec.retries(),
+            "backoff": spec.backoff(),
+            "preflight": spec.preflight(),
+            "breaker_threshold": spec.breaker_threshold(),
+        },
+        "concurrency": {
+            "max": c.max,
+            "min_limit": c.min_limit,
+            "final_limit": c.final_limit,
+            "decreases": c.decreases,
+        },
+        "counters": {
+            "finished_now": p.done,
+            "resumed": p.resumed,
+            "incomplete": p.incomplete,
+            "requests": p.requests,
+            "retries": p.retries,
+            "input_tokens": p.input_tokens,
+            "output_tokens": p.output_tokens,
+            "elapsed_seconds": p.elapsed,
+        },
+    });
+    let path = out.join("run.json");
+    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    fs::write(&path, text + "\n").map_err(at(&path))
+}
+
+/// Ctrl-C cancels the run through the driver's channel (noticed at once): in-flight
+/// requests are abandoned, finished tasks stay in the checkpoint, the command exits with
+/// the incomplete code (re-run to resume). A second Ctrl-C exits at once (the checkpoint
+/// is flushed per task, so nothing finished is lost either way).
+fn install_interrupt_handler(controller: crate::native::Controller) {
+    let presses = std::sync::atomic::AtomicUsize::new(0);
+    let installed = ctrlc::set_handler(move || {
+        if presses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+            std::process::exit(130);
+        }
+        eprintln!("\ninterrupted: stopping; finished tasks are kept, re-run the same command to resume (Ctrl-C again to quit now)");
+        controller.send(Control::Cancel);
+    });
+    if let Err(e) = installed {
+        eprintln!(
+            "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run at once"
+        );
+    }
+}
+
+/// Runs `wildtool run`: 0 when every task is scored, 3 when some are not (resumable).
 pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     let dataset_text = read_text(&args.dataset)?;
+    let (backend, model, key) = backend(args)?;
+    let auth = match &backend {
+        BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
+        BackendSettings::Agent(_) => None,
+    };
+    let spec = RunSpec::new(RunSettings {
+        trials: args.trials,
+        concurrency: args.concurrency,
+        timeout: args.timeout,
+        retries: args.retries,
+        backoff: args.backoff,
+        preflight: !args.no_preflight,
+        breaker_threshold: args.breaker_threshold,
+        adaptive: !args.fixed_concurrency,
+        ..RunSettings::new(model, fingerprint_hex(&dataset_text), backend)
+    })?;
     let loaded = load_dataset(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
@@ -227,99 +369,191 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
         .as_deref()
         .map(SessionRange::parse)
         .transpose()
-        .map_err(|e| RunCmdError::Usage(e.to_string()))?;
+        .map_err(|e| usage(e.to_string()))?;
     let sessions: Vec<&Session> = loaded
         .sessions
         .iter()
         .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.line)))
         .collect();
     if sessions.is_empty() {
-        return Err(RunCmdError::Usage("no sessions selected".to_owned()));
+        return Err(usage("no sessions selected"));
     }
-    let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
-    let cancel = Arc::new(AtomicBool::new(false));
-    install_interrupt_handler(&cancel);
-    let agent = build_agent(args, &model, &cancel)?;
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let mut store = FileStore::new(&args.out.join("checkpoint.jsonl"));
+    let stored = store.load()?;
+    let transport = Arc::new(UreqTransport::new(auth, spec.concurrency()));
+    let mut driver = Driver::new(transport);
+    let mut engine = match Engine::new(&sessions, spec.clone(), &stored, driver.now()) {
+        Ok(e) => e,
+        Err(EngineError::Checkpoint(m)) => return Err(m.into()),
+        Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
+    };
+    install_interrupt_handler(driver.controller());
+    let started_unix = unix_now();
     let mut display = Display::new();
-    let summary = execute(
-        &sessions,
-        agent.responder(),
-        &mut store,
-        RunConfig {
-            model: &model,
-            dataset_fingerprint: &fingerprint_hex(&dataset_text),
-            concurrency: args.concurrency.max(1),
-        },
-        &cancel,
-        |p, e| display.update(p, e),
-    )?;
+    let end = driver.run(&mut engine, |event| {
+        match event {
+            Event::Persist(line) => store.append(&line)?,
+            Event::Progress(p) => display.update(&p),
+            _ => {}
+        }
+        Ok::<(), StoreError>(())
+    });
     display.finish();
-    let p = &summary.progress;
+    let end = end?;
+    let p = &end.progress;
+    if let Some(class) = end.preflight {
+        return Err(RunCmdError::Preflight {
+            class: class.label(),
+            reason: end.reason.clone().unwrap_or_default(),
+            fix: end.fix.clone(),
+        });
+    }
     eprintln!(
         "run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
         p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
     );
-    let result_path = args.out.join("result.jsonl");
-    fs::write(&result_path, &summary.assembled.text).map_err(at(&result_path))?;
-    let incomplete_path = args.out.join("incomplete.json");
-    if summary.incomplete.is_empty() {
-        let _ = fs::remove_file(&incomplete_path);
-    } else {
-        let list: Vec<serde_json::Value> = summary
-            .incomplete
-            .iter()
-            .map(|t| serde_json::json!({"id": t.id, "task": t.task, "reason": t.reason}))
-            .collect();
-        let text = serde_json::to_string_pretty(&serde_json::json!({
-            "note": "tasks given up for transport reasons; they are not model errors, their sessions are left out of result.jsonl, and re-running the same command resumes them",
-            "tasks": list,
-        }))
-        .unwrap_or_default();
-        fs::write(&incomplete_path, text + "\n").map_err(at(&incomplete_path))?;
+    let c = &end.concurrency;
+    if c.decreases > 0 {
         eprintln!(
-            "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
-            summary.incomplete.len(),
-            incomplete_path.display()
+            "concurrency: lowered {} time(s) after rate limiting (lowest {}, final {}, maximum {})",
+            c.decreases, c.min_limit, c.final_limit, c.max
         );
     }
-    if summary.assembled.sessions == 0 {
-        eprintln!("no complete session yet; nothing to score");
-        return Ok(ExitCode::from(EXIT_INCOMPLETE));
+    write_run_json(&args.out, &spec, &end)?;
+    write_incomplete(&args.out, &end, spec.trials())?;
+    if !end.incomplete.is_empty() {
+        eprintln!(
+            "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
+            end.incomplete.len(),
+            args.out.join("incomplete.json").display()
+        );
     }
-    score(&ScoreArgs {
-        dataset: args.dataset.clone(),
-        results: result_path,
-        out: args.out.clone(),
-        lang: args.lang,
-        model_name: None,
-        candidate_cap: args.candidate_cap,
-    })?;
-    if summary.incomplete.is_empty() {
-        Ok(ExitCode::SUCCESS)
+    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
+        vec![args.out.clone()]
     } else {
-        Ok(ExitCode::from(EXIT_INCOMPLETE))
+        (1..=spec.trials())
+            .map(|t| args.out.join(format!("trial-{t}")))
+            .collect()
+    };
+    // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
+    let scope = ScoreExtras {
+        sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        run: Some(run_meta(args, &spec, &end, started_unix)),
+        ..ScoreExtras::default()
+    };
+    let mut scored_any = false;
+    for (dir, assembled) in trial_dirs.iter().zip(&end.trials) {
+        fs::create_dir_all(dir).map_err(at(dir))?;
+        let result_path = dir.join("result.jsonl");
+        fs::write(&result_path, &assembled.text).map_err(at(&result_path))?;
+        if assembled.sessions == 0 {
+            eprintln!(
+                "{}: no complete session yet; nothing to score",
+                result_path.display()
+            );
+            continue;
+        }
+        scored_any = true;
+        score_with(
+            &ScoreArgs {
+                dataset: args.dataset.clone(),
+                results: result_path,
+                out: dir.clone(),
+                lang: args.lang,
+                model_name: None,
+                candidate_cap: args.candidate_cap,
+            },
+            &scope,
+        )?;
+    }
+    if spec.trials() > 1 && scored_any {
+        write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;
+    }
+    match end.status {
+        RunStatus::Done => Ok(ExitCode::SUCCESS),
+        _ => {
+            if let Some(reason) = &end.reason {
+                eprintln!("run {}: {reason}", end.status.as_str());
+            }
+            if let Some(fix) = &end.fix {
+                eprintln!("  fix: {fix}");
+            }
+            Ok(ExitCode::from(EXIT_INCOMPLETE))
+        }
     }
 }
 
-/// Ctrl-C cancels the run: no new task starts, in-flight requests stop, finished tasks stay
-/// in the checkpoint and the command exits with the incomplete code (re-run to resume). A
-/// second Ctrl-C exits at once (the checkpoint is flushed per task, so nothing finished is
-/// lost either way).
-fn install_interrupt_handler(cancel: &Arc<AtomicBool>) {
-    let flag = cancel.clone();
-    let presses = std::sync::atomic::AtomicUsize::new(0);
-    let installed = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
-            std::process::exit(130);
-        }
-        flag.store(true, std::sync::atomic::Ordering::SeqCst);
-        eprintln!("\ninterrupted: stopping; finished tasks are kept, re-run the same command to resume (Ctrl-C again to quit now)");
-    });
-    if let Err(e) = installed {
-        eprintln!(
-            "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run at once"
-        );
+fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+/// The run's metadata for `report.json` (never the key; of the endpoint only its origin).
+/// Request and token totals are the whole run's, so they are left out when the run has
+/// several trials (each trial has its own `report.json`).
+fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> RunMeta {
+    let mut meta = RunMeta::new(spec.model(), spec.model(), spec.dataset());
+    meta.provider = Some(args.provider.clone());
+    meta.endpoint = spec
+        .endpoint()
+        .and_then(|(_, e)| RunMeta::endpoint_of(&e.base_url));
+    meta.dataset.name = args
+        .dataset
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    meta.started_at = rfc3339(started_unix);
+    meta.finished_at = rfc3339(unix_now());
+    meta.duration_seconds = Some(end.progress.elapsed);
+    if spec.trials() == 1 {
+        meta.tokens = Some(Tokens {
+            input: end.progress.input_tokens,
+            output: end.progress.output_tokens,
+        });
+        meta.requests = Some(end.progress.requests);
     }
+    meta
+}
+
+/// Writes `OUT/trials.json` from the trials' `report.json` files (a trial without one
+/// counts as unscored in every task).
+fn write_trials_json(
+    args: &RunArgs,
+    dataset_text: &str,
+    trial_dirs: &[PathBuf],
+    model: &str,
+) -> Result<(), RunCmdError> {
+    let loaded = wildtool_core::protocol::load_checked(dataset_text, args.lang);
+    let shapes = task_shapes(&loaded);
+    let fp = fingerprint(dataset_text);
+    let mut trials = Vec::new();
+    for dir in trial_dirs {
+        let report = dir.join("report.json");
+        if report.is_file() {
+            let outcomes = outcomes_from_report(&report).map_err(|e| usage(e.to_string()))?;
+            trials.push(outcomes);
+        } else {
+            trials.push(Vec::new());
+        }
+    }
+    let run = RunInput {
+        label: model.to_owned(),
+        fingerprint: fp,
+        trials,
+    };
+    let doc = trials_report(
+        &run,
+        DatasetRef {
+            fingerprint: fp,
+            shapes: &shapes,
+        },
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let path = args.out.join("trials.json");
+    fs::write(&path, doc.to_json() + "\n").map_err(at(&path))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
 }

@@ -1,18 +1,29 @@
-//! `wildtool score`: offline scoring of an official-format result file.
+//! `wildtool score`: offline scoring of a result file (an official `result.jsonl`, a
+//! `wildtool run` checkpoint or a run exported by the page).
 
-use std::fs;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wildtool::checker;
-use wildtool::dataset::{fingerprint_hex, Lang, LoadedDataset};
-use wildtool::outcome::TaskOutcome;
-use wildtool::report::summary::summary_table;
-use wildtool::report::RunReport;
-use wildtool::score::{OfficialChecker, ScoreOptions, ScoreStats, Scorer};
+use wildtool_core::checker;
+use wildtool_core::dataset::{fingerprint_hex, Lang, LoadedDataset};
+use wildtool_core::formats::lines::{self, LineError};
+use wildtool_core::formats::report_doc::{ReportDataset, ReportDoc, ReportInput};
+use wildtool_core::formats::score_file::{self, ScoreOrder, SEPARATOR};
+use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
+use wildtool_core::formats::{check_belongs, sniff, CheckpointFile, FileKind, RunExport, RunMeta};
+use wildtool_core::report::fill_outcomes;
+use wildtool_core::report::summary::summary_table;
+use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
+use wildtool_core::share::task_shapes;
 
-use super::files::{at, for_each_line, read_text, FileError, LineReader, LineSpan};
+use super::files::{
+    at, for_each_line, read_document, read_head, read_text, FileError, LineReader, LineSpan,
+    Outputs,
+};
+
+/// Exit code of a refused input (not a result file, another dataset's results).
+const EXIT_REFUSED: u8 = 2;
 
 /// Arguments of `wildtool score`.
 #[derive(Debug)]
@@ -31,86 +42,123 @@ pub struct ScoreArgs {
     pub candidate_cap: usize,
 }
 
-/// The sort key of a result line: the integer after the last `_` of its id. It is read
-/// cheaply from the official line prefix (`{"id": "wild_tool_bench_N"`) and otherwise by
-/// parsing the line; lines without a usable id sort last and are reported when scored.
-fn sort_index(line: &str) -> usize {
-    let suffix = |id: &str| id.rsplit('_').next().and_then(|n| n.parse::<usize>().ok());
-    if let Some(rest) = line.strip_prefix("{\"id\": \"") {
-        if let Some(index) = rest.split('"').next().and_then(suffix) {
-            return index;
+/// What scoring knows beyond the command-line arguments of `wildtool score`.
+#[derive(Debug, Clone, Default)]
+pub struct ScoreExtras {
+    /// Score results that do not match the dataset anyway (recorded in `report.json`).
+    pub force: bool,
+    /// Run metadata for `report.json` (`wildtool run` knows it).
+    pub run: Option<RunMeta>,
+    /// The sessions (0-based indices) the run covered; `None`: the whole dataset. Tasks
+    /// of other sessions are not counted as unscored.
+    pub sessions: Option<Vec<usize>>,
+}
+
+/// Where the result lines come from.
+enum Source {
+    /// A result file read by span.
+    File(LineReader),
+    /// Result text assembled in memory (from a checkpoint or a run export).
+    Memory(Vec<u8>),
+}
+
+impl Source {
+    fn read(&mut self, span: LineSpan) -> Result<Result<String, LineError>, FileError> {
+        match self {
+            Source::File(reader) => reader.read(span),
+            Source::Memory(bytes) => {
+                let start = usize::try_from(span.offset).unwrap_or(usize::MAX);
+                let end = start.saturating_add(usize::try_from(span.len).unwrap_or(0));
+                let slice = bytes.get(start..end).unwrap_or(&[]);
+                Ok(lines::decode(&span, slice).map(|t| t.unwrap_or_default().to_owned()))
+            }
         }
     }
-    wildtool::json::loads(line)
-        .ok()
-        .and_then(|v| v.get("id").and_then(|id| id.as_str()).and_then(suffix))
-        .unwrap_or(usize::MAX)
 }
 
-/// The dataset a report is about.
-struct DatasetInfo<'a> {
-    path: &'a Path,
-    text: &'a str,
-    loaded: &'a LoadedDataset,
+/// Reads the results: the lines in score-file order, plus the lines that could not be
+/// read. `Ok(Err(code))` when the file was refused (message printed).
+#[allow(clippy::type_complexity)]
+fn open_results(
+    args: &ScoreArgs,
+    loaded: &LoadedDataset,
+    fingerprint: &str,
+) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), ExitCode>, FileError> {
+    let (head, len) = read_head(&args.results)?;
+    let kind = sniff(&head, len);
+    let refuse = |message: String| {
+        eprintln!("wildtool: {}: {message}", args.results.display());
+        Ok(Err(ExitCode::from(EXIT_REFUSED)))
+    };
+    let memory = |text: String| {
+        let bytes = text.into_bytes();
+        let mut order = ScoreOrder::new();
+        let mut damaged = Vec::new();
+        for (span, line) in lines::split(&bytes) {
+            match line {
+                Ok(Some(t)) => order.push(score_file::sort_key(t), span.number, span),
+                Ok(None) => {}
+                Err(e) => damaged.push(e),
+            }
+        }
+        (Source::Memory(bytes), order.into_sorted(), damaged)
+    };
+    match kind {
+        FileKind::Results => {
+            // Pass 1: spans and sort keys only, so a huge file is never held in memory.
+            let mut order = ScoreOrder::new();
+            let mut damaged = Vec::new();
+            for_each_line(&args.results, |span, text| match text {
+                Ok(t) => order.push(score_file::sort_key(t), span.number, span),
+                Err(e) => damaged.push(e),
+            })?;
+            let reader = LineReader::open(&args.results)?;
+            Ok(Ok((Source::File(reader), order.into_sorted(), damaged)))
+        }
+        FileKind::Checkpoint => {
+            // JSON Lines: bounded per line, not as a whole document.
+            let bytes = std::fs::read(&args.results).map_err(at(&args.results))?;
+            let file = match CheckpointFile::parse(&bytes) {
+                Ok(f) => f,
+                Err(e) => return refuse(e.to_string()),
+            };
+            for (_, problem) in &file.problems {
+                eprintln!("warning: {}: {problem}", args.results.display());
+            }
+            match checkpoint_results(&file, loaded, fingerprint) {
+                Ok(assembled) => {
+                    if !assembled.missing.is_empty() {
+                        eprintln!(
+                            "note: {} task(s) of the checkpoint's sessions are not finished; those sessions are not scored",
+                            assembled.missing.len()
+                        );
+                    }
+                    Ok(Ok(memory(assembled.text)))
+                }
+                Err(e) => refuse(e.to_string()),
+            }
+        }
+        FileKind::RunExport { .. } if kind.is_scorable() => {
+            let bytes = read_document(&args.results)?;
+            let doc = match RunExport::parse(&bytes) {
+                Ok(d) => d,
+                Err(e) => return refuse(e.to_string()),
+            };
+            match run_export_results(&doc, loaded, fingerprint) {
+                Ok(text) => Ok(Ok(memory(text))),
+                Err(e) => refuse(e.to_string()),
+            }
+        }
+        other => refuse(other.message()),
+    }
 }
 
-/// Writes `report.json`: wildtool's own results, next to the parity files.
-fn write_report_json(
-    path: &Path,
-    model: &str,
-    dataset: &DatasetInfo<'_>,
-    report: &RunReport,
-    stats: &ScoreStats,
-    outcomes: &[TaskOutcome],
-) -> Result<(), FileError> {
-    let (dataset_path, dataset_text, loaded) = (dataset.path, dataset.text, dataset.loaded);
-    let failed: Vec<serde_json::Value> = outcomes
-        .iter()
-        .filter(|o| !o.correct)
-        .map(|o| {
-            serde_json::json!({
-                "session": o.session,
-                "task": o.position,
-                "raw_label": o.error.map(|e| e.as_str()),
-                "column": o.error.map(|e| e.default_column().as_str()),
-                "incomplete": o.incomplete,
-            })
-        })
-        .collect();
-    let doc = serde_json::json!({
-        "wildtool_version": env!("CARGO_PKG_VERSION"),
-        "scorer": wildtool::SCORER_VERSION,
-        "model_name": model,
-        "dataset": {
-            "file": dataset_path.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "fingerprint": fingerprint_hex(dataset_text),
-            "sessions": loaded.line_count,
-            "problems": loaded.problems.len(),
-        },
-        "report": report,
-        "scoring": stats,
-        "official_crash_fallbacks": stats
-            .official_crashes
-            .keys()
-            .map(|code| (code.clone(), wildtool::protocol::fallback_of(code).unwrap_or("see PROTOCOL §6")))
-            .collect::<std::collections::BTreeMap<_, _>>(),
-        "failed_tasks": failed,
-        "tasks": outcomes,
-        "notes": [
-            "Parity files are score.jsonl and metric.json; everything here is wildtool's own.",
-            "Error columns use the mapping named in report.errors.mapping (PROTOCOL §8).",
-            "scoring.official_crashes counts inputs on which the official code would have crashed (PROTOCOL §6); wildtool applied the documented fallback instead."
-        ],
-    });
-    let text =
-        serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
-    fs::write(path, text + "\n").map_err(at(path))
-}
-
-/// Runs `wildtool score`.
-pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
+/// Runs `wildtool score` (and the scoring step of `wildtool run`) with what the caller
+/// knows beyond the arguments.
+pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, FileError> {
     let dataset_text = read_text(&args.dataset)?;
-    let loaded = wildtool::protocol::load_checked(&dataset_text, args.lang);
+    let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);
+    let fingerprint = fingerprint_hex(&dataset_text);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(
@@ -118,14 +166,11 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
             args.dataset.display()
         );
     }
-    fs::create_dir_all(&args.out).map_err(at(&args.out))?;
-
-    // Pass 1: line spans and sort keys only, so a huge file is never held in memory.
-    let mut spans: Vec<(usize, LineSpan)> = Vec::new();
-    for_each_line(&args.results, |span, text| {
-        spans.push((sort_index(text), span))
-    })?;
-    spans.sort_by_key(|(index, span)| (*index, span.line));
+    let (mut source, spans, damaged) = match open_results(args, &loaded, &fingerprint)? {
+        Ok(parts) => parts,
+        Err(code) => return Ok(code),
+    };
+    std::fs::create_dir_all(&args.out).map_err(at(&args.out))?;
 
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
@@ -136,53 +181,93 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
             candidate_cap: args.candidate_cap,
         },
     );
-    let score_path = args.out.join("score.jsonl");
-    let file = fs::File::create(&score_path).map_err(at(&score_path))?;
+    for e in damaged {
+        let e = wildtool_core::score::LineError::from(e);
+        eprintln!("warning: {e} (skipped)");
+        scorer.skip(e);
+    }
+    let mut outputs = Outputs::new(&args.out);
+    let (file, score_temp) = outputs.create("score.jsonl")?;
     let mut writer = BufWriter::new(file);
-    let mut reader = LineReader::open(&args.results)?;
     let mut outcomes = Vec::new();
-    // Pass 2: score in id order (the official score file is sorted by id).
+    // Pass 2: score in score-file order (the official score file is sorted by id).
     let mut first = true;
-    for (_, span) in &spans {
-        let text = reader.read(*span)?;
-        match scorer.score_line(span.line, &text) {
+    for span in spans {
+        let text = match source.read(span)? {
+            Ok(text) => text,
+            Err(e) => {
+                let e = wildtool_core::score::LineError::from(e);
+                eprintln!("warning: {e} (skipped)");
+                scorer.skip(e);
+                continue;
+            }
+        };
+        match scorer.score_line(span.number, &text) {
             Ok(line) => {
                 outcomes.extend(line.outcomes);
                 if !first {
-                    writer.write_all(b"\n").map_err(at(&score_path))?;
+                    writer
+                        .write_all(SEPARATOR.as_bytes())
+                        .map_err(at(&score_temp))?;
                 }
                 writer
                     .write_all(line.score_line.as_bytes())
-                    .map_err(at(&score_path))?;
+                    .map_err(at(&score_temp))?;
                 first = false;
             }
             Err(e) => eprintln!("warning: {e} (skipped)"),
         }
     }
-    writer.flush().map_err(at(&score_path))?;
+    writer.flush().map_err(at(&score_temp))?;
+    drop(writer);
 
-    let model = args
-        .model_name
-        .clone()
-        .or_else(|| scorer.model_name().map(str::to_owned))
-        .unwrap_or_else(|| "unknown-model".to_owned());
-    let metric_path = args.out.join("metric.json");
-    fs::write(&metric_path, scorer.metric_json(&model)).map_err(at(&metric_path))?;
-    let report = RunReport::from_outcomes(&outcomes);
-    write_report_json(
-        &args.out.join("report.json"),
-        &model,
-        &DatasetInfo {
-            path: &args.dataset,
-            text: &dataset_text,
-            loaded: &loaded,
-        },
-        &report,
-        &scorer.final_stats(),
-        &outcomes,
-    )?;
-    print!("{}", summary_table(&model, &report));
     let stats = scorer.final_stats();
+    let forced = match check_belongs(&stats) {
+        Ok(()) => None,
+        Err(mismatch) if extras.force => {
+            eprintln!("warning: {mismatch} Scored anyway (--force); report.json records it.");
+            Some(mismatch.message)
+        }
+        Err(mismatch) => {
+            eprintln!(
+                "wildtool: {}: {mismatch} Nothing was written; --force scores them anyway.",
+                args.results.display()
+            );
+            return Ok(ExitCode::from(EXIT_REFUSED));
+        }
+    };
+
+    if stats.lines == 0 {
+        eprintln!(
+            "wildtool: {}: no result line could be scored ({} line(s) skipped; see the warnings above); nothing was written",
+            args.results.display(),
+            stats.skipped.len()
+        );
+        return Ok(ExitCode::from(EXIT_REFUSED));
+    }
+    let model = score_file::model_name(args.model_name.as_deref(), &scorer);
+    let mut shapes = task_shapes(&loaded);
+    if let Some(selected) = &extras.sessions {
+        shapes.retain(|s| selected.contains(&(s.session as usize)));
+    }
+    let doc = ReportDoc::build(ReportInput {
+        model_name: &model,
+        dataset: ReportDataset {
+            file: file_name(&args.dataset),
+            fingerprint,
+            sessions: loaded.line_count as u64,
+            problems: loaded.problems.len() as u64,
+        },
+        tasks: fill_outcomes(&shapes, &outcomes),
+        scoring: stats.clone(),
+        run: extras.run.clone(),
+        forced,
+    });
+    outputs.write("metric.json", &scorer.metric_json(&model))?;
+    outputs.write("report.json", &doc.to_json())?;
+    let written = outputs.commit()?;
+
+    print!("{}", summary_table(&model, &doc.report));
     if stats.label_disagreements > 0 {
         println!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements);
     }
@@ -198,11 +283,20 @@ pub fn score(args: &ScoreArgs) -> Result<ExitCode, FileError> {
             stats.skipped.len()
         );
     }
+    if doc.forced.is_some() {
+        println!("  note: scored with --force although the results do not match the dataset");
+    }
     println!(
-        "wrote {}, {}, {}",
-        score_path.display(),
-        metric_path.display(),
-        args.out.join("report.json").display()
+        "wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(ExitCode::SUCCESS)
+}
+
+fn file_name(path: &Path) -> Option<String> {
+    path.file_name().map(|n| n.to_string_lossy().into_owned())
 }

@@ -3,18 +3,35 @@
 use std::path::Path;
 use std::process::ExitCode;
 
-use wildtool::checker;
-use wildtool::dataset::{Lang, Stats};
+use wildtool_core::checker;
+use wildtool_core::dataset::{Lang, Stats};
 
-use super::files::{read_text, FileError};
+use wildtool_core::formats::{sniff, FileKind};
+
+use super::files::{read_head, read_text, FileError};
+
+/// `Some(exit code)` when `path` is clearly not a dataset (a result file, a CSV, an empty
+/// file …): the file kind's message is printed.
+fn not_a_dataset(path: &Path) -> Result<Option<ExitCode>, FileError> {
+    let (head, len) = read_head(path)?;
+    let kind = sniff(&head, len);
+    if matches!(kind, FileKind::Dataset | FileKind::Other { .. }) {
+        return Ok(None);
+    }
+    println!("{}: not a dataset. {}", path.display(), kind.message());
+    Ok(Some(ExitCode::from(2)))
+}
 
 /// `wildtool validate FILE`: exit 0 with a summary when valid, 2 with every problem when not.
 pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, FileError> {
+    if let Some(code) = not_a_dataset(path)? {
+        return Ok(code);
+    }
     let text = read_text(path)?;
-    let mut loaded = wildtool::protocol::load_checked(&text, lang);
+    let mut loaded = wildtool_core::protocol::load_checked(&text, lang);
     if semantic {
         let segmenter = checker::default_segmenter();
-        let extra = wildtool::protocol::semantic_problems_checked(&loaded, segmenter.as_ref());
+        let extra = wildtool_core::protocol::semantic_problems_checked(&loaded, segmenter.as_ref());
         loaded.problems.extend(extra);
         loaded.problems.sort_by_key(|p| p.line);
     }
@@ -42,8 +59,11 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
 
 /// `wildtool stats FILE`: the distribution table.
 pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
+    if let Some(code) = not_a_dataset(path)? {
+        return Ok(code);
+    }
     let text = read_text(path)?;
-    let loaded = wildtool::protocol::load_checked(&text, lang);
+    let loaded = wildtool_core::protocol::load_checked(&text, lang);
     let errors = loaded.errors().count();
     if errors > 0 {
         eprintln!(
@@ -52,13 +72,14 @@ pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
         );
     }
     print!("{}", Stats::from_sessions(&loaded.sessions).render_table());
-    if let Some(card) = wildtool::generate::card::FactorCounts::from_sessions(&loaded.sessions) {
+    if let Some(card) = wildtool_core::generate::card::FactorCounts::from_sessions(&loaded.sessions)
+    {
         print!("{}", card.render());
     }
     println!();
     println!(
         "fingerprint                 {}",
-        wildtool::dataset::fingerprint_hex(&text)
+        wildtool_core::dataset::fingerprint_hex(&text)
     );
     Ok(ExitCode::SUCCESS)
 }

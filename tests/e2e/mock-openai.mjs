@@ -90,7 +90,7 @@ const CORS_HEADERS = {
 
 /** Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests). */
 export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true } = {}) {
-  const stats = { requests: 0 };
+  const stats = { requests: 0, auth: [] };
   const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
     if (req.method === 'OPTIONS') {
@@ -112,6 +112,7 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
     req.on('data', (c) => { raw += c; });
     req.on('end', () => {
       stats.requests += 1;
+      stats.auth.push(req.headers.authorization ?? req.headers['x-api-key'] ?? null);
       let body;
       try { body = JSON.parse(raw); } catch {
         res.writeHead(400, { ...CORS, 'Content-Type': 'application/json' });

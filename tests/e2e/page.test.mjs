@@ -326,6 +326,42 @@ describe('offline scoring', () => {
   }
 });
 
+describe('uploads say what they are', () => {
+  test('garbage, empty, CSV, dataset, binary and a bad checkpoint field are refused with their own messages; another dataset\'s results too', async () => {
+    const files = {
+      'garbage.jsonl': ['this is not a result file\n', 'This is not a result file'],
+      'empty.jsonl': ['', 'The file is empty'],
+      'tasks.csv': ['session,task,correct\n0,0,true\n0,1,false\n', 'looks like a CSV file'],
+      'image.bin': [Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]), 'This is not a text file'],
+      'bad-checkpoint.jsonl': ['{"wildtool_checkpoint": 1, "model_name": 7, "dataset": "x"}\n', 'field "model_name" must be a string'],
+    };
+    const { page, problems } = await openPage(browser.context, server.url);
+    await page.waitForFunction(() => /64 sessions/.test(document.getElementById('ds-info').textContent));
+    const refused = async (path, expected) => {
+      await page.click('nav button[data-view="offline"]');
+      await page.evaluate(() => { delete document.body.dataset.offline; });
+      await page.setInputFiles('#result-file', path);
+      await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.offline));
+      assert.equal(await page.evaluate(() => document.body.dataset.offline), 'error', path);
+      const status = await page.textContent('#status');
+      assert.ok(status.includes(expected), `${path}: ${status}`);
+      return status;
+    };
+    const seen = new Set();
+    for (const [name, [body, expected]] of Object.entries(files)) {
+      const path = join(work, name);
+      await writeFile(path, body);
+      seen.add(await refused(path, expected));
+    }
+    seen.add(await refused(SUITE, 'This is a dataset file, not results'));
+    // The mini run scored against the bundled suite: ids 0-7 exist in both, the user turns do not.
+    seen.add(await refused(join(ROOT, 'tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl'), 'These results belong to another dataset: 32 of 32 recorded user turns differ'));
+    assert.equal(seen.size, Object.keys(files).length + 2, 'every refusal has its own message');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+});
+
 describe('large uploads', () => {
   test('a 40 MB result file is streamed in slices without freezing the tab', async () => {
     const src = (await readFile(join(ROOT, 'tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl'), 'utf8')).trim().split('\n');

@@ -102,8 +102,8 @@ export async function renderDashboard(run, others, models) {
   const outcomes = JSON.stringify(run.outcomes);
   const report = JSON.parse(runReport(outcomes));
   $('dash-empty').hidden = true;
-  const incomplete = report.incomplete ? ` · ${report.incomplete} incomplete` : '';
-  $('dash-label').textContent = `${run.label} · ${report.sessions} sessions · ${report.tasks} tasks${incomplete}`;
+  const partial = report.status === 'done' ? '' : ` · ${report.status}: rates are over scored tasks only`;
+  $('dash-label').textContent = `${run.label} · ${report.sessions} sessions · ${report.tasks_scored} of ${report.tasks_total} tasks scored${partial}`;
   renderHeadline($('headline'), report);
   const lb = await loadLeaderboard();
   let rows = [];

@@ -1,5 +1,6 @@
 // Scoring in the page with the Rust scorer (the same code as `wildtool score`), plus the
 // lazily fetched jieba dictionary for Chinese argument checks.
+import { LineFeed } from '../pkg/wildtool.js';
 import { yieldToBrowser } from './dom.js';
 
 const CJK = /[\u4e00-\u9fa5]/;
@@ -28,12 +29,12 @@ export async function ensureDictionary(ws, text) {
   return true;
 }
 
-/** Collects scored result lines; `finish()` sorts them as `wildtool score` does. */
+/** Collects scored result lines; the Rust scorer keeps them in `wildtool score`'s order. */
 export class ScoreBook {
   constructor(ws) {
     this.ws = ws;
     this.scorer = ws.scorer();
-    this.entries = [];
+    this.scoreLines = new Map();
     this.errors = [];
   }
 
@@ -46,29 +47,31 @@ export class ScoreBook {
       this.errors.push(r.error);
       return null;
     }
-    const entry = { index: r.index, lineNo, id: r.id, scoreLine: r.score_line, outcomes: r.outcomes };
-    this.entries.push(entry);
-    return entry;
+    this.scoreLines.set(r.index, r.score_line);
+    return r;
+  }
+
+  /** A line the reader could not decode (named by the Rust line rule). */
+  skip(lineNo, problem) {
+    this.scorer.skipLine(lineNo, problem);
+    this.errors.push(`result line ${lineNo}: ${problem}`);
   }
 
   /** Outcomes so far, in score order. */
   outcomes() {
-    return this.sorted().flatMap((e) => e.outcomes);
-  }
-
-  sorted() {
-    return [...this.entries].sort((a, b) => a.index - b.index || a.lineNo - b.lineNo);
+    return JSON.parse(this.scorer.outcomes());
   }
 
   finish(model = '') {
-    const sorted = this.sorted();
+    const mismatch = this.scorer.mismatch();
+    if (mismatch) throw new Error(mismatch);
     const name = model || this.scorer.modelName() || 'unknown-model';
     return {
       model: name,
-      outcomes: sorted.flatMap((e) => e.outcomes),
+      outcomes: this.outcomes(),
       // Built on demand: for a 200 MB upload this is a 200 MB string.
-      scoreJsonl: () => sorted.map((e) => e.scoreLine).join('\n'),
-      scoreLines: new Map(sorted.map((e) => [e.index, e.scoreLine])),
+      scoreJsonl: () => this.scorer.scoreJsonl(),
+      scoreLines: this.scoreLines,
       metric: this.scorer.metricJson(name),
       stats: JSON.parse(this.scorer.stats()),
       errors: this.errors,
@@ -76,48 +79,42 @@ export class ScoreBook {
   }
 }
 
+async function feedLines(book, json) {
+  let budget = performance.now();
+  for (const [lineNo, text, error] of JSON.parse(json)) {
+    if (error !== null) book.skip(lineNo, error);
+    else await book.add(lineNo, text);
+    if (performance.now() - budget > 30) {
+      await yieldToBrowser();
+      budget = performance.now();
+    }
+  }
+}
+
 /** Scores a whole result text (small files: run exports, assembled runs). */
 export async function scoreText(ws, text, model = '') {
   const book = new ScoreBook(ws);
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i += 1) {
-    await book.add(i + 1, lines[i].replace(/\r$/, ''));
-    if (i % 64 === 63) await yieldToBrowser();
-  }
+  const feed = new LineFeed();
+  await feedLines(book, feed.push(new TextEncoder().encode(text)));
+  await feedLines(book, feed.finish());
   return book.finish(model);
 }
 
 /**
- * Scores an official result file streamed from a File/Blob: read in chunks, scored line by
+ * Scores an official result file streamed from a File/Blob: read in chunks, split and
+ * decoded by the Rust line rule (a damaged line costs that line, named), scored line by
  * line, yielding to the event loop between chunks. `onProgress(bytesRead, total)`.
  */
 export async function scoreStream(ws, file, onProgress = () => {}) {
   const book = new ScoreBook(ws);
+  const feed = new LineFeed();
   const CHUNK = 1 << 20;
-  const decoder = new TextDecoder('utf-8');
-  let carry = '';
-  let lineNo = 0;
   for (let offset = 0; offset < file.size; offset += CHUNK) {
-    const buf = await file.slice(offset, offset + CHUNK).arrayBuffer();
-    const text = carry + decoder.decode(buf, { stream: offset + CHUNK < file.size });
-    const parts = text.split('\n');
-    carry = parts.pop();
-    let budget = performance.now();
-    for (const part of parts) {
-      lineNo += 1;
-      await book.add(lineNo, part.replace(/\r$/, ''));
-      if (performance.now() - budget > 30) {
-        await yieldToBrowser();
-        budget = performance.now();
-      }
-    }
+    const buf = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
+    await feedLines(book, feed.push(buf));
     onProgress(Math.min(offset + CHUNK, file.size), file.size);
     await yieldToBrowser();
   }
-  carry += decoder.decode();
-  if (carry.length) {
-    lineNo += 1;
-    await book.add(lineNo, carry.replace(/\r$/, ''));
-  }
+  await feedLines(book, feed.finish());
   return book.finish();
 }

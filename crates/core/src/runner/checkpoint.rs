@@ -1,0 +1,401 @@
+//! Checkpoint records and the assembly of the official result file (PROTOCOL §2.7, §4.5).
+//! Pure: the storage is the caller's (a file natively, IndexedDB in the browser); the run
+//! engine emits the lines to append, in order.
+//!
+//! The checkpoint is append-only JSON Lines. The first line is a header
+//! `{"wildtool_checkpoint": 1, "model_name", "dataset"}`; every other line is one finished
+//! task `{"id", "line", "task", "result": T}`, with `"trial": n` before `"result"` for
+//! trials from 2 on (a record without it belongs to trial 1, so checkpoints written before
+//! repeated trials existed load unchanged). A line cut short by a kill is ignored (and the
+//! store removes it before appending again).
+
+use std::collections::BTreeMap;
+
+use crate::formats::checkpoint::CheckpointHeader;
+use crate::json::{dumps, loads, Escape, Map, Value};
+
+/// Persistent append-only storage of checkpoint lines.
+pub trait CheckpointStore {
+    /// Storage failure.
+    type Error: std::error::Error;
+    /// All complete lines stored so far (an unterminated last line is dropped).
+    fn load(&mut self) -> Result<Vec<String>, Self::Error>;
+    /// Appends one line (without newline) and makes it durable before returning.
+    fn append(&mut self, line: &str) -> Result<(), Self::Error>;
+}
+
+/// An in-memory store (tests, and the browser before IndexedDB is wired).
+#[derive(Debug, Default, Clone)]
+pub struct MemoryStore {
+    /// The stored lines.
+    pub lines: Vec<String>,
+}
+
+impl CheckpointStore for MemoryStore {
+    type Error = std::convert::Infallible;
+    fn load(&mut self) -> Result<Vec<String>, Self::Error> {
+        Ok(self.lines.clone())
+    }
+    fn append(&mut self, line: &str) -> Result<(), Self::Error> {
+        self.lines.push(line.to_owned());
+        Ok(())
+    }
+}
+
+/// A checkpoint that belongs to another run.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("checkpoint was written for model {found_model:?} on dataset {found_dataset:?}, not {model:?} on {dataset:?}; use another --out directory")]
+pub struct CheckpointMismatch {
+    /// This run's model.
+    pub model: String,
+    /// This run's dataset fingerprint.
+    pub dataset: String,
+    /// The checkpoint's model.
+    pub found_model: String,
+    /// The checkpoint's dataset fingerprint.
+    pub found_dataset: String,
+}
+
+/// One finished task.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskRecord {
+    /// Session id.
+    pub id: String,
+    /// Dataset line index of the session.
+    pub line: usize,
+    /// Task position.
+    pub task: usize,
+    /// Trial (1-based; 1 unless the run repeats its tasks).
+    pub trial: u32,
+    /// The official task result object T.
+    pub result: Value,
+}
+
+impl TaskRecord {
+    /// The checkpoint line (dumps-utf8, no newline).
+    pub fn to_line(&self) -> String {
+        record_line(
+            &self.id,
+            self.line,
+            self.task,
+            self.trial,
+            &dumps(&self.result, Escape::Utf8),
+        )
+    }
+
+    /// Parses a checkpoint line; `None` for the header, garbage or a cut line.
+    pub fn from_line(line: &str) -> Option<Self> {
+        let v = loads(line).ok()?;
+        let id = v.get("id")?.as_str()?.to_owned();
+        let lineno = usize::try_from(v.get("line")?.as_i64()?).ok()?;
+        let task = usize::try_from(v.get("task")?.as_i64()?).ok()?;
+        let trial = match v.get("trial") {
+            None => 1,
+            Some(t) => u32::try_from(t.as_i64()?).ok().filter(|&t| t >= 1)?,
+        };
+        let result = v.get("result")?.clone();
+        result.as_object()?;
+        Some(Self {
+            id,
+            line: lineno,
+            task,
+            trial,
+            result,
+        })
+    }
+}
+
+/// A checkpoint record line from its parts, `result_json` being the task result already
+/// in dumps-utf8 form (what [`TaskRecord::to_line`] writes, without re-serialising the
+/// result).
+pub fn record_line(id: &str, line: usize, task: usize, trial: u32, result_json: &str) -> String {
+    let mut m = Map::new();
+    m.insert("id", Value::str(id));
+    m.insert("line", Value::int(line as i64));
+    m.insert("task", Value::int(task as i64));
+    if trial > 1 {
+        m.insert("trial", Value::int(i64::from(trial)));
+    }
+    let head = dumps(&Value::Object(m), Escape::Utf8);
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut out = String::with_capacity(head.len() + result_json.len() + 14);
+    out.push_str(head);
+    out.push_str(", \"result\": ");
+    out.push_str(result_json);
+    out.push('}');
+    out
+}
+
+/// The header line (see [`CheckpointHeader`]).
+pub fn header_line(model: &str, dataset: &str) -> String {
+    CheckpointHeader::new(model, dataset).to_line()
+}
+
+/// Finished tasks of trial 1 recovered from stored lines, keyed by `(line, task)`; later
+/// duplicates replace earlier ones. Fails when the header names another model or dataset.
+pub fn recover(
+    lines: &[String],
+    model: &str,
+    dataset: &str,
+) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
+    Ok(recover_trials(lines, model, dataset)?
+        .into_iter()
+        .filter(|((trial, _, _), _)| *trial == 1)
+        .map(|((_, line, task), rec)| ((line, task), rec))
+        .collect())
+}
+
+/// Finished tasks of every trial recovered from stored lines, keyed by
+/// `(trial, line, task)`; later duplicates replace earlier ones. Fails when the header
+/// names another model or dataset.
+pub fn recover_trials(
+    lines: &[String],
+    model: &str,
+    dataset: &str,
+) -> Result<BTreeMap<(u32, usize, usize), TaskRecord>, CheckpointMismatch> {
+    let mut done = BTreeMap::new();
+    for line in lines {
+        // A header with a field of the wrong type belongs to no run.
+        let header =
+            CheckpointHeader::parse(line).unwrap_or_else(|_| Some(CheckpointHeader::new("", "")));
+        if let Some(found) = header {
+            if found.model_name != model || found.dataset != dataset {
+                return Err(CheckpointMismatch {
+                    model: model.to_owned(),
+                    dataset: dataset.to_owned(),
+                    found_model: found.model_name,
+                    found_dataset: found.dataset,
+                });
+            }
+            continue;
+        }
+        if let Some(rec) = TaskRecord::from_line(line) {
+            done.insert((rec.trial, rec.line, rec.task), rec);
+        }
+    }
+    Ok(done)
+}
+
+/// A session to assemble: its dataset line, id and task count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSlot {
+    /// Dataset line index.
+    pub line: usize,
+    /// Session id.
+    pub id: String,
+    /// Number of tasks.
+    pub tasks: usize,
+}
+
+/// The assembled result file.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Assembled {
+    /// `result.jsonl` text: one `{"id", "model_name", "result": [T…]}` per complete
+    /// session, dumps-utf8 plus `"\n"`, sorted by dataset line.
+    pub text: String,
+    /// Complete sessions written.
+    pub sessions: usize,
+    /// `(line, task)` of tasks still missing; their sessions are left out of the result
+    /// file (they are not model errors and are re-run on resume).
+    pub missing: Vec<(usize, usize)>,
+}
+
+/// Builds the official result file from the finished tasks.
+pub fn assemble(
+    model: &str,
+    slots: &[SessionSlot],
+    done: &BTreeMap<(usize, usize), TaskRecord>,
+) -> Assembled {
+    let texts: BTreeMap<(usize, usize), String> = done
+        .iter()
+        .map(|(k, r)| (*k, dumps(&r.result, Escape::Utf8)))
+        .collect();
+    assemble_json(model, slots, &texts)
+}
+
+/// [`assemble`] from task results already in dumps-utf8 form, keyed by `(line, task)`.
+pub fn assemble_json(
+    model: &str,
+    slots: &[SessionSlot],
+    done: &BTreeMap<(usize, usize), String>,
+) -> Assembled {
+    let mut sorted: Vec<&SessionSlot> = slots.iter().collect();
+    sorted.sort_by_key(|s| s.line);
+    let mut out = Assembled::default();
+    for slot in sorted {
+        let results: Option<Vec<&str>> = (0..slot.tasks)
+            .map(|t| done.get(&(slot.line, t)).map(String::as_str))
+            .collect();
+        let Some(results) = results else {
+            out.missing.extend(
+                (0..slot.tasks)
+                    .filter(|t| !done.contains_key(&(slot.line, *t)))
+                    .map(|t| (slot.line, t)),
+            );
+            continue;
+        };
+        out.text
+            .push_str(&session_result_line(model, &slot.id, results));
+        out.text.push('\n');
+        out.sessions += 1;
+    }
+    out
+}
+
+/// The official result line of one complete session (no newline):
+/// `{"id", "model_name", "result": [T…]}` in dumps-utf8, from the task results in task
+/// order, each already in dumps-utf8 form.
+pub fn session_result_line<'a>(
+    model: &str,
+    id: &str,
+    results_json: impl IntoIterator<Item = &'a str>,
+) -> String {
+    let mut m = Map::new();
+    m.insert("id", Value::str(id));
+    m.insert("model_name", Value::str(model));
+    let head = dumps(&Value::Object(m), Escape::Utf8);
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    let mut out = String::from(head);
+    out.push_str(", \"result\": [");
+    for (i, r) in results_json.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(r);
+    }
+    out.push_str("]}");
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(line: usize, task: usize) -> TaskRecord {
+        let mut t = Map::new();
+        t.insert("action_name_label", Value::str("correct"));
+        t.insert("n", Value::int((line * 10 + task) as i64));
+        TaskRecord {
+            id: format!("wild_tool_bench_{line}"),
+            line,
+            task,
+            trial: 1,
+            result: Value::Object(t),
+        }
+    }
+
+    #[test]
+    fn records_round_trip_and_cut_lines_are_ignored() {
+        let r = rec(3, 1);
+        let line = r.to_line();
+        assert_eq!(TaskRecord::from_line(&line), Some(r));
+        let cut = &line[..line.len() / 2];
+        let lines = vec![header_line("m", "fp"), line.clone(), cut.to_owned()];
+        let done = recover(&lines, "m", "fp").unwrap_or_default();
+        assert_eq!(done.len(), 1);
+        assert!(recover(&lines, "other", "fp").is_err());
+    }
+
+    #[test]
+    fn lines_built_from_text_equal_the_serialised_objects() {
+        let mut nested = Map::new();
+        nested.insert("s", Value::str("é\"\n}"));
+        nested.insert(
+            "a",
+            Value::Array(vec![Value::int(1), Value::Float(0.5), Value::Null]),
+        );
+        let mut result = Map::new();
+        result.insert("action_name_label", Value::str("correct"));
+        result.insert("inference_log", Value::Object(nested));
+        let result = Value::Object(result);
+        for trial in [1, 2] {
+            let mut m = Map::new();
+            m.insert("id", Value::str("wild_tool_bench_\u{4e2d}7"));
+            m.insert("line", Value::int(7));
+            m.insert("task", Value::int(3));
+            if trial > 1 {
+                m.insert("trial", Value::int(trial));
+            }
+            m.insert("result", result.clone());
+            let rec = TaskRecord {
+                id: "wild_tool_bench_\u{4e2d}7".to_owned(),
+                line: 7,
+                task: 3,
+                trial: trial as u32,
+                result: result.clone(),
+            };
+            assert_eq!(rec.to_line(), dumps(&Value::Object(m), Escape::Utf8));
+        }
+        let mut m = Map::new();
+        m.insert("id", Value::str("x\"y"));
+        m.insert("model_name", Value::str("org/m\u{e9}"));
+        m.insert("result", Value::Array(vec![result.clone(), result.clone()]));
+        let text = dumps(&result, Escape::Utf8);
+        assert_eq!(
+            session_result_line("org/m\u{e9}", "x\"y", [text.as_str(), text.as_str()]),
+            dumps(&Value::Object(m), Escape::Utf8)
+        );
+    }
+
+    #[test]
+    fn trials_from_two_on_are_keyed_and_old_records_are_trial_one() {
+        let one = rec(3, 1);
+        assert!(
+            !one.to_line().contains("\"trial\""),
+            "trial 1 lines are unchanged"
+        );
+        let two = TaskRecord {
+            trial: 2,
+            ..rec(3, 1)
+        };
+        let line = two.to_line();
+        assert!(line.starts_with(
+            "{\"id\": \"wild_tool_bench_3\", \"line\": 3, \"task\": 1, \"trial\": 2, \"result\": "
+        ));
+        assert_eq!(TaskRecord::from_line(&line), Some(two.clone()));
+        for bad in ["0", "-1", "\"2\"", "1.5", "null"] {
+            let l = line.replace("\"trial\": 2", &format!("\"trial\": {bad}"));
+            assert_eq!(TaskRecord::from_line(&l), None, "trial {bad}");
+        }
+        let lines = vec![header_line("m", "fp"), one.to_line(), line];
+        let all = recover_trials(&lines, "m", "fp").unwrap_or_default();
+        let keys: Vec<_> = all.keys().copied().collect();
+        assert_eq!(keys, vec![(1, 3, 1), (2, 3, 1)]);
+        let first = recover(&lines, "m", "fp").unwrap_or_default();
+        assert_eq!(first.get(&(3, 1)), Some(&one), "recover keeps trial 1 only");
+        assert_eq!(first.len(), 1);
+    }
+
+    #[test]
+    fn assembly_is_sorted_complete_and_official() {
+        let slots = vec![
+            SessionSlot {
+                line: 10,
+                id: "wild_tool_bench_10".to_owned(),
+                tasks: 1,
+            },
+            SessionSlot {
+                line: 2,
+                id: "wild_tool_bench_2".to_owned(),
+                tasks: 2,
+            },
+            SessionSlot {
+                line: 5,
+                id: "wild_tool_bench_5".to_owned(),
+                tasks: 2,
+            },
+        ];
+        let mut done = BTreeMap::new();
+        for r in [rec(10, 0), rec(2, 1), rec(2, 0), rec(5, 1)] {
+            done.insert((r.line, r.task), r);
+        }
+        let a = assemble("org/m", &slots, &done);
+        assert_eq!(a.sessions, 2);
+        assert_eq!(a.missing, vec![(5, 0)]);
+        assert_eq!(
+            a.text,
+            "{\"id\": \"wild_tool_bench_2\", \"model_name\": \"org/m\", \"result\": [{\"action_name_label\": \"correct\", \"n\": 20}, {\"action_name_label\": \"correct\", \"n\": 21}]}\n\
+             {\"id\": \"wild_tool_bench_10\", \"model_name\": \"org/m\", \"result\": [{\"action_name_label\": \"correct\", \"n\": 100}]}\n"
+        );
+    }
+}

@@ -1,0 +1,29 @@
+//! The live runner: evaluates a model endpoint or a built-in agent with the official
+//! protocol. Everything here is sans-IO; the drivers (native threads and `ureq` in the
+//! `wildtool` crate, `fetch` in `wildtool-web`) only send requests, wait and report back.
+//!
+//! Layers (a module imports only from its own layer or earlier ones, without cycles; a
+//! test checks it):
+//!
+//! 1. Vocabulary and pure rules: [`provider`] (request/response mapping for
+//!    OpenAI-compatible, Anthropic and Gemini APIs), [`http`] (requests and replies as
+//!    drivers report them), [`policy`] (retry classification, backoff, `Retry-After`),
+//!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing).
+//! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
+//!    loop; [`checkpoint`]: checkpoint records and result assembly; [`preflight`]: the
+//!    one-request endpoint check.
+//! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
+//! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
+
+pub mod agents;
+pub mod checkpoint;
+pub mod driver;
+pub mod endpoint_url;
+pub mod engine;
+pub mod exec;
+pub mod http;
+pub mod policy;
+pub mod preflight;
+pub mod provider;
+pub mod retry;
+pub mod select;

@@ -1,0 +1,585 @@
+//! Official scoring (PROTOCOL §4): replays each recorded task through the task state
+//! machine, applies `params_checker`, accumulates `calc_accuracy`, and writes the parity
+//! files (`score.jsonl`, `metric.json`) byte for byte, plus wildtool's own per-task
+//! outcomes for the report. Sans-IO: lines in, strings out.
+
+pub mod metrics;
+pub mod params;
+pub mod replay;
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+
+use crate::dataset::{LoadedDataset, Session};
+use crate::json::{dump_indent4, dumps, loads, Escape, Map, Value};
+use crate::outcome::{transition_count, TaskOutcome, TaskType};
+use crate::protocol::{StepKind, DEFAULT_CANDIDATE_CAP};
+use crate::report::taxonomy;
+
+pub use metrics::{Bucket, Metrics, ProgressBucket, TaskTally};
+pub use params::{params_checker, ParamsOutcome};
+
+/// The argument checker used by scoring: `(step tools, name, predicted arguments, gold
+/// arguments string) -> verdict` (PROTOCOL §5).
+pub trait ArgChecker {
+    /// Returns `"correct"` or the first error verdict.
+    fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String;
+
+    /// Official crash conditions met inside the checker so far, by PROTOCOL row.
+    fn official_crashes(&self) -> BTreeMap<String, u64> {
+        BTreeMap::new()
+    }
+}
+
+/// The official argument checker with a segmenter, counting the checker-side crash
+/// conditions (C3, C4, C12 and uncaught parse errors) for the report.
+pub struct OfficialChecker<'s> {
+    segmenter: &'s dyn crate::checker::Segmenter,
+    crashes: std::cell::RefCell<BTreeMap<String, u64>>,
+}
+
+impl<'s> OfficialChecker<'s> {
+    /// A checker using `segmenter` for Chinese strings.
+    pub fn new(segmenter: &'s dyn crate::checker::Segmenter) -> Self {
+        Self {
+            segmenter,
+            crashes: std::cell::RefCell::new(BTreeMap::new()),
+        }
+    }
+}
+
+impl ArgChecker for OfficialChecker<'_> {
+    fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String {
+        match crate::checker::check_verdict(tools, name, predicted, gold, self.segmenter) {
+            Ok(verdict) => {
+                if let Ok(mut crashes) = self.crashes.try_borrow_mut() {
+                    for q in &verdict.quirks {
+                        let code = q.protocol_id().unwrap_or("uncaught-parse-error");
+                        *crashes.entry(code.to_owned()).or_default() += 1;
+                    }
+                }
+                verdict.text
+            }
+            Err(_) => crate::checker::SEGMENTER_UNAVAILABLE.to_owned(),
+        }
+    }
+
+    fn official_crashes(&self) -> BTreeMap<String, u64> {
+        self.crashes
+            .try_borrow()
+            .map(|c| c.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl<F: Fn(&Value, &str, &Value, &str) -> String> ArgChecker for F {
+    fn check(&self, tools: &Value, name: &str, predicted: &Value, gold: &str) -> String {
+        self(tools, name, predicted, gold)
+    }
+}
+
+/// A result line that could not be scored (the official code would crash; wildtool skips
+/// it and says why).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[error("result line {line}: {message}")]
+pub struct LineError {
+    /// 1-based line number in the result file.
+    pub line: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl From<crate::formats::lines::LineError> for LineError {
+    fn from(e: crate::formats::lines::LineError) -> Self {
+        LineError {
+            line: e.line(),
+            message: e.problem(),
+        }
+    }
+}
+
+/// One scored result line.
+#[derive(Debug, Clone)]
+pub struct ScoredLine {
+    /// The dataset line index `N` of the id (the sort key of the score file).
+    pub index: usize,
+    /// The session id.
+    pub id: String,
+    /// The score line (dumps-ascii, no newline).
+    pub score_line: String,
+    /// One outcome per scored task.
+    pub outcomes: Vec<TaskOutcome>,
+}
+
+/// A recorded user turn that is not the dataset's (the first one found, for messages).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TurnDifference {
+    /// Session index (the id suffix).
+    pub session: usize,
+    /// Task position.
+    pub task: usize,
+    /// The user turn the result file recorded.
+    pub recorded: String,
+    /// The dataset's user turn.
+    pub dataset: String,
+}
+
+/// Counters of everything wildtool noticed while scoring, outside the parity files.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScoreStats {
+    /// Result lines scored.
+    pub lines: u64,
+    /// Tasks whose recorded labels differed from the re-derived ones.
+    pub label_disagreements: u64,
+    /// Tasks whose log ended before the official loop would have stopped.
+    pub truncated_logs: u64,
+    /// Sessions whose result was an error string (C2).
+    pub error_sessions: u64,
+    /// Ids that occurred more than once (P19: all scored and counted).
+    pub duplicate_ids: u64,
+    /// Tasks in results beyond the dataset's tasks (ignored).
+    pub extra_tasks: u64,
+    /// Official crash conditions met, by PROTOCOL row (C1, C2, C5…), with counts.
+    pub official_crashes: BTreeMap<String, u64>,
+    /// Sum of `input_token_count` entries.
+    pub input_tokens: u64,
+    /// Sum of `output_token_count` entries.
+    pub output_tokens: u64,
+    /// Sum of `latency` entries (seconds).
+    pub latency_seconds: f64,
+    /// Requests (latency entries).
+    pub requests: u64,
+    /// Lines that could not be scored.
+    pub skipped: Vec<LineError>,
+    /// Lines whose id points at a session the dataset does not have.
+    pub unknown_ids: u64,
+    /// Tasks whose recorded user turn (the log's `begin_of_current_task`, else the last
+    /// user message of the first step) was compared with the dataset's.
+    pub user_turns_checked: u64,
+    /// Of those, tasks whose recorded user turn differs from the dataset's.
+    pub user_turns_differing: u64,
+    /// The first differing user turn.
+    pub first_turn_difference: Option<TurnDifference>,
+    /// Tasks with a recorded name verdict (`action_name_label`).
+    pub name_labels_recorded: u64,
+    /// Of those, tasks whose recorded name verdict differs from the replayed one.
+    pub name_labels_differing: u64,
+}
+
+/// Options of a scoring run.
+#[derive(Debug, Clone)]
+pub struct ScoreOptions {
+    /// Cap on re-derived candidate lists (§2.6).
+    pub candidate_cap: usize,
+}
+
+impl Default for ScoreOptions {
+    fn default() -> Self {
+        Self {
+            candidate_cap: DEFAULT_CANDIDATE_CAP,
+        }
+    }
+}
+
+/// Scores result lines against a dataset, accumulating the official metrics.
+pub struct Scorer<'d> {
+    dataset: &'d LoadedDataset,
+    checker: &'d dyn ArgChecker,
+    options: ScoreOptions,
+    metrics: Metrics,
+    stats: ScoreStats,
+    seen: HashSet<String>,
+    model_name: Option<String>,
+}
+
+impl<'d> Scorer<'d> {
+    /// A scorer over `dataset` (sessions looked up by id suffix) with `checker`.
+    pub fn new(
+        dataset: &'d LoadedDataset,
+        checker: &'d dyn ArgChecker,
+        options: ScoreOptions,
+    ) -> Self {
+        Self {
+            dataset,
+            checker,
+            options,
+            metrics: Metrics::default(),
+            stats: ScoreStats::default(),
+            seen: HashSet::new(),
+            model_name: None,
+        }
+    }
+
+    /// The metrics so far.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
+    }
+
+    /// The counters so far (scoring side; see [`Scorer::final_stats`]).
+    pub fn stats(&self) -> &ScoreStats {
+        &self.stats
+    }
+
+    /// The counters including the checker's crash conditions.
+    pub fn final_stats(&self) -> ScoreStats {
+        let mut stats = self.stats.clone();
+        for (code, n) in self.checker.official_crashes() {
+            *stats.official_crashes.entry(code).or_default() += n;
+        }
+        stats
+    }
+
+    /// The model name of the first scored line (`/` replaced by `_`, as the official
+    /// model directory name).
+    pub fn model_name(&self) -> Option<&str> {
+        self.model_name.as_deref()
+    }
+
+    /// `metric.json` text (§4.4) for `model_name`.
+    pub fn metric_json(&self, model_name: &str) -> String {
+        dump_indent4(&self.metrics.to_value(model_name))
+    }
+
+    /// Records a line that could not even be read (damaged bytes, too long), so that the
+    /// stats list every line that was not scored.
+    pub fn skip(&mut self, error: LineError) {
+        self.stats.skipped.push(error);
+    }
+
+    /// Scores one result line (`line` is 1-based, for messages). A line that cannot be
+    /// scored is recorded in the stats and returned as an error; nothing else is lost.
+    pub fn score_line(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
+        let result = self.score_line_inner(line, text);
+        if let Err(e) = &result {
+            self.stats.skipped.push(e.clone());
+        }
+        result
+    }
+
+    fn score_line_inner(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
+        let err = |message: String| LineError { line, message };
+        let value = loads(text.trim_end_matches(['\n', '\r']))
+            .map_err(|e| err(format!("invalid JSON: {e}")))?;
+        let Value::Object(mut obj) = value else {
+            return Err(err("a result line must be a JSON object".to_owned()));
+        };
+        let id = obj
+            .get("id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| err("missing string field \"id\"".to_owned()))?
+            .to_owned();
+        let index = id
+            .rsplit('_')
+            .next()
+            .and_then(|n| n.parse::<usize>().ok())
+            .ok_or_else(|| err(format!("id {id:?} does not end in _<line index>")))?;
+        let dataset = self.dataset;
+        let Some(session) = dataset.session_at(index) else {
+            self.stats.unknown_ids += 1;
+            return Err(err(format!(
+                "id {id:?} points at dataset session {index}, which the dataset does not have (it has {} sessions)",
+                dataset.line_count
+            )));
+        };
+        if self.model_name.is_none() {
+            if let Some(name) = obj.get("model_name").and_then(Value::as_str) {
+                self.model_name = Some(name.replace('/', "_"));
+            }
+        }
+        if !self.seen.insert(id.clone()) {
+            self.stats.duplicate_ids += 1;
+        }
+        self.stats.lines += 1;
+
+        let types: Vec<TaskType> = session.tasks.iter().map(|t| t.task_type).collect();
+        let transitions = transition_count(&types);
+        let mut outcomes = Vec::new();
+        let mut tallies = Vec::new();
+        let results = match obj.remove("result") {
+            Some(Value::Array(tasks)) => {
+                let mut scored = Vec::with_capacity(tasks.len());
+                for (position, task) in tasks.into_iter().enumerate() {
+                    let Value::Object(mut task) = task else {
+                        return Err(err(format!("result[{position}] is not an object")));
+                    };
+                    if position >= session.tasks.len() {
+                        self.stats.extra_tasks += 1;
+                        continue;
+                    }
+                    let (tally, outcome) =
+                        self.score_task(session, position, transitions, &mut task);
+                    tallies.push(tally);
+                    outcomes.push(outcome);
+                    scored.push(Value::Object(task));
+                }
+                Value::Array(scored)
+            }
+            Some(Value::Str(message)) => {
+                // C2: the session counts and is wrong; every dataset task fails.
+                self.stats.error_sessions += 1;
+                *self
+                    .stats
+                    .official_crashes
+                    .entry("C2".to_owned())
+                    .or_default() += 1;
+                for task in &session.tasks {
+                    tallies.push(TaskTally {
+                        position: task.position,
+                        task_type: task.task_type,
+                        subtype: task.subtype,
+                        correct: false,
+                        optimal: false,
+                        steps_logged: 0,
+                        nodes_total: task.progress_nodes as u64,
+                    });
+                    outcomes.push(TaskOutcome {
+                        session: index as u32,
+                        position: task.position as u8,
+                        task_type: task.task_type,
+                        subtype: task.subtype,
+                        transitions,
+                        correct: false,
+                        name_correct: false,
+                        optimal: false,
+                        steps_logged: 0,
+                        nodes_total: clamp16(task.progress_nodes),
+                        nodes_done: 0,
+                        error: None,
+                        incomplete: false,
+                    });
+                }
+                Value::Str(message)
+            }
+            _ => {
+                return Err(err(
+                    "field \"result\" must be a list of task results or an error string".to_owned(),
+                ))
+            }
+        };
+        self.metrics.add_session(&tallies);
+        let mut score = Map::new();
+        score.insert("id", Value::Str(id.clone()));
+        score.insert("results", results);
+        Ok(ScoredLine {
+            index,
+            id,
+            score_line: dumps(&Value::Object(score), Escape::Ascii),
+            outcomes,
+        })
+    }
+
+    fn score_task(
+        &mut self,
+        session: &Session,
+        position: usize,
+        transitions: u8,
+        task: &mut Map,
+    ) -> (TaskTally, TaskOutcome) {
+        let gold = session.tasks.get(position);
+        if let (Some(recorded), Some(g)) = (recorded_user_turn(task), gold) {
+            self.stats.user_turns_checked += 1;
+            if recorded != g.user_message {
+                self.stats.user_turns_differing += 1;
+                if self.stats.first_turn_difference.is_none() {
+                    self.stats.first_turn_difference = Some(TurnDifference {
+                        session: session.line,
+                        task: position,
+                        recorded: recorded.to_owned(),
+                        dataset: g.user_message.clone(),
+                    });
+                }
+            }
+        }
+        let recorded_name = task
+            .get("action_name_label")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        let replayed = replay::replay_task(session, position, task, self.options.candidate_cap);
+        if let Some(recorded) = recorded_name {
+            self.stats.name_labels_recorded += 1;
+            if task.get("action_name_label").and_then(Value::as_str) != Some(recorded.as_str()) {
+                self.stats.name_labels_differing += 1;
+            }
+        }
+        if replayed.disagreed {
+            self.stats.label_disagreements += 1;
+        }
+        if replayed.truncated_log {
+            self.stats.truncated_logs += 1;
+        }
+        for q in &replayed.quirks {
+            *self
+                .stats
+                .official_crashes
+                .entry(q.code().to_owned())
+                .or_default() += 1;
+        }
+        self.add_usage(task);
+        let checker = self.checker;
+        let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
+            checker.check(tools, name, pred, gold)
+        };
+        let params = params_checker(task, &mut check);
+        if params.missing_answer {
+            *self
+                .stats
+                .official_crashes
+                .entry("C1".to_owned())
+                .or_default() += 1;
+        }
+        let label_correct = task.get("label").and_then(Value::as_str) == Some("correct");
+        let name_correct = task.get("action_name_label").and_then(Value::as_str) == Some("correct");
+        let optimal = matches!(task.get("is_optimal"), Some(Value::Bool(true)));
+        let steps_logged = task
+            .get("inference_log")
+            .and_then(Value::as_object)
+            .map(|log| log.keys().filter(|k| k.starts_with("step")).count())
+            .unwrap_or(0);
+        let (task_type, subtype, progress_nodes, gold_names, nodes_len) = match gold {
+            Some(t) => (
+                t.task_type,
+                t.subtype,
+                t.progress_nodes,
+                t.nodes.iter().map(|n| n.name.as_str()).collect::<Vec<_>>(),
+                t.nodes.len(),
+            ),
+            None => (TaskType::Chat, None, 0, Vec::new(), 0),
+        };
+        let nodes_done = if label_correct {
+            progress_nodes
+        } else {
+            ap_nodes(&replayed.decisions, task).min(progress_nodes.max(nodes_len))
+        };
+        let error = if label_correct {
+            None
+        } else {
+            let tool_names: Vec<&str> = tool_names(&session.tools);
+            Some(taxonomy::classify(
+                &Value::Object(task.clone()),
+                &gold_names,
+                &tool_names,
+            ))
+        };
+        let tally = TaskTally {
+            position,
+            task_type,
+            subtype,
+            correct: label_correct,
+            optimal,
+            steps_logged: steps_logged as u64,
+            nodes_total: progress_nodes as u64,
+        };
+        let outcome = TaskOutcome {
+            session: session.line as u32,
+            position: position as u8,
+            task_type,
+            subtype,
+            transitions,
+            correct: label_correct,
+            name_correct,
+            optimal,
+            steps_logged: clamp16(steps_logged),
+            nodes_total: clamp16(progress_nodes),
+            nodes_done: clamp16(nodes_done.min(progress_nodes)),
+            error,
+            incomplete: false,
+        };
+        (tally, outcome)
+    }
+
+    fn add_usage(&mut self, task: &Map) {
+        let sum_ints = |key: &str| -> u64 {
+            match task.get(key) {
+                Some(Value::Array(xs)) => xs
+                    .iter()
+                    .filter_map(Value::as_i64)
+                    .map(|x| x.max(0) as u64)
+                    .sum(),
+                _ => 0,
+            }
+        };
+        self.stats.input_tokens += sum_ints("input_token_count");
+        self.stats.output_tokens += sum_ints("output_token_count");
+        if let Some(Value::Array(xs)) = task.get("latency") {
+            for x in xs {
+                self.stats.requests += 1;
+                match x {
+                    Value::Float(f) if f.is_finite() => self.stats.latency_seconds += f,
+                    Value::Int(_) => self.stats.latency_seconds += x.as_i64().unwrap_or(0) as f64,
+                    _ => {}
+                }
+            }
+        }
+    }
+}
+
+/// The user turn a task's log recorded: `begin_of_current_task.content`, else the last
+/// user message of the first step's input.
+fn recorded_user_turn(task: &Map) -> Option<&str> {
+    let log = task.get("inference_log")?.as_object()?;
+    if let Some(text) = log
+        .get("begin_of_current_task")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_str)
+    {
+        return Some(text);
+    }
+    log.get("step_0")?
+        .get("inference_input")?
+        .get("messages")?
+        .as_array()?
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?
+        .get("content")?
+        .as_str()
+}
+
+fn clamp16(n: usize) -> u16 {
+    u16::try_from(n).unwrap_or(u16::MAX)
+}
+
+/// The function names of a tool list.
+pub fn tool_names(tools: &Value) -> Vec<&str> {
+    tools
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter_map(|t| {
+                    t.get("function")
+                        .and_then(|f| f.get("name"))
+                        .and_then(Value::as_str)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Node-based progress (§7.2): gold nodes completed before the first failure — nodes of
+/// matched tool steps whose arguments passed, plus accepted ask/prepare steps.
+fn ap_nodes(decisions: &[crate::protocol::StepDecision], task: &Map) -> usize {
+    let log = task.get("inference_log").and_then(Value::as_object);
+    let mut done = 0;
+    for d in decisions {
+        match d.kind {
+            StepKind::ToolAccepted => {
+                let args_ok = log
+                    .and_then(|l| l.get(&format!("step_{}", d.step)))
+                    .and_then(|s| s.get("inference_output"))
+                    .and_then(|o| o.get("current_action_arguments_label"))
+                    .and_then(Value::as_str)
+                    != Some("error");
+                let step_present = log.is_some_and(|l| l.contains_key(&format!("step_{}", d.step)));
+                if !args_ok || !step_present {
+                    break;
+                }
+                done += d.nodes.len();
+            }
+            StepKind::Ask | StepKind::Answer => done += d.nodes.len(),
+            _ => break,
+        }
+    }
+    done
+}

@@ -1,0 +1,292 @@
+//! `wildtool compare`: paired comparison of runs on one dataset. Writes `compare.json`
+//! and a self-contained `compare.html`; the statistics are the core's (`compare`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use wildtool_core::checker;
+use wildtool_core::compare::html::{compare_html, summary_text};
+use wildtool_core::compare::{compare_runs, BootstrapOptions, DatasetRef, RunInput};
+use wildtool_core::dataset::{fingerprint, Lang, LoadedDataset};
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
+use wildtool_core::share::task_shapes;
+
+use wildtool_core::formats::{check_belongs, ReportDoc};
+
+use super::files::{at, for_each_line, read_document, read_text, FileError};
+
+/// Arguments of `wildtool compare`.
+#[derive(Debug)]
+pub struct CompareArgs {
+    /// Runs: `run`/`score` output directories, directories of trials (`trial-1/` …),
+    /// `report.json` files or official-format result files.
+    pub runs: Vec<PathBuf>,
+    /// The dataset every run was scored on.
+    pub dataset: PathBuf,
+    /// Output directory.
+    pub out: PathBuf,
+    /// Dataset language (for result files scored here).
+    pub lang: Lang,
+    /// Labels replacing the runs' model names, in run order.
+    pub labels: Vec<String>,
+    /// Candidate cap (for result files scored here).
+    pub candidate_cap: usize,
+}
+
+/// Why `wildtool compare` failed.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareCmdError {
+    /// Wrong arguments or inputs (exit code 2).
+    #[error("{0}")]
+    Usage(String),
+    /// File IO (exit code 1).
+    #[error(transparent)]
+    File(#[from] FileError),
+}
+
+/// One trial of a run as read from disk.
+struct LoadedTrial {
+    label: Option<String>,
+    fingerprint: u64,
+    outcomes: Vec<TaskOutcome>,
+}
+
+fn usage(msg: String) -> CompareCmdError {
+    CompareCmdError::Usage(msg)
+}
+
+/// Reads the outcomes, model name and dataset fingerprint of a `report.json`.
+fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
+    let doc = ReportDoc::parse(&read_document(path)?)
+        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    let fingerprint = u64::from_str_radix(&doc.dataset.fingerprint, 16).map_err(|_| {
+        usage(format!(
+            "{}: no dataset fingerprint, so it cannot be matched with the dataset",
+            path.display()
+        ))
+    })?;
+    Ok(LoadedTrial {
+        label: Some(doc.model_name),
+        fingerprint,
+        outcomes: doc.tasks,
+    })
+}
+
+/// The task outcomes recorded in a `report.json` (for the trials statistics of
+/// `wildtool run --trials`).
+pub(crate) fn outcomes_from_report(path: &Path) -> Result<Vec<TaskOutcome>, CompareCmdError> {
+    from_report(path).map(|t| t.outcomes)
+}
+
+/// Scores an official-format result file against the dataset (as `wildtool score`).
+fn from_results(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+    args: &CompareArgs,
+) -> Result<LoadedTrial, CompareCmdError> {
+    let segmenter = checker::default_segmenter();
+    let check = OfficialChecker::new(segmenter.as_ref());
+    let mut scorer = Scorer::new(
+        loaded,
+        &check,
+        ScoreOptions {
+            candidate_cap: args.candidate_cap,
+        },
+    );
+    let mut outcomes = Vec::new();
+    let mut lines = 0usize;
+    for_each_line(path, |span, text| {
+        lines += 1;
+        match text {
+            Ok(text) => {
+                if let Ok(line) = scorer.score_line(span.number, text) {
+                    outcomes.extend(line.outcomes);
+                }
+            }
+            Err(e) => scorer.skip(e.into()),
+        }
+    })?;
+    if outcomes.is_empty() {
+        return Err(usage(format!(
+            "{}: none of its {lines} line(s) could be scored against {}; is it a result file of this dataset?",
+            path.display(),
+            args.dataset.display()
+        )));
+    }
+    let stats = scorer.final_stats();
+    if let Err(mismatch) = check_belongs(&stats) {
+        return Err(usage(format!(
+            "{}: {mismatch} (dataset given: {})",
+            path.display(),
+            args.dataset.display()
+        )));
+    }
+    if !stats.skipped.is_empty() {
+        eprintln!(
+            "warning: {}: {} line(s) could not be scored; their tasks count as unscored",
+            path.display(),
+            stats.skipped.len()
+        );
+    }
+    Ok(LoadedTrial {
+        label: scorer.model_name().map(str::to_owned),
+        fingerprint: dataset_fp,
+        outcomes,
+    })
+}
+
+/// One trial from a directory (`report.json`, else `result.jsonl`) or a file.
+fn load_trial(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+    args: &CompareArgs,
+) -> Result<LoadedTrial, CompareCmdError> {
+    if path.is_dir() {
+        let report = path.join("report.json");
+        if report.is_file() {
+            return from_report(&report);
+        }
+        let results = path.join("result.jsonl");
+        if results.is_file() {
+            return from_results(&results, loaded, dataset_fp, args);
+        }
+        return Err(usage(format!(
+            "{}: neither report.json nor result.jsonl is in this directory; give a `wildtool run`/`score` output directory or a result file",
+            path.display()
+        )));
+    }
+    if !path.exists() {
+        return Err(usage(format!(
+            "{}: no such file or directory",
+            path.display()
+        )));
+    }
+    if path.extension().is_some_and(|e| e == "json") {
+        from_report(path)
+    } else {
+        from_results(path, loaded, dataset_fp, args)
+    }
+}
+
+/// The `trial-N` subdirectories of `dir`, ordered by N (empty when there are none).
+fn trial_dirs(dir: &Path) -> Result<Vec<PathBuf>, CompareCmdError> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut found: Vec<(u32, PathBuf)> = Vec::new();
+    for entry in fs::read_dir(dir).map_err(at(dir))? {
+        let entry = entry.map_err(at(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if let Some(n) = name
+            .strip_prefix("trial-")
+            .and_then(|n| n.parse::<u32>().ok())
+        {
+            if entry.path().is_dir() {
+                found.push((n, entry.path()));
+            }
+        }
+    }
+    found.sort();
+    Ok(found.into_iter().map(|(_, p)| p).collect())
+}
+
+fn fallback_label(path: &Path) -> String {
+    let name = |p: &Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| p.display().to_string())
+    };
+    if path.is_dir() {
+        name(path)
+    } else {
+        path.parent().map(name).unwrap_or_else(|| name(path))
+    }
+}
+
+/// Loads one run argument: a single run, or every trial of a trials directory.
+fn load_run(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+    args: &CompareArgs,
+) -> Result<RunInput, CompareCmdError> {
+    let trials = trial_dirs(path)?;
+    let parts: Vec<LoadedTrial> = if trials.is_empty() {
+        vec![load_trial(path, loaded, dataset_fp, args)?]
+    } else {
+        trials
+            .iter()
+            .map(|t| load_trial(t, loaded, dataset_fp, args))
+            .collect::<Result<_, _>>()?
+    };
+    for p in &parts {
+        if p.fingerprint != dataset_fp {
+            return Err(usage(format!(
+                "{} was scored on a different dataset (fingerprint {:016x}) than {} (fingerprint {dataset_fp:016x}); runs can only be compared on the dataset they were scored on",
+                path.display(),
+                p.fingerprint,
+                args.dataset.display()
+            )));
+        }
+    }
+    let label = parts
+        .iter()
+        .find_map(|p| p.label.clone())
+        .unwrap_or_else(|| fallback_label(path));
+    Ok(RunInput {
+        label,
+        fingerprint: dataset_fp,
+        trials: parts.into_iter().map(|p| p.outcomes).collect(),
+    })
+}
+
+/// Runs `wildtool compare`.
+pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
+    if args.runs.len() < 2 {
+        return Err(usage("give at least two runs to compare".to_owned()));
+    }
+    if args.labels.len() > args.runs.len() {
+        return Err(usage(format!(
+            "{} labels for {} runs",
+            args.labels.len(),
+            args.runs.len()
+        )));
+    }
+    let dataset_text = read_text(&args.dataset)?;
+    let dataset_fp = fingerprint(&dataset_text);
+    let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);
+    let shapes = task_shapes(&loaded);
+    let mut runs = Vec::with_capacity(args.runs.len());
+    for (i, path) in args.runs.iter().enumerate() {
+        let mut run = load_run(path, &loaded, dataset_fp, args)?;
+        if let Some(label) = args.labels.get(i) {
+            run.label = label.clone();
+        }
+        runs.push(run);
+    }
+    let doc = compare_runs(
+        &runs,
+        DatasetRef {
+            fingerprint: dataset_fp,
+            shapes: &shapes,
+        },
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    fs::create_dir_all(&args.out).map_err(at(&args.out))?;
+    let json_path = args.out.join("compare.json");
+    fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
+    let dataset_label = args
+        .dataset
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let html_path = args.out.join("compare.html");
+    fs::write(&html_path, compare_html(&doc, &dataset_label)).map_err(at(&html_path))?;
+    print!("{}", summary_text(&doc));
+    println!("wrote {}, {}", json_path.display(), html_path.display());
+    Ok(())
+}

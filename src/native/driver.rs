@@ -1,0 +1,239 @@
+//! The native driver of the run engine: worker threads send requests with a blocking
+//! [`Transport`] and report back over a channel; the calling thread owns the engine,
+//! waits on the channel until the engine's next deadline, feeds replies and controls
+//! (pause, resume, cancel — e.g. from a Ctrl-C handler) and hands every event to the
+//! caller. Nothing here decides anything: counting, retrying, timing out and assembling
+//! are the engine's.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use wildtool_core::runner::engine::{Engine, Event, RequestId, RunEnd};
+use wildtool_core::runner::http::{HttpReply, HttpRequest};
+
+use super::transport::Transport;
+
+/// Built-in-agent steps run between two looks at the channel.
+const AGENT_BUDGET: usize = 64;
+/// A progress snapshot is handed out at least this often while nothing else happens.
+const TICK: Duration = Duration::from_millis(500);
+/// The transport's own timeout runs this much past the engine's deadline, so the engine
+/// always decides first.
+const TRANSPORT_SLACK: f64 = 1.0;
+
+/// What a controller can ask of a running drive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// Stop starting tasks.
+    Pause,
+    /// Start tasks again.
+    Resume,
+    /// End the run now (in-flight requests are abandoned).
+    Cancel,
+}
+
+enum Msg {
+    Reply(RequestId, HttpReply, Instant),
+    Control(Control),
+}
+
+/// Steers a drive from another thread; sending is noticed at once.
+#[derive(Debug, Clone)]
+pub struct Controller {
+    tx: Sender<Msg>,
+}
+
+impl std::fmt::Debug for Msg {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Msg::Reply(id, _, _) => write!(f, "Reply({id:?})"),
+            Msg::Control(c) => write!(f, "Control({c:?})"),
+        }
+    }
+}
+
+impl Controller {
+    /// Asks the drive to pause, resume or cancel (ignored once it is over).
+    pub fn send(&self, control: Control) {
+        let _ = self.tx.send(Msg::Control(control));
+    }
+}
+
+struct Work {
+    id: RequestId,
+    request: HttpRequest,
+    timeout: Duration,
+}
+
+/// Runs engines over a transport with worker threads (one per request in flight, reused).
+pub struct Driver {
+    transport: Arc<dyn Transport>,
+    clock: Instant,
+    tx: Sender<Msg>,
+    rx: Receiver<Msg>,
+    work_tx: Sender<Work>,
+    work_rx: Arc<Mutex<Receiver<Work>>>,
+    workers: usize,
+    outstanding: usize,
+}
+
+impl std::fmt::Debug for Driver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Driver")
+            .field("workers", &self.workers)
+            .field("outstanding", &self.outstanding)
+            .finish()
+    }
+}
+
+impl Driver {
+    /// A driver sending with `transport`.
+    pub fn new(transport: Arc<dyn Transport>) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let (work_tx, work_rx) = mpsc::channel();
+        Self {
+            transport,
+            clock: Instant::now(),
+            tx,
+            rx,
+            work_tx,
+            work_rx: Arc::new(Mutex::new(work_rx)),
+            workers: 0,
+            outstanding: 0,
+        }
+    }
+
+    /// A handle to pause, resume or cancel the drive from another thread.
+    pub fn controller(&self) -> Controller {
+        Controller {
+            tx: self.tx.clone(),
+        }
+    }
+
+    /// Seconds since the driver was created: the `now` of the engines it drives (create
+    /// the engine with it).
+    pub fn now(&self) -> f64 {
+        self.clock.elapsed().as_secs_f64()
+    }
+
+    fn at(&self, t: Instant) -> f64 {
+        t.saturating_duration_since(self.clock).as_secs_f64()
+    }
+
+    fn dispatch(&mut self, work: Work) {
+        if self.outstanding >= self.workers {
+            self.spawn_worker();
+        }
+        self.outstanding += 1;
+        let _ = self.work_tx.send(work);
+    }
+
+    fn spawn_worker(&mut self) {
+        let rx = self.work_rx.clone();
+        let tx = self.tx.clone();
+        let transport = self.transport.clone();
+        let spawned = std::thread::Builder::new()
+            .name("wildtool-http".to_owned())
+            .spawn(move || loop {
+                let work = match rx.lock() {
+                    Ok(guard) => guard.recv(),
+                    Err(_) => return,
+                };
+                let Ok(work) = work else { return };
+                let reply = transport.send(&work.request, work.timeout);
+                if tx.send(Msg::Reply(work.id, reply, Instant::now())).is_err() {
+                    return;
+                }
+            });
+        if spawned.is_ok() {
+            self.workers += 1;
+        }
+    }
+
+    /// Runs `engine` to its end. Every event except the final `Finished` goes to
+    /// `on_event` in order (a `Persist` line must be durable when it returns); an error
+    /// from it cancels the run and is returned. Progress snapshots also come at least
+    /// every half second while the run waits.
+    pub fn run<E>(
+        &mut self,
+        engine: &mut Engine<'_>,
+        mut on_event: impl FnMut(Event) -> Result<(), E>,
+    ) -> Result<RunEnd, E> {
+        let mut last_progress = Instant::now();
+        loop {
+            let now = self.now();
+            engine.handle_timeout(now);
+            while let Some(t) = engine.poll_transmit(now) {
+                let timeout =
+                    Duration::from_secs_f64((t.deadline - now).max(0.0) + TRANSPORT_SLACK);
+                self.dispatch(Work {
+                    id: t.id,
+                    request: t.request,
+                    timeout,
+                });
+            }
+            // A blocking request cannot be interrupted: an aborted one is left to finish
+            // (bounded by its transport timeout) and its reply is ignored by the engine.
+            while engine.poll_abort().is_some() {}
+            let steps = engine.step_agents(AGENT_BUDGET, now);
+            while let Some(event) = engine.poll_event() {
+                match event {
+                    Event::Finished(end) => return Ok(end),
+                    Event::Progress(_) => {
+                        last_progress = Instant::now();
+                        if let Err(e) = on_event(event) {
+                            engine.cancel(self.now());
+                            return Err(e);
+                        }
+                    }
+                    other => {
+                        if let Err(e) = on_event(other) {
+                            engine.cancel(self.now());
+                            return Err(e);
+                        }
+                    }
+                }
+            }
+            if last_progress.elapsed() >= TICK {
+                last_progress = Instant::now();
+                if let Err(e) = on_event(Event::Progress(engine.progress(self.now()))) {
+                    engine.cancel(self.now());
+                    return Err(e);
+                }
+            }
+            let first = if steps > 0 {
+                self.rx.try_recv().ok()
+            } else {
+                let wait = engine
+                    .poll_timeout()
+                    .map(|t| Duration::from_secs_f64((t - self.now()).max(0.0)))
+                    .unwrap_or(TICK)
+                    .min(TICK);
+                match self.rx.recv_timeout(wait) {
+                    Ok(m) => Some(m),
+                    Err(RecvTimeoutError::Timeout) => None,
+                    // The driver holds a sender, so the channel never disconnects.
+                    Err(RecvTimeoutError::Disconnected) => None,
+                }
+            };
+            let mut next = first;
+            while let Some(msg) = next {
+                self.handle(engine, msg);
+                next = self.rx.try_recv().ok();
+            }
+        }
+    }
+
+    fn handle(&mut self, engine: &mut Engine<'_>, msg: Msg) {
+        match msg {
+            Msg::Reply(id, reply, at) => {
+                self.outstanding = self.outstanding.saturating_sub(1);
+                engine.handle_reply(id, reply, self.at(at));
+            }
+            Msg::Control(Control::Pause) => engine.pause(self.now()),
+            Msg::Control(Control::Resume) => engine.resume(self.now()),
+            Msg::Control(Control::Cancel) => engine.cancel(self.now()),
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! The blocking HTTP transport. The API key lives only in the transport (memory) and is
+//! attached to each request as it is sent. Redirects are never followed: a 3xx answer is
+//! handed to the engine as it is (which fails the request without retry), so the key is
+//! never sent to another origin.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
+use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
+
+/// Largest response body read (a longer one is a network failure): the core's limit.
+pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
+
+/// Sends one request and waits for the whole response.
+pub trait Transport: Send + Sync {
+    /// Sends `req`, giving up after `timeout`.
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply;
+}
+
+/// `ureq` 3 with a connection pool shared by all worker threads.
+pub struct UreqTransport {
+    agent: ureq::Agent,
+    auth: Option<(AuthStyle, String)>,
+}
+
+impl std::fmt::Debug for UreqTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Never print the key.
+        f.debug_struct("UreqTransport")
+            .field("auth", &self.auth.as_ref().map(|(s, _)| s))
+            .finish()
+    }
+}
+
+fn now_unix() -> f64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
+
+fn network(kind: NetworkKind, message: String) -> HttpReply {
+    HttpReply::Network(NetworkFailure { kind, message })
+}
+
+fn classify(e: &ureq::Error) -> NetworkKind {
+    match e {
+        ureq::Error::Timeout(_) => NetworkKind::Timeout,
+        ureq::Error::HostNotFound | ureq::Error::ConnectionFailed => NetworkKind::Unreachable,
+        ureq::Error::Io(io) => match io.kind() {
+            std::io::ErrorKind::ConnectionRefused
+            | std::io::ErrorKind::AddrNotAvailable
+            | std::io::ErrorKind::HostUnreachable
+            | std::io::ErrorKind::NetworkUnreachable => NetworkKind::Unreachable,
+            std::io::ErrorKind::TimedOut => NetworkKind::Timeout,
+            _ => NetworkKind::Other,
+        },
+        _ => NetworkKind::Other,
+    }
+}
+
+impl UreqTransport {
+    /// A transport; `auth` is the key and how to send it (`None` for keyless endpoints);
+    /// `max_connections` sizes the idle-connection pool.
+    pub fn new(auth: Option<(AuthStyle, String)>, max_connections: usize) -> Self {
+        let config = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .max_idle_connections(max_connections.max(1) * 2)
+            .max_idle_connections_per_host(max_connections.max(1))
+            .build();
+        Self {
+            agent: config.into(),
+            auth,
+        }
+    }
+}
+
+impl Transport for UreqTransport {
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
+        let mut builder = self
+            .agent
+            .post(&req.url)
+            .config()
+            .timeout_global(Some(timeout))
+            .build();
+        for (k, v) in &req.headers {
+            builder = builder.header(k.as_str(), v.as_str());
+        }
+        if let Some((style, key)) = &self.auth {
+            let (name, value) = style.header(key);
+            builder = builder.header(name, value);
+        }
+        let mut resp = match builder.send(req.body.as_str()) {
+            Ok(r) => r,
+            Err(e) => return network(classify(&e), e.to_string()),
+        };
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let status = resp.status().as_u16();
+        let retry_after = header("retry-after");
+        let location = header("location");
+        let body = match resp
+            .body_mut()
+            .with_config()
+            .limit(MAX_BODY_BYTES)
+            .read_to_string()
+        {
+            Ok(b) => b,
+            Err(e) => return network(classify(&e), format!("reading the body: {e}")),
+        };
+        HttpReply::Response(HttpResponse {
+            status,
+            body,
+            retry_after,
+            location,
+            now_unix: now_unix(),
+        })
+    }
+}

@@ -1,0 +1,125 @@
+//! The `wildtool` binary: validate / stats / score end to end.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
+}
+
+fn fixture(p: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(p)
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("wildtool-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("tmp dir");
+    d
+}
+
+#[test]
+fn score_writes_official_files_and_a_report() {
+    for run in ["mock-seed-0", "mock-seed-5"] {
+        let out = tmp(run);
+        let status = bin()
+            .args(["score", "--dataset"])
+            .arg(fixture("mini.jsonl"))
+            .arg("--results")
+            .arg(fixture(&format!("official-runs/{run}/mini_result.jsonl")))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .expect("runs");
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&status.stdout);
+        assert!(
+            stdout.contains("Task accuracy") && stdout.contains("Session accuracy"),
+            "{stdout}"
+        );
+        for (ours, theirs) in [
+            ("score.jsonl", "mini_score.jsonl"),
+            ("metric.json", "mini_metric.json"),
+        ] {
+            let a = std::fs::read(out.join(ours)).expect("written");
+            let b =
+                std::fs::read(fixture(&format!("official-runs/{run}/{theirs}"))).expect("fixture");
+            assert!(a == b, "{run}/{ours} differs from the official file");
+        }
+        let report: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report"))
+                .expect("json");
+        assert_eq!(report["report"]["tasks"], 32);
+        assert!(report["report"]["errors"]["failed"].as_u64().unwrap_or(0) > 0);
+        assert_eq!(report["scoring"]["label_disagreements"], 0);
+    }
+}
+
+#[test]
+fn score_survives_a_shuffled_file_with_garbage() {
+    let out = tmp("garbage");
+    let text = std::fs::read_to_string(fixture("official-runs/mock-seed-0/mini_result.jsonl"))
+        .expect("fixture");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    let mut body = lines.join("\n");
+    body.push_str("\n{broken\n\n");
+    let results = out.join("r.jsonl");
+    std::fs::write(&results, body).expect("write");
+    let o = bin()
+        .args(["score", "--dataset"])
+        .arg(fixture("mini.jsonl"))
+        .arg("--results")
+        .arg(&results)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("result line 9"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let a = std::fs::read(out.join("score.jsonl")).expect("written");
+    let b = std::fs::read(fixture("official-runs/mock-seed-0/mini_score.jsonl")).expect("fixture");
+    assert!(a == b, "sorted output equals the official file");
+}
+
+#[test]
+fn validate_exit_codes_and_messages() {
+    let ok = bin()
+        .arg("validate")
+        .arg(fixture("mini.jsonl"))
+        .output()
+        .expect("runs");
+    assert!(ok.status.success());
+    assert!(String::from_utf8_lossy(&ok.stdout).contains("valid"));
+    let dir = tmp("invalid");
+    let text = std::fs::read_to_string(fixture("mini.jsonl")).expect("fixture");
+    // Break a dependency of the first session (both language sides).
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    lines[0] = lines[0].replace("\"dependency_list\": [0]", "\"dependency_list\": [7]");
+    let broken = lines.join("\n");
+    let path = dir.join("bad.jsonl");
+    std::fs::write(&path, broken).expect("write");
+    let bad = bin().arg("validate").arg(&path).output().expect("runs");
+    assert_eq!(bad.status.code(), Some(2));
+    let out = String::from_utf8_lossy(&bad.stdout);
+    assert!(
+        out.contains("line 1") && out.contains("dependency_list") && out.contains("INVALID"),
+        "{out}"
+    );
+    let stats = bin()
+        .arg("stats")
+        .arg(fixture("mini.jsonl"))
+        .output()
+        .expect("runs");
+    assert!(String::from_utf8_lossy(&stats.stdout).contains("Parallel Multi-Tool"));
+}
