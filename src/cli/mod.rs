@@ -2,6 +2,7 @@
 
 mod compare_cmd;
 pub mod files;
+mod generate_cmd;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -41,6 +42,9 @@ pub enum CliError {
     /// `wildtool compare`.
     #[error(transparent)]
     Compare(#[from] compare_cmd::CompareCmdError),
+    /// `wildtool generate`.
+    #[error(transparent)]
+    Generate(#[from] generate_cmd::GenerateCmdError),
 }
 
 impl CliError {
@@ -54,6 +58,8 @@ impl CliError {
             CliError::Report(_) => EXIT_FAILURE,
             CliError::Compare(compare_cmd::CompareCmdError::Usage(_)) => EXIT_USAGE,
             CliError::Compare(_) => EXIT_FAILURE,
+            CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Generate(_) => EXIT_FAILURE,
         }
     }
 }
@@ -158,6 +164,10 @@ enum Command {
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
+    /// Generate a fresh suite in the official format from the built-in domain packs,
+    /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
+    /// factors.
+    Generate(generate_cmd::GenerateOpts),
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
     /// Exit codes: 2 invalid settings; 3 some tasks are not scored (incomplete, cancelled
@@ -330,6 +340,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             })?;
             ExitCode::SUCCESS
         }
+        Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
             dataset: o.dataset,
             model: o.model,

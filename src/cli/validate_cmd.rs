@@ -72,5 +72,14 @@ pub fn stats(path: &Path, lang: Lang) -> Result<ExitCode, FileError> {
         );
     }
     print!("{}", Stats::from_sessions(&loaded.sessions).render_table());
+    if let Some(card) = wildtool_core::generate::card::FactorCounts::from_sessions(&loaded.sessions)
+    {
+        print!("{}", card.render());
+    }
+    println!();
+    println!(
+        "fingerprint                 {}",
+        wildtool_core::dataset::fingerprint_hex(&text)
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -19,6 +19,8 @@ mod dataset_fuzz;
 mod dataset_load;
 mod formats_files;
 mod formats_fuzz;
+mod generate;
+mod generate_cli;
 mod graph_examples;
 mod graph_fixtures;
 mod graph_parity;

@@ -26,6 +26,7 @@ pub mod checker;
 pub mod compare;
 pub mod dataset;
 pub mod formats;
+pub mod generate;
 pub mod graph;
 pub mod json;
 pub mod outcome;

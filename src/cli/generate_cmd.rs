@@ -1,0 +1,192 @@
+//! `wildtool generate`: writes a fresh suite from the built-in domain packs.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use wildtool_core::generate::{self, GenerateError, GenerateSpec, PackText};
+
+use super::files::at;
+
+/// The domain packs compiled into the binary (`data/packs/*.json`).
+pub const BUILTIN_PACKS: &[PackText<'static>] = &[
+    PackText {
+        name: "calendar.json",
+        text: include_str!("../../data/packs/calendar.json"),
+    },
+    PackText {
+        name: "common.json",
+        text: include_str!("../../data/packs/common.json"),
+    },
+    PackText {
+        name: "devtools.json",
+        text: include_str!("../../data/packs/devtools.json"),
+    },
+    PackText {
+        name: "email.json",
+        text: include_str!("../../data/packs/email.json"),
+    },
+    PackText {
+        name: "finance-ledger.json",
+        text: include_str!("../../data/packs/finance-ledger.json"),
+    },
+    PackText {
+        name: "fitness.json",
+        text: include_str!("../../data/packs/fitness.json"),
+    },
+    PackText {
+        name: "home.json",
+        text: include_str!("../../data/packs/home.json"),
+    },
+    PackText {
+        name: "maps.json",
+        text: include_str!("../../data/packs/maps.json"),
+    },
+    PackText {
+        name: "music.json",
+        text: include_str!("../../data/packs/music.json"),
+    },
+    PackText {
+        name: "news.json",
+        text: include_str!("../../data/packs/news.json"),
+    },
+    PackText {
+        name: "recipes.json",
+        text: include_str!("../../data/packs/recipes.json"),
+    },
+    PackText {
+        name: "shopping.json",
+        text: include_str!("../../data/packs/shopping.json"),
+    },
+    PackText {
+        name: "travel.json",
+        text: include_str!("../../data/packs/travel.json"),
+    },
+    PackText {
+        name: "weather.json",
+        text: include_str!("../../data/packs/weather.json"),
+    },
+];
+
+/// Options of `wildtool generate` (every factor is optional).
+#[derive(Debug, clap::Args)]
+pub struct GenerateOpts {
+    /// Seed of the suite.
+    #[arg(long)]
+    pub seed: u64,
+    /// Number of sessions.
+    #[arg(long)]
+    pub sessions: usize,
+    /// The JSON Lines file to write.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Changes of coarse task type per session (0-3).
+    #[arg(long)]
+    pub transitions: Option<String>,
+    /// Four task types, e.g. single,chat,clarify,multi (single, parallel, sequential, mixed, multi, clarify, chat).
+    #[arg(long)]
+    pub types: Option<String>,
+    /// Exact type of Multi-Tool tasks: parallel, sequential or mixed.
+    #[arg(long)]
+    pub multi: Option<String>,
+    /// Calls of a Parallel task (2-8).
+    #[arg(long)]
+    pub width: Option<String>,
+    /// Calls of a Sequential task (2-5).
+    #[arg(long)]
+    pub depth: Option<String>,
+    /// Graph of a Mixed task: chain-side, fan-out, fan-in or two-chains.
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Hidden-intent subtypes of tasks 2-4: coref, partial or long (one, or three joined by commas).
+    #[arg(long)]
+    pub subtypes: Option<String>,
+    /// Distance of a long-range dependency in dialogue turns (3-6).
+    #[arg(long)]
+    pub distance: Option<String>,
+    /// Clarification rounds of a Clarify task (1-2).
+    #[arg(long)]
+    pub rounds: Option<String>,
+    /// Class of the parameter the first clarification asks for: name, date, number or choice.
+    #[arg(long)]
+    pub missing: Option<String>,
+    /// Tools offered but never called, per session (0-4).
+    #[arg(long)]
+    pub distractors: Option<String>,
+    /// How dates, quantities and enum values are stated: literal, transformed or mixed.
+    #[arg(long)]
+    pub args: Option<String>,
+    /// Domains to draw from (pack ids or domain names, joined by commas).
+    #[arg(long)]
+    pub domains: Option<String>,
+}
+
+/// Errors of `wildtool generate`.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateCmdError {
+    /// Invalid or impossible factors (exit code 2).
+    #[error("{0}")]
+    Usage(GenerateError),
+    /// Broken packs or no draw satisfies the factors.
+    #[error(transparent)]
+    Generate(GenerateError),
+    /// Writing the file failed.
+    #[error(transparent)]
+    File(#[from] super::files::FileError),
+}
+
+impl From<GenerateError> for GenerateCmdError {
+    fn from(e: GenerateError) -> Self {
+        match e {
+            GenerateError::Spec(_) | GenerateError::Infeasible { .. } => Self::Usage(e),
+            other => Self::Generate(other),
+        }
+    }
+}
+
+impl GenerateOpts {
+    fn spec(&self) -> Result<GenerateSpec, GenerateError> {
+        let mut spec = GenerateSpec::new(self.seed, 0);
+        spec.set("sessions", &self.sessions.to_string())?;
+        let factors = [
+            ("transitions", &self.transitions),
+            ("types", &self.types),
+            ("multi", &self.multi),
+            ("width", &self.width),
+            ("depth", &self.depth),
+            ("shape", &self.shape),
+            ("subtypes", &self.subtypes),
+            ("distance", &self.distance),
+            ("rounds", &self.rounds),
+            ("missing", &self.missing),
+            ("distractors", &self.distractors),
+            ("args", &self.args),
+            ("domains", &self.domains),
+        ];
+        for (name, value) in factors {
+            if let Some(v) = value {
+                spec.set(name, v)?;
+            }
+        }
+        spec.check()?;
+        Ok(spec)
+    }
+}
+
+fn write(path: &Path, text: &str) -> Result<(), super::files::FileError> {
+    std::fs::write(path, text).map_err(at(path))
+}
+
+/// Runs `wildtool generate`: writes the suite and reports its spec and fingerprint.
+pub fn generate(opts: &GenerateOpts) -> Result<ExitCode, GenerateCmdError> {
+    let spec = opts.spec()?;
+    let text = generate::generate(BUILTIN_PACKS, &spec)?;
+    write(&opts.out, &text)?;
+    eprintln!(
+        "{}: {} sessions ({}), fingerprint {}",
+        opts.out.display(),
+        spec.sessions,
+        spec.to_text(),
+        wildtool_core::dataset::fingerprint_hex(&text)
+    );
+    Ok(ExitCode::SUCCESS)
+}
