@@ -487,6 +487,19 @@ fn adaptive_concurrency_finishes_against_a_rate_limit_without_a_retry_storm() {
         "{}",
         stderr(&o)
     );
+    // The run's metadata in report.json records it too.
+    let meta = json(&out.join("report.json"))
+        .get("run")
+        .and_then(|r| r.get("concurrency"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(num(meta.get("max")), 32.0, "{meta:?}");
+    assert_eq!(num(meta.get("min")), num(c.get("min_limit")), "{meta:?}");
+    assert_eq!(
+        num(meta.get("decreases")),
+        num(c.get("decreases")),
+        "{meta:?}"
+    );
     assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);
 }
