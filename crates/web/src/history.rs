@@ -172,9 +172,16 @@ impl HistoryEntry {
             has_checkpoint: flag("has_checkpoint"),
             has_result_text: flag("has_result_text"),
             resumable: flag("resumable"),
-            concurrency: v
-                .get("concurrency")
-                .and_then(|c| serde_json::from_value(c.clone()).ok()),
+            concurrency: v.get("concurrency").and_then(|c| {
+                let n = |k: &str| c.get(k).and_then(Value::as_u64);
+                Some(wildtool_core::formats::meta::ConcurrencyMeta {
+                    max: n("max")?,
+                    min: n("min")?,
+                    final_limit: n("final")?,
+                    decreases: n("decreases").unwrap_or(0),
+                    browser_cap: n("browser_cap"),
+                })
+            }),
         })
     }
 

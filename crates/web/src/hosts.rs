@@ -51,11 +51,7 @@ impl HostPool {
     pub fn new(base: &EndpointUrl, concurrency: usize, keyless: bool) -> HostPool {
         let origin = base.origin();
         let host = base.host().to_owned();
-        let port = origin
-            .rsplit_once(':')
-            .filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()))
-            .map(|(_, p)| format!(":{p}"))
-            .unwrap_or_default();
+        let port = base.port().map(|p| format!(":{p}")).unwrap_or_default();
         let http1 = !base.is_https();
         let aliases = http1
             && keyless

@@ -146,7 +146,9 @@ async fn fetch_http(
     };
     let header = |name: &str| resp.headers().get(name).ok().flatten();
     let (retry_after, location) = (header("retry-after"), header("location"));
-    let announced = header("content-length").and_then(|v| v.trim().parse::<u64>().ok());
+    let announced = header("content-length")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|n| n as u64);
     let too_large = |size: u64| {
         if let Some(c) = controller {
             c.abort();

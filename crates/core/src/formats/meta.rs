@@ -142,7 +142,16 @@ impl RunMeta {
             wildtool_version: f.opt::<String>("wildtool_version")?.unwrap_or_default(),
             scorer_version: f.opt::<String>("scorer_version")?.unwrap_or_default(),
             status: f.opt("status")?,
-            concurrency: f.opt("concurrency")?,
+            concurrency: match f.obj("concurrency")? {
+                Some(c) => Some(ConcurrencyMeta {
+                    max: c.opt("max")?.unwrap_or_default(),
+                    min: c.opt("min")?.unwrap_or_default(),
+                    final_limit: c.opt("final")?.unwrap_or_default(),
+                    decreases: c.opt("decreases")?.unwrap_or_default(),
+                    browser_cap: c.opt("browser_cap")?,
+                }),
+                None => None,
+            },
         })
     }
 }
