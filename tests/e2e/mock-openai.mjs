@@ -191,13 +191,14 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
       stats.peak = Math.max(stats.peak, stats.serving);
       let open = true;
       const done = () => { if (open) { open = false; stats.serving -= 1; } };
-      res.on('close', done);
-      setTimeout(() => {
+      const timer = setTimeout(() => {
         done();
         if (res.destroyed) return;
         res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
         res.end(JSON.stringify(reply));
       }, delayMs);
+      // An abandoned request's answer is not kept waiting (nor the test process with it).
+      res.on('close', () => { done(); clearTimeout(timer); });
     });
   });
   return new Promise((resolve) => {

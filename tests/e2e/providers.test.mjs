@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { launchBrowser, openPage, screenshot, settledValue, startServer } from './helpers.mjs';
 import { startMock } from './mock-openai.mjs';
 
 let server;
@@ -21,9 +21,22 @@ after(async () => {
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
-const waitDone = (page, timeout = 60_000) => page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout });
+const waitDone = (page, timeout = 120_000) => page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout });
 const link = (params) => `${server.url}?${new URLSearchParams({ provider: 'openai', model: 'm', autorun: '1', ...params })}`;
 const stats = (page) => page.textContent('#run-stats');
+/** Waits until the element `selector` shows text matching `re`, then returns that text. */
+async function settledText(page, selector, re, timeout = 10_000) {
+  try {
+    await page.waitForFunction(
+      ([sel, src, flags]) => new RegExp(src, flags).test(document.querySelector(sel)?.textContent || ''),
+      [selector, re.source, re.flags],
+      { timeout },
+    );
+  } catch {
+    // Fall through: the caller's assertion reports what the element shows.
+  }
+  return (await page.textContent(selector)) ?? '';
+}
 
 async function closedPort() {
   const s = createServer();
@@ -84,7 +97,7 @@ describe('the endpoint check', () => {
         assert.equal(await hook(page, 'tasksSaved'), '0');
         if (mock) assert.ok(mock.stats.requests <= 1, `only the check reached the server (${mock.stats.requests})`);
         await page.click('nav [data-view="setup"]');
-        const note = await page.textContent('#setup-error');
+        const note = await settledText(page, '#setup-error', c.check);
         assert.match(note, c.check);
         assert.match(note, c.reason);
         assert.match(note, c.fix);
@@ -101,23 +114,25 @@ describe('presets and the model list', () => {
     const mock = await startMock();
     try {
       const { page, problems } = await openPage(browser.context, server.url);
-      await page.waitForFunction(() => document.body.dataset.dataset);
+      await page.waitForFunction(() => document.body.dataset.dataset, null, { timeout: 30_000 });
       await page.selectOption('#m-preset', 'lmstudio');
-      assert.equal(await page.inputValue('#m-base'), 'http://127.0.0.1:1234/v1');
-      assert.equal(await page.inputValue('#m-provider'), 'openai');
-      assert.match(await page.textContent('#preset-note'), /lms server start --cors/);
-      assert.match(await page.textContent('label[for="m-key"]'), /not needed/);
+      assert.equal(await settledValue(page, '#m-base', 'http://127.0.0.1:1234/v1'), 'http://127.0.0.1:1234/v1');
+      assert.equal(await settledValue(page, '#m-provider', 'openai'), 'openai');
+      assert.match(await settledText(page, '#preset-note', /lms server start --cors/), /lms server start --cors/);
+      assert.match(await settledText(page, 'label[for="m-key"]', /not needed/), /not needed/);
       await page.selectOption('#m-preset', 'anthropic');
-      assert.equal(await page.inputValue('#m-provider'), 'anthropic');
-      assert.match(await page.textContent('label[for="m-key"]'), /needed for Anthropic/);
+      assert.equal(await settledValue(page, '#m-provider', 'anthropic'), 'anthropic');
+      assert.match(await settledText(page, 'label[for="m-key"]', /needed for Anthropic/), /needed for Anthropic/);
       // The mock's own list, through the page's fetch.
       await page.selectOption('#m-provider', 'openai');
+      await settledValue(page, '#m-provider', 'openai');
       await page.fill('#m-base', mock.url);
+      await settledValue(page, '#m-base', mock.url);
       await page.click('#m-list');
-      await page.waitForSelector('#m-models-note');
+      assert.match(await settledText(page, '#m-models-note', /2 models/), /2 models/);
+      await page.waitForFunction(() => document.querySelectorAll('#m-models option').length === 2, null, { timeout: 10_000 }).catch(() => {});
       const offered = await page.$$eval('#m-models option', (o) => o.map((x) => x.value));
       assert.deepEqual(offered, ['mock', 'mock-large']);
-      assert.match(await page.textContent('#m-models-note'), /2 models/);
       // Lists that could not be had (nothing at LM Studio's port, no network) said nothing:
       // only the browser's own network log mentions them.
       assert.deepEqual(problems.filter((p) => !/Failed to load resource/.test(p)), []);
@@ -136,7 +151,7 @@ describe('requests in flight against a local HTTP/1.1 server', () => {
     const mock = await startMock(0, { delayMs: 400 });
     try {
       const { page, problems } = await openPage(browser.context, params(mock.url));
-      await page.waitForFunction(() => /spread over 4 host names/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 20_000 });
+      await page.waitForFunction(() => /spread over 4 host names/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 60_000 });
       const started = mock.stats.requests;
       await new Promise((r) => setTimeout(r, 4000));
       const rate = (mock.stats.requests - started) / 4;
@@ -158,7 +173,7 @@ describe('requests in flight against a local HTTP/1.1 server', () => {
     const mock = await startMock(0, { delayMs: 400, strictHost: true });
     try {
       const { page } = await openPage(browser.context, params(mock.url));
-      await page.waitForFunction(() => /per-host limit is 6/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 20_000 });
+      await page.waitForFunction(() => /per-host limit is 6/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 60_000 });
       const started = mock.stats.requests;
       await new Promise((r) => setTimeout(r, 4000));
       const rate = (mock.stats.requests - started) / 4;
@@ -181,8 +196,8 @@ describe('Cancel and Gemini', () => {
     const mock = await startMock(0, { delayMs: 120_000 });
     try {
       const { page } = await openPage(browser.context, link({ base_url: mock.url, preflight: '0', concurrency: '4' }));
-      await page.waitForFunction(() => /Requests\s*[1-9]/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 20_000 });
-      await new Promise((r) => setTimeout(r, 300));
+      await page.waitForFunction(() => /Requests\s*[1-9]/.test(document.getElementById('run-stats')?.textContent || ''), null, { timeout: 60_000 });
+      for (let t = 0; t < 100 && mock.stats.requests < 1; t += 1) await new Promise((r) => setTimeout(r, 100));
       assert.ok(mock.stats.requests >= 1, 'a request hangs at the server');
       const started = Date.now();
       await page.click('#cancel-run');
@@ -203,10 +218,12 @@ describe('Cancel and Gemini', () => {
       const base = mock.url.replace(/\/v1$/, '/v1beta');
       const q = new URLSearchParams({ provider: 'gemini', base_url: base, model: 'gemini-mock', concurrency: '4' });
       const { page, problems } = await openPage(browser.context, `${server.url}?${q}`);
-      await page.waitForFunction(() => document.body.dataset.dataset);
+      await page.waitForFunction(() => document.body.dataset.dataset, null, { timeout: 30_000 });
       await page.fill('#m-key', 'gemini-test-key');
+      await settledValue(page, '#m-key', 'gemini-test-key');
       await page.click('#m-list');
-      await page.waitForSelector('#m-models-note');
+      await settledText(page, '#m-models-note', /1 model/);
+      await page.waitForFunction(() => document.querySelectorAll('#m-models option').length === 1, null, { timeout: 10_000 }).catch(() => {});
       assert.deepEqual(await page.$$eval('#m-models option', (o) => o.map((x) => x.value)), ['gemini-mock']);
       await page.click('#start-run');
       await waitDone(page, 180_000);

@@ -56,18 +56,24 @@ impl HostPool {
         let aliases = http1
             && keyless
             && (host == "localhost" || host.ends_with(".localhost") || host == "127.0.0.1");
-        let wanted = concurrency.div_ceil(PER_HOST_CONNECTIONS);
-        let probing = if aliases && wanted > 1 {
-            LOOPBACK_NAMES
-                .iter()
-                .map(|n| (*n).to_owned())
-                .chain((1..).map(|i| format!("wt{i}.localhost")))
-                .filter(|n| *n != host)
-                .take(wanted - 1)
-                .collect()
+        // ⌈concurrency / 6⌉ names in all: the base URL's and the others wanted.
+        let wanted = if aliases {
+            concurrency.div_ceil(PER_HOST_CONNECTIONS).saturating_sub(1)
         } else {
-            Vec::new()
+            0
         };
+        let mut probing = Vec::with_capacity(wanted);
+        let mut i = 0;
+        while probing.len() < wanted {
+            let name = match LOOPBACK_NAMES.get(i) {
+                Some(n) => (*n).to_owned(),
+                None => format!("wt{}.localhost", i + 1 - LOOPBACK_NAMES.len()),
+            };
+            i += 1;
+            if name != host {
+                probing.push(name);
+            }
+        }
         HostPool {
             http1,
             origin,

@@ -1048,10 +1048,29 @@ fn a_local_server_is_spread_over_host_names_that_answer_and_the_cap_is_shown() {
     b.act("set", "m-key", "sk-local");
     b.act("start", "", "");
     assert!(b.aux_sent.is_empty());
+    assert!(!b.sent.is_empty());
+    assert!(b.sent.iter().all(
+        |o| o.transmit.request.url.starts_with("http://127.0.0.1:9/")
+            && o.auth == Some(("authorization".into(), "Bearer sk-local".into()))
+    ));
+    b.act("cancel", "", "");
+    // A key remembered for another name of the same server (localhost) is not this base
+    // URL's: the run is keyless and spreads, and no request carries the key — not even
+    // those that go to localhost.
+    let mut b = open(href);
+    b.state
+        .setup
+        .set_remembered(Some(r#"{"origin": "http://localhost:9", "key": "sk-lh"}"#));
+    b.aux_server = Some(Box::new(|_| {
+        Reply::Response(HttpResponse::new(200, r#"{"data": []}"#))
+    }));
+    b.act("start", "", "");
+    assert!(b.aux_sent.iter().all(|a| a.auth.is_none()));
     assert!(b
         .sent
         .iter()
-        .all(|o| o.transmit.request.url.starts_with("http://127.0.0.1:9/")));
+        .any(|o| o.transmit.request.url.starts_with("http://localhost:9/")));
+    assert!(b.sent.iter().all(|o| o.auth.is_none()));
 }
 
 /// Two finished runs of the bundled suite in one browser: gold, then baseline.
