@@ -209,7 +209,7 @@ pub fn sweep_html(doc: &SweepDoc) -> String {
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     let _ = write!(
         out,
-        "<title>{}</title><style>{STYLE}</style></head><body>",
+        "<title>{}</title><style>{STYLE}.single{{grid-template-columns:minmax(0,960px)}}</style></head><body>",
         escape_xml(&title)
     );
     let _ = write!(
@@ -241,7 +241,7 @@ pub fn sweep_html(doc: &SweepDoc) -> String {
     }
     out.push_str("</div>");
     let spec = chart(doc);
-    out.push_str("<div class=\"charts\"><figure id=\"sweep-chart\">");
+    out.push_str("<div class=\"charts single\"><figure id=\"sweep-chart\">");
     out.push_str(&render_svg(&spec));
     let _ = write!(
         out,
