@@ -283,3 +283,117 @@ fn bad_sweep_options_exit_2_before_anything_runs() {
         assert!(!out.exists(), "{factor} {hold}: nothing is written");
     }
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            out.push(path);
+        }
+    }
+    out
+}
+
+fn sweep_with_env(args: &[&str], key: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(args)
+        .env("SWEEP_TEST_KEY", key)
+        .output()
+        .unwrap_or_else(|e| panic!("spawn: {e}"))
+}
+
+#[test]
+fn an_endpoint_sweep_uses_the_run_options_and_stops_at_a_failed_preflight() {
+    const KEY: &str = "sk-sweep-secret-4711";
+    // A model that answers every request with text: Chat tasks pass, tool tasks fail.
+    let server = crate::mock_server::MockServer::start(|_| {
+        crate::mock_server::Action::ok(
+            r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "I can tell you that."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 5, "completion_tokens": 3}}"#,
+        )
+    });
+    let dir = tmp("endpoint");
+    let out = dir.join("sweep");
+    let base = server.base_url();
+    let args = [
+        "sweep",
+        "--factor",
+        "transitions=0,3",
+        "--per-level",
+        "6",
+        "--seed",
+        "8",
+        "--provider",
+        "openai",
+        "--base-url",
+        &base,
+        "--model",
+        "text-model",
+        "--api-key-env",
+        "SWEEP_TEST_KEY",
+        "--concurrency",
+        "2",
+        "--retries",
+        "1",
+        "--timeout",
+        "5",
+        "--out",
+        out.to_str().unwrap_or(""),
+    ];
+    let o = sweep_with_env(&args, KEY);
+    assert!(o.status.success(), "{}", text(&o));
+    let requests = server.requests();
+    let preflights = requests
+        .iter()
+        .filter(|r| !r.body.starts_with(r#"{"messages": [{"role": "system""#))
+        .count();
+    assert_eq!(preflights, 2, "one preflight per level");
+    assert!(requests
+        .iter()
+        .all(|r| r.header("authorization") == Some(&format!("Bearer {KEY}"))));
+    assert!(requests.iter().all(|r| r.body.contains("\"text-model\"")));
+    for f in files_under(&out) {
+        assert!(!read(&f).contains(KEY), "{} holds the key", f.display());
+    }
+    let doc = sweep_doc(&out);
+    assert_eq!(doc.model, "text-model");
+    assert_eq!(doc.status, "done");
+    // Text answers pass exactly the Chat tasks.
+    for level in &doc.levels {
+        let rep = report(&out.join(&level.dir));
+        let chats = rep
+            .tasks
+            .iter()
+            .filter(|t| t.task_type == wildtool_core::outcome::TaskType::Chat)
+            .count();
+        assert_eq!(
+            level.task_accuracy,
+            Some(chats as f64 / 24.0),
+            "{}",
+            level.dir
+        );
+        let run_meta = rep.run.expect("run metadata");
+        assert_eq!(run_meta.provider.as_deref(), Some("openai"));
+    }
+
+    // An endpoint that refuses the key: exit 4 at the first level's preflight, nothing
+    // else sent.
+    let refusing = crate::mock_server::MockServer::start(|_| {
+        crate::mock_server::Action::status(401, r#"{"error": {"message": "bad key"}}"#)
+    });
+    let out2 = dir.join("refused");
+    let refusing_base = refusing.base_url();
+    let mut args2 = args.to_vec();
+    args2[10] = &refusing_base;
+    let last = args2.len() - 1;
+    let out2_text = out2.to_str().unwrap_or("").to_owned();
+    args2[last] = &out2_text;
+    let o = sweep_with_env(&args2, KEY);
+    assert_eq!(o.status.code(), Some(4), "{}", text(&o));
+    assert!(text(&o).contains("level-0"), "{}", text(&o));
+    assert_eq!(refusing.requests().len(), 1);
+    assert!(!out2.join("level-3/checkpoint.jsonl").exists());
+}
