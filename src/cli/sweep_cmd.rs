@@ -9,7 +9,6 @@ use std::process::ExitCode;
 
 use wildtool_core::dataset::fingerprint_hex;
 use wildtool_core::formats::ReportDoc;
-use wildtool_core::generate::GenerateSpec;
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::RunStatus as ReportStatus;
 use wildtool_core::runner::engine::RunStatus;
@@ -80,13 +79,12 @@ impl From<SweepError> for SweepCmdError {
 
 /// The plan from the options (every level checked before anything is written).
 fn plan(args: &SweepArgs) -> Result<SweepPlan, SweepCmdError> {
-    let mut text = format!("seed={},sessions={}", args.seed, args.per_level);
-    if let Some(hold) = &args.hold {
-        text.push(',');
-        text.push_str(hold);
-    }
-    let base = GenerateSpec::parse(&text).map_err(|e| SweepCmdError::Usage(e.to_string()))?;
-    Ok(SweepPlan::parse(&args.factor, base)?)
+    Ok(SweepPlan::from_options(
+        &args.factor,
+        &args.seed.to_string(),
+        &args.per_level.to_string(),
+        args.hold.as_deref().unwrap_or(""),
+    )?)
 }
 
 /// The outcomes of a level: one list per trial, from its `report.json` files (a trial

@@ -87,6 +87,24 @@ impl SweepPlan {
         Ok(plan)
     }
 
+    /// The plan from the options both front doors take: `factor=level,…`, the seed, the
+    /// sessions per level and the factors held fixed (`name=value,…`, may be empty), each
+    /// as text (checked here, with the generator's messages).
+    pub fn from_options(
+        factor_levels: &str,
+        seed: &str,
+        per_level: &str,
+        hold: &str,
+    ) -> Result<Self, SweepError> {
+        let mut text = format!("seed={},sessions={}", seed.trim(), per_level.trim());
+        if !hold.trim().is_empty() {
+            text.push(',');
+            text.push_str(hold.trim());
+        }
+        let base = GenerateSpec::parse(&text).map_err(SweepError::Generate)?;
+        Self::parse(factor_levels, base)
+    }
+
     /// The suite of level `i`: the base with the factor set to the level.
     pub fn level_spec(&self, i: usize) -> Result<GenerateSpec, SweepError> {
         let value = self

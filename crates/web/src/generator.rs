@@ -1,0 +1,816 @@
+//! Generated suites and sweeps in the page.
+//!
+//! **Generate**: the form's seed, size and factors become a spec text; the domain packs
+//! are fetched once (`data/packs/`, not part of the app shell) and the lab module's
+//! `generate` call — the core's generator, the same bytes as `wildtool generate` —
+//! returns the suite, its fingerprint and its data card. The suite becomes the page's
+//! dataset (source `generated`, so a stored run of it can generate it again), ready to
+//! run or download. `dataset=generate:seed=S,sessions=N,…` does the same at start.
+//!
+//! **Sweep**: the lab module checks the options and lists the levels (`sweep_plan`);
+//! each level's suite is generated, loaded and run through the page's run driver with the
+//! Setup model, one level after another, each run kept in the history; then the lab
+//! module analyses the levels' outcomes (`sweep_view`: the core's sweep analysis, the same
+//! `sweep.json` and `sweep.html` as `wildtool sweep`). The page stays on the Sweep view
+//! while the levels run.
+
+use serde::{Deserialize, Serialize};
+use wildtool_core::generate::pack::PACK_FILES;
+use wildtool_core::generate::FACTORS;
+use wildtool_core::outcome::TaskOutcome;
+
+use crate::data::{self, DatasetSource};
+use crate::history::meta_key;
+use crate::live::Phase;
+use crate::msg::{Effect, FetchPurpose, LabPurpose};
+use crate::route::{Route, View};
+use crate::state::{AppState, Now, PendingDataset, Tone};
+
+/// Where the page serves the domain packs.
+pub const PACKS_DIR: &str = "./data/packs/";
+
+/// The lab calls used here.
+const GENERATE: &str = "generate";
+const SWEEP_PLAN: &str = "sweep_plan";
+const SWEEP_VIEW: &str = "sweep_view";
+
+/// True for the lab purposes this module answers.
+pub fn owns(purpose: LabPurpose) -> bool {
+    matches!(
+        purpose,
+        LabPurpose::Generate
+            | LabPurpose::SweepPlan
+            | LabPurpose::SweepLevel
+            | LabPurpose::SweepView
+    )
+}
+
+/// The Generate form: every value as typed (checked by the core when generating).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GenForm {
+    /// Seed.
+    pub seed: String,
+    /// Sessions.
+    pub sessions: String,
+    /// One value per entry of the core's factor table (empty: drawn per session).
+    pub factors: Vec<String>,
+}
+
+impl Default for GenForm {
+    fn default() -> Self {
+        Self {
+            seed: "1".into(),
+            sessions: "64".into(),
+            factors: vec![String::new(); FACTORS.len()],
+        }
+    }
+}
+
+impl GenForm {
+    /// The spec text: `seed=…,sessions=…` and every factor given.
+    pub fn spec(&self) -> String {
+        let mut out = format!(
+            "seed={},sessions={}",
+            self.seed.trim(),
+            self.sessions.trim()
+        );
+        for (info, value) in FACTORS.iter().zip(&self.factors) {
+            if !value.trim().is_empty() {
+                out.push_str(&format!(",{}={}", info.name, value.trim()));
+            }
+        }
+        out
+    }
+}
+
+/// The Sweep form.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SweepForm {
+    /// The swept factor's name.
+    #[serde(skip)]
+    pub factor: String,
+    /// Its levels, joined by commas.
+    #[serde(skip)]
+    pub levels: String,
+    /// `factor=levels` (what the lab module reads).
+    #[serde(rename = "factor")]
+    pub factor_levels: String,
+    /// Seed.
+    pub seed: String,
+    /// Sessions per level.
+    pub per_level: String,
+    /// Factors held fixed.
+    pub hold: String,
+}
+
+impl Default for SweepForm {
+    fn default() -> Self {
+        let mut f = Self {
+            factor: "transitions".into(),
+            levels: "0,1,2,3".into(),
+            factor_levels: String::new(),
+            seed: "1".into(),
+            per_level: "16".into(),
+            hold: String::new(),
+        };
+        f.sync();
+        f
+    }
+}
+
+impl SweepForm {
+    fn sync(&mut self) {
+        self.factor_levels = format!("{}={}", self.factor.trim(), self.levels.trim());
+    }
+}
+
+/// A generated suite, as the Generate view shows it.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Suite {
+    /// The canonical spec.
+    pub spec: String,
+    /// The suite's text.
+    pub text: String,
+    /// Sessions.
+    pub sessions: usize,
+    /// Fingerprint.
+    pub fingerprint: String,
+    /// The data card (as `wildtool stats` prints it).
+    pub card: String,
+    /// Seconds the generation took (the lab call, packs already loaded).
+    #[serde(default)]
+    pub seconds: f64,
+}
+
+/// One level of a sweep, as planned by the lab module.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PlannedLevel {
+    /// The level's value.
+    pub value: String,
+    /// Its label (the CLI's directory name).
+    pub dir: String,
+    /// Its suite's spec.
+    pub spec: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+struct PlanOutput {
+    factor: String,
+    suite: String,
+    levels: Vec<PlannedLevel>,
+}
+
+/// Where a sweep stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SweepPhase {
+    /// The options are being checked.
+    Planning,
+    /// Level `i`'s suite is being generated.
+    Generating(usize),
+    /// Level `i` is running.
+    Running(usize),
+    /// The levels are being analysed.
+    Analysing,
+    /// Every level ran and the analysis is shown.
+    Done,
+    /// Stopped early (cancelled, or a level could not run), with the reason; what ran is
+    /// analysed.
+    Stopped(String),
+    /// Nothing to show (the options were refused, the analysis failed).
+    Failed(String),
+}
+
+impl SweepPhase {
+    /// The automation hook `sweep`.
+    pub fn hook(&self) -> &'static str {
+        match self {
+            SweepPhase::Planning => "planning",
+            SweepPhase::Generating(_) => "generating",
+            SweepPhase::Running(_) => "running",
+            SweepPhase::Analysing => "analysing",
+            SweepPhase::Done => "done",
+            SweepPhase::Stopped(_) => "stopped",
+            SweepPhase::Failed(_) => "failed",
+        }
+    }
+
+    /// True while levels are generated or run.
+    pub fn active(&self) -> bool {
+        matches!(
+            self,
+            SweepPhase::Planning | SweepPhase::Generating(_) | SweepPhase::Running(_)
+        )
+    }
+}
+
+/// A level's run in the page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct LevelRun {
+    /// History id of its run.
+    pub run: Option<String>,
+    /// Its suite's fingerprint.
+    pub fingerprint: String,
+    /// One outcome per task (after the run).
+    pub outcomes: Vec<TaskOutcome>,
+    /// The run's end (`done`, `incomplete`, `cancelled`, `failed`), once over.
+    pub outcome: Option<String>,
+    /// Task accuracy as displayed, once over.
+    pub accuracy: Option<String>,
+}
+
+/// The analysis the lab module returned.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SweepResult {
+    /// `sweep.json`.
+    pub doc: String,
+    /// `sweep.html`.
+    pub html: String,
+    /// The view's wire JSON.
+    pub view: String,
+}
+
+/// A sweep in the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SweepRun {
+    /// The options it was started with.
+    pub form: SweepForm,
+    /// The model (or agent) label of its runs.
+    pub model: String,
+    /// The swept factor (once planned).
+    pub factor: String,
+    /// The shared suite (once planned).
+    pub suite: String,
+    /// The levels (once planned).
+    pub levels: Vec<PlannedLevel>,
+    /// Their runs.
+    pub runs: Vec<LevelRun>,
+    /// Where it stands.
+    pub phase: SweepPhase,
+    /// The analysis.
+    pub result: Option<SweepResult>,
+    stop: bool,
+}
+
+/// Generated suites and sweeps.
+#[derive(Debug, Default)]
+pub struct GenState {
+    /// The Generate form.
+    pub form: GenForm,
+    /// The Sweep form.
+    pub sweep_form: SweepForm,
+    /// The last generated suite.
+    pub suite: Option<Suite>,
+    /// A suite is being generated for the Generate view or `dataset=generate:`.
+    pub busy: bool,
+    /// Why the last generation failed.
+    pub error: Option<String>,
+    /// The sweep.
+    pub sweep: Option<SweepRun>,
+    packs: Vec<Option<String>>,
+    packs_asked: bool,
+    waiting: Vec<(String, LabPurpose)>,
+    started: f64,
+}
+
+/// The generate call's input (read by the lab module as its `GenerateInput`).
+#[derive(Serialize)]
+struct GenerateCall<'a> {
+    spec: &'a str,
+    packs: Vec<PackCall<'a>>,
+}
+
+#[derive(Serialize)]
+struct PackCall<'a> {
+    name: &'a str,
+    text: &'a str,
+}
+
+/// The sweep view call's input (the lab module's `ViewInput`).
+#[derive(Serialize)]
+struct SweepViewCall<'a> {
+    plan: &'a SweepForm,
+    model: &'a str,
+    levels: Vec<LevelCall<'a>>,
+    width: f64,
+}
+
+#[derive(Serialize)]
+struct LevelCall<'a> {
+    fingerprint: &'a str,
+    outcomes: &'a [TaskOutcome],
+}
+
+impl AppState {
+    /// A field of the Generate or Sweep form changed.
+    pub fn gen_set(&mut self, name: &str, value: &str) -> Vec<Effect> {
+        let g = &mut self.gen;
+        match name {
+            "gen-seed" => g.form.seed = value.to_owned(),
+            "gen-sessions" => g.form.sessions = value.to_owned(),
+            "sweep-factor" => g.sweep_form.factor = value.to_owned(),
+            "sweep-levels" => g.sweep_form.levels = value.to_owned(),
+            "sweep-seed" => g.sweep_form.seed = value.to_owned(),
+            "sweep-per-level" => g.sweep_form.per_level = value.to_owned(),
+            "sweep-hold" => g.sweep_form.hold = value.to_owned(),
+            other => {
+                let factor = other.strip_prefix("gen-f-").unwrap_or("");
+                if let Some(i) = FACTORS.iter().position(|f| f.name == factor) {
+                    if let Some(slot) = g.form.factors.get_mut(i) {
+                        *slot = value.to_owned();
+                    }
+                }
+            }
+        }
+        g.sweep_form.sync();
+        Vec::new()
+    }
+
+    /// Generates the suite of the Generate form.
+    pub fn generate_from_form(&mut self, now: Now) -> Vec<Effect> {
+        let spec = self.gen.form.spec();
+        self.generate_dataset(spec, now)
+    }
+
+    /// Generates the suite `spec` and loads it as the page's dataset (the Generate view,
+    /// `dataset=generate:…`, opening or resuming a stored run of a generated suite).
+    pub fn generate_dataset(&mut self, spec: String, now: Now) -> Vec<Effect> {
+        self.gen.busy = true;
+        self.gen.error = None;
+        self.pending_dataset = Some(PendingDataset {
+            source: DatasetSource::Generated { spec: spec.clone() },
+            lang: "en".into(),
+        });
+        self.say("Generating the suite…", Tone::Info);
+        self.request_generate(spec, LabPurpose::Generate, now)
+    }
+
+    /// Asks the lab module for a suite, once the domain packs are here.
+    fn request_generate(&mut self, spec: String, purpose: LabPurpose, now: Now) -> Vec<Effect> {
+        let g = &mut self.gen;
+        if g.packs.len() == PACK_FILES.len() && g.packs.iter().all(Option::is_some) {
+            g.started = now.mono;
+            let input = serde_json::to_string(&GenerateCall {
+                spec: &spec,
+                packs: PACK_FILES
+                    .iter()
+                    .zip(&g.packs)
+                    .map(|(name, text)| PackCall {
+                        name,
+                        text: text.as_deref().unwrap_or(""),
+                    })
+                    .collect(),
+            })
+            .unwrap_or_default();
+            return vec![Effect::Lab {
+                call: GENERATE,
+                input,
+                purpose,
+            }];
+        }
+        g.waiting.push((spec, purpose));
+        if g.packs_asked {
+            return Vec::new();
+        }
+        g.packs_asked = true;
+        g.packs = vec![None; PACK_FILES.len()];
+        PACK_FILES
+            .iter()
+            .enumerate()
+            .map(|(i, name)| Effect::Fetch(format!("{PACKS_DIR}{name}"), FetchPurpose::Pack(i)))
+            .collect()
+    }
+
+    /// A domain pack arrived (or could not be fetched).
+    pub fn pack_fetched(
+        &mut self,
+        index: usize,
+        result: Result<String, String>,
+        now: Now,
+    ) -> Vec<Effect> {
+        match result {
+            Ok(text) => {
+                if let Some(slot) = self.gen.packs.get_mut(index) {
+                    *slot = Some(text);
+                }
+                if !self.gen.packs.iter().all(Option::is_some) {
+                    return Vec::new();
+                }
+                let waiting = std::mem::take(&mut self.gen.waiting);
+                let mut fx = Vec::new();
+                for (spec, purpose) in waiting {
+                    fx.extend(self.request_generate(spec, purpose, now));
+                }
+                fx
+            }
+            Err(e) => {
+                let name = PACK_FILES.get(index).copied().unwrap_or("?");
+                self.gen.packs_asked = false;
+                self.gen.packs.clear();
+                let why = format!("The domain pack {name} could not be loaded: {e}");
+                let waiting = std::mem::take(&mut self.gen.waiting);
+                let mut fx = Vec::new();
+                for (_, purpose) in waiting {
+                    fx.extend(self.gen_answered(purpose, Err(why.clone()), now));
+                }
+                fx
+            }
+        }
+    }
+
+    /// The lab module answered one of this module's calls.
+    pub fn gen_answered(
+        &mut self,
+        purpose: LabPurpose,
+        answer: Result<String, String>,
+        now: Now,
+    ) -> Vec<Effect> {
+        match purpose {
+            LabPurpose::Generate => self.suite_arrived(answer, now),
+            LabPurpose::SweepPlan => self.sweep_planned(answer, now),
+            LabPurpose::SweepLevel => self.sweep_level_generated(answer, now),
+            LabPurpose::SweepView => self.sweep_analysed(answer),
+            _ => Vec::new(),
+        }
+    }
+
+    fn suite_arrived(&mut self, answer: Result<String, String>, now: Now) -> Vec<Effect> {
+        self.gen.busy = false;
+        let suite = answer.and_then(|out| {
+            serde_json::from_str::<Suite>(&out).map_err(|e| format!("unreadable answer: {e}"))
+        });
+        match suite {
+            Ok(mut suite) => {
+                suite.seconds = now.mono - self.gen.started;
+                if let Some(p) = &mut self.pending_dataset {
+                    p.source = DatasetSource::Generated {
+                        spec: suite.spec.clone(),
+                    };
+                }
+                let fx = self.dataset_arrived(Ok(suite.text.clone()), now);
+                self.gen.suite = Some(suite);
+                if self.route.view == View::Generate {
+                    self.focus = Some("generated-title".into());
+                }
+                fx
+            }
+            Err(e) => {
+                self.gen.error = Some(e.clone());
+                self.dataset_arrived(Err(e), now)
+            }
+        }
+    }
+
+    /// Offers the generated suite as a download (`<spec>.jsonl`).
+    pub fn generate_download(&mut self) -> Vec<Effect> {
+        let Some(suite) = &self.gen.suite else {
+            return Vec::new();
+        };
+        if self.dataset.map(|d| d.fingerprint.as_str()) != Some(suite.fingerprint.as_str()) {
+            self.say(
+                "The generated suite is no longer the loaded dataset; generate it again.",
+                Tone::Warn,
+            );
+            return Vec::new();
+        }
+        vec![Effect::Download {
+            name: format!("generated-{}.jsonl", suite.fingerprint),
+            mime: "application/jsonl",
+            data: suite.text.clone(),
+        }]
+    }
+
+    // ---- sweeps
+
+    /// Starts a sweep with the Sweep form and the Setup model.
+    pub fn sweep_start(&mut self) -> Vec<Effect> {
+        if self.gen.sweep.as_ref().is_some_and(|s| s.phase.active())
+            || self.run.as_ref().is_some_and(|r| r.phase != Phase::Ended)
+        {
+            self.say("A run is already in progress.", Tone::Warn);
+            return Vec::new();
+        }
+        let model = if self.setup.model.trim().is_empty() {
+            self.setup.provider.clone()
+        } else {
+            self.setup.model.trim().to_owned()
+        };
+        let form = self.gen.sweep_form.clone();
+        let input = serde_json::to_string(&form).unwrap_or_default();
+        self.gen.sweep = Some(SweepRun {
+            form,
+            model,
+            factor: String::new(),
+            suite: String::new(),
+            levels: Vec::new(),
+            runs: Vec::new(),
+            phase: SweepPhase::Planning,
+            result: None,
+            stop: false,
+        });
+        self.say("Checking the sweep…", Tone::Info);
+        vec![Effect::Lab {
+            call: SWEEP_PLAN,
+            input,
+            purpose: LabPurpose::SweepPlan,
+        }]
+    }
+
+    /// Stops the sweep: the running level is cancelled, what ran is analysed.
+    pub fn sweep_stop(&mut self, now: Now) -> Vec<Effect> {
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        if !sweep.phase.active() {
+            return Vec::new();
+        }
+        sweep.stop = true;
+        match sweep.phase {
+            SweepPhase::Running(_) => self.cancel_run(now),
+            SweepPhase::Planning => {
+                sweep.phase = SweepPhase::Failed("stopped".into());
+                Vec::new()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn sweep_planned(&mut self, answer: Result<String, String>, now: Now) -> Vec<Effect> {
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        let plan = answer.and_then(|out| {
+            serde_json::from_str::<PlanOutput>(&out).map_err(|e| format!("unreadable answer: {e}"))
+        });
+        match plan {
+            Ok(p) if !sweep.stop => {
+                sweep.factor = p.factor;
+                sweep.suite = p.suite;
+                sweep.runs = vec![LevelRun::default(); p.levels.len()];
+                sweep.levels = p.levels;
+                self.sweep_level(0, now)
+            }
+            Ok(_) => Vec::new(),
+            Err(e) => {
+                sweep.phase = SweepPhase::Failed(e.clone());
+                self.say(format!("The sweep cannot start: {e}"), Tone::Error);
+                self.focus = Some("status".into());
+                Vec::new()
+            }
+        }
+    }
+
+    /// Generates level `i`'s suite (then runs it), or analyses when every level ran.
+    fn sweep_level(&mut self, i: usize, now: Now) -> Vec<Effect> {
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        let Some(level) = sweep.levels.get(i) else {
+            return self.sweep_analyse(None);
+        };
+        let spec = level.spec.clone();
+        let text = format!(
+            "Sweep: generating level {} of {} ({} = {})…",
+            i + 1,
+            sweep.levels.len(),
+            sweep.factor,
+            level.value
+        );
+        sweep.phase = SweepPhase::Generating(i);
+        self.say(text, Tone::Info);
+        self.request_generate(spec, LabPurpose::SweepLevel, now)
+    }
+
+    fn sweep_level_generated(&mut self, answer: Result<String, String>, now: Now) -> Vec<Effect> {
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        let SweepPhase::Generating(i) = sweep.phase else {
+            return Vec::new();
+        };
+        let suite = answer.and_then(|out| {
+            serde_json::from_str::<Suite>(&out).map_err(|e| format!("unreadable answer: {e}"))
+        });
+        let suite = match suite {
+            Ok(s) if !sweep.stop => s,
+            Ok(_) => return self.sweep_analyse(Some("stopped before this level ran".into())),
+            Err(e) => return self.sweep_analyse(Some(e)),
+        };
+        let value = sweep
+            .levels
+            .get(i)
+            .map(|l| l.value.clone())
+            .unwrap_or_default();
+        let count = sweep.levels.len();
+        let factor = sweep.factor.clone();
+        if let Some(r) = sweep.runs.get_mut(i) {
+            r.fingerprint = suite.fingerprint.clone();
+        }
+        let d = data::load(
+            &suite.text,
+            DatasetSource::Generated {
+                spec: suite.spec.clone(),
+            },
+            wildtool_core::dataset::Lang::En,
+        );
+        self.dataset = Some(d);
+        let route = self.route.clone();
+        let mut fx = self.start_run(now);
+        let started = self
+            .run
+            .as_ref()
+            .filter(|r| r.phase != Phase::Ended)
+            .map(|r| r.id.clone());
+        // The page stays on the Sweep view while the levels run.
+        if self.route != route {
+            self.route = route;
+            fx.retain(|e| !matches!(e, Effect::PushUrl(_)));
+            self.focus = None;
+        }
+        let Some(id) = started else {
+            let why = self
+                .status
+                .as_ref()
+                .map(|s| s.text.clone())
+                .unwrap_or_else(|| "the run could not start".into());
+            fx.extend(self.sweep_analyse(Some(why)));
+            return fx;
+        };
+        if let Some(sweep) = &mut self.gen.sweep {
+            sweep.phase = SweepPhase::Running(i);
+            if let Some(r) = sweep.runs.get_mut(i) {
+                r.run = Some(id);
+            }
+        }
+        self.say(
+            format!(
+                "Sweep: running level {} of {count} ({factor} = {value})…",
+                i + 1
+            ),
+            Tone::Info,
+        );
+        fx
+    }
+
+    /// After every message: when the running level's run is over, keep its outcomes,
+    /// name its history entry after the level, stay on the Sweep view and go on with the
+    /// next level (or stop, or analyse).
+    pub fn sweep_after(&mut self, before: Route, fx: &mut Vec<Effect>, now: Now) {
+        let Some(sweep) = &self.gen.sweep else {
+            return;
+        };
+        let SweepPhase::Running(i) = sweep.phase else {
+            return;
+        };
+        let Some(id) = sweep.runs.get(i).and_then(|r| r.run.clone()) else {
+            return;
+        };
+        let Some(run) = self.run.as_ref().filter(|r| r.id == id) else {
+            return;
+        };
+        if run.phase != Phase::Ended {
+            return;
+        }
+        let outcome = run
+            .end
+            .as_ref()
+            .map(|e| e.outcome.clone())
+            .unwrap_or_else(|| "done".into());
+        let reason = run.end.as_ref().and_then(|e| e.reason.clone());
+        let (outcomes, accuracy) = match self.shown.as_ref().filter(|s| s.id == id) {
+            Some(s) => (s.outcomes.clone(), s.headline.task_accuracy.clone()),
+            None => (Vec::new(), None),
+        };
+        // The run's end moved the page to its dashboard: come back.
+        if self.route != before && before.view == View::Sweep {
+            self.route = before;
+            fx.retain(|e| !matches!(e, Effect::PushUrl(_)));
+            self.focus = None;
+        }
+        let Some(sweep) = &mut self.gen.sweep else {
+            return;
+        };
+        let label = format!(
+            "{} · {} = {}",
+            sweep.model,
+            sweep.factor,
+            sweep.levels.get(i).map(|l| l.value.as_str()).unwrap_or("")
+        );
+        let scored = outcomes.iter().any(|o| !o.incomplete);
+        if let Some(r) = sweep.runs.get_mut(i) {
+            r.outcomes = outcomes;
+            r.outcome = Some(outcome.clone());
+            r.accuracy = accuracy;
+        }
+        let stop = sweep.stop;
+        if let Some(mut entry) = self.history.get(&id).cloned() {
+            entry.label = label;
+            fx.push(Effect::KvPut(vec![(
+                meta_key(&id),
+                serde_json::to_string(&entry).unwrap_or_default(),
+            )]));
+            self.history.put(entry);
+        }
+        let stopped = if stop || outcome == "cancelled" {
+            Some("the sweep was stopped".to_owned())
+        } else if outcome == "failed" && !scored {
+            Some(reason.unwrap_or_else(|| "the level's run failed".into()))
+        } else {
+            None
+        };
+        match stopped {
+            Some(why) => fx.extend(self.sweep_analyse(Some(why))),
+            None => fx.extend(self.sweep_level(i + 1, now)),
+        }
+    }
+
+    /// Asks the lab module for the analysis of what ran (`stopped`: why the sweep ended
+    /// early).
+    fn sweep_analyse(&mut self, stopped: Option<String>) -> Vec<Effect> {
+        let width = if self.layout.min_font > 0.0 {
+            self.layout.width
+        } else {
+            0.0
+        };
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        if let Some(why) = &stopped {
+            self.status = Some(crate::state::Status {
+                text: format!("The sweep stopped: {why}."),
+                tone: Tone::Warn,
+            });
+        }
+        if sweep.runs.iter().all(|r| r.outcomes.is_empty()) {
+            let why = stopped.unwrap_or_else(|| "no level ran".into());
+            sweep.phase = SweepPhase::Failed(why);
+            self.focus = Some("sweep-title".into());
+            return Vec::new();
+        }
+        sweep.phase = match stopped {
+            Some(why) => SweepPhase::Stopped(why),
+            None => SweepPhase::Analysing,
+        };
+        let input = serde_json::to_string(&SweepViewCall {
+            plan: &sweep.form,
+            model: &sweep.model,
+            levels: sweep
+                .runs
+                .iter()
+                .map(|r| LevelCall {
+                    fingerprint: &r.fingerprint,
+                    outcomes: &r.outcomes,
+                })
+                .collect(),
+            width,
+        })
+        .unwrap_or_default();
+        vec![Effect::Lab {
+            call: SWEEP_VIEW,
+            input,
+            purpose: LabPurpose::SweepView,
+        }]
+    }
+
+    fn sweep_analysed(&mut self, answer: Result<String, String>) -> Vec<Effect> {
+        let Some(sweep) = &mut self.gen.sweep else {
+            return Vec::new();
+        };
+        let result = answer.and_then(|out| {
+            serde_json::from_str::<SweepResult>(&out).map_err(|e| format!("unreadable answer: {e}"))
+        });
+        match result {
+            Ok(r) => {
+                sweep.result = Some(r);
+                if sweep.phase == SweepPhase::Analysing {
+                    sweep.phase = SweepPhase::Done;
+                    self.status = Some(crate::state::Status {
+                        text: "Sweep finished.".into(),
+                        tone: Tone::Ok,
+                    });
+                }
+            }
+            Err(e) => {
+                sweep.phase = SweepPhase::Failed(e.clone());
+                self.say(format!("The sweep could not be analysed: {e}"), Tone::Error);
+            }
+        }
+        self.focus = Some("sweep-title".into());
+        Vec::new()
+    }
+
+    /// Offers the sweep's `sweep.json` or `sweep.html`.
+    pub fn sweep_download(&self, what: &str) -> Vec<Effect> {
+        let Some(r) = self.gen.sweep.as_ref().and_then(|s| s.result.as_ref()) else {
+            return Vec::new();
+        };
+        let (name, mime, data) = match what {
+            "html" => ("sweep.html", "text/html", r.html.clone()),
+            _ => ("sweep.json", "application/json", r.doc.clone()),
+        };
+        vec![Effect::Download {
+            name: name.into(),
+            mime,
+            data,
+        }]
+    }
+}
