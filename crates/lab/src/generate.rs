@@ -7,6 +7,8 @@ use wildtool_core::dataset::{fingerprint_hex, Lang};
 use wildtool_core::generate::{card::FactorCounts, GenerateSpec, PackText, Packs};
 use wildtool_core::protocol::load_checked;
 
+use wildtool_ui::{el, el_text, Element, Node};
+
 use crate::{read, LabError};
 
 /// One domain pack as the page fetched it.
@@ -41,6 +43,9 @@ pub struct GenerateOutput {
     /// The data card: the distribution table, the factor tables and the fingerprint, as
     /// `wildtool stats` prints them.
     pub card: String,
+    /// The page's view of the suite (wire JSON of a node): spec, size, fingerprint, the
+    /// buttons to run or download it, the data card.
+    pub view: String,
 }
 
 /// Generates the suite `input.spec` describes (errors carry the core's message: an
@@ -64,13 +69,73 @@ pub fn run(input: &GenerateInput) -> Result<GenerateOutput, LabError> {
         .collect();
     let text = Packs::parse(&texts)?.generate(&spec)?;
     let fingerprint = fingerprint_hex(&text);
+    let sessions = spec.sessions;
+    let spec = spec.to_text();
+    let card = card(&text, &fingerprint);
     Ok(GenerateOutput {
-        spec: spec.to_text(),
-        sessions: spec.sessions,
-        card: card(&text, &fingerprint),
+        view: view(&spec, sessions, &fingerprint, &card).to_json(),
+        spec,
+        sessions,
+        card,
         fingerprint,
         text,
     })
+}
+
+fn button(label: &str, action: &str, arg: &str) -> Element {
+    el("button")
+        .attr("type", "button")
+        .action(action, arg)
+        .text(label)
+}
+
+/// The view of a generated suite.
+pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node {
+    el("div")
+        .id("generated-view")
+        .child(
+            el("dl")
+                .class("stats")
+                .child(el_text("dt", "Spec"))
+                .child(el_text("dd", spec).id("generated-spec"))
+                .child(el_text("dt", "Sessions"))
+                .child(el_text("dd", sessions.to_string()))
+                .child(el_text("dt", "Fingerprint"))
+                .child(el_text("dd", fingerprint).id("generated-fingerprint")),
+        )
+        .child(
+            el_text(
+                "p",
+                "wildtool stats prints the same fingerprint for the same suite made with wildtool generate.",
+            )
+            .class("muted"),
+        )
+        .child(
+            el("div")
+                .class("row")
+                .child(
+                    button("Run it now with the Setup model", "gen-run", "")
+                        .id("generated-run")
+                        .class("primary"),
+                )
+                .child(
+                    button("Download the suite (.jsonl)", "gen-download", "")
+                        .id("generated-download"),
+                )
+                .child(button("Open Setup", "nav", "setup")),
+        )
+        .child(
+            el("details")
+                .child(el_text("summary", "Data card (as wildtool stats prints it)"))
+                .child(
+                    el_text("pre", card)
+                        .id("generated-card")
+                        .class("card")
+                        .attr("tabindex", "0")
+                        .attr("aria-label", "Data card"),
+                ),
+        )
+        .into()
 }
 
 /// The data card of a suite: the lines `wildtool stats` prints for it.
@@ -131,6 +196,15 @@ mod tests {
             "seed=9,sessions=5,types=single+parallel+chat+clarify,width=3"
         );
         assert!(out.card.contains("generated suite"), "{}", out.card);
+        let tree = wildtool_ui::wire::parse(&out.view).unwrap();
+        assert_eq!(
+            tree.by_id("generated-fingerprint").unwrap().text_content(),
+            out.fingerprint
+        );
+        assert_eq!(
+            tree.by_id("generated-card").unwrap().text_content(),
+            out.card
+        );
         assert!(out.card.ends_with(&format!(
             "fingerprint                 {}\n",
             out.fingerprint

@@ -14,7 +14,7 @@
 //! `sweep.json` and `sweep.html` as `wildtool sweep`). The page stays on the Sweep view
 //! while the levels run.
 
-use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use wildtool_core::generate::pack::PACK_FILES;
 use wildtool_core::generate::FACTORS;
 use wildtool_core::outcome::TaskOutcome;
@@ -25,6 +25,7 @@ use crate::live::Phase;
 use crate::msg::{Effect, FetchPurpose, LabPurpose};
 use crate::route::{Route, View};
 use crate::state::{AppState, Now, PendingDataset, Tone};
+use crate::ui::push_json_string;
 
 /// Where the page serves the domain packs.
 pub const PACKS_DIR: &str = "./data/packs/";
@@ -84,17 +85,12 @@ impl GenForm {
 }
 
 /// The Sweep form.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SweepForm {
     /// The swept factor's name.
-    #[serde(skip)]
     pub factor: String,
     /// Its levels, joined by commas.
-    #[serde(skip)]
     pub levels: String,
-    /// `factor=levels` (what the lab module reads).
-    #[serde(rename = "factor")]
-    pub factor_levels: String,
     /// Seed.
     pub seed: String,
     /// Sessions per level.
@@ -105,45 +101,90 @@ pub struct SweepForm {
 
 impl Default for SweepForm {
     fn default() -> Self {
-        let mut f = Self {
+        Self {
             factor: "transitions".into(),
             levels: "0,1,2,3".into(),
-            factor_levels: String::new(),
             seed: "1".into(),
             per_level: "16".into(),
             hold: String::new(),
-        };
-        f.sync();
-        f
+        }
     }
 }
 
 impl SweepForm {
-    fn sync(&mut self) {
-        self.factor_levels = format!("{}={}", self.factor.trim(), self.levels.trim());
+    /// `factor=levels`, as the CLI's `--factor` takes it.
+    pub fn factor_levels(&self) -> String {
+        format!("{}={}", self.factor.trim(), self.levels.trim())
+    }
+
+    /// The options as the lab module reads them (its `PlanInput`).
+    pub fn to_json(&self) -> String {
+        json_object(&[
+            ("factor", &self.factor_levels()),
+            ("seed", &self.seed),
+            ("per_level", &self.per_level),
+            ("hold", &self.hold),
+        ])
     }
 }
 
+/// A JSON object of string fields.
+fn json_object(fields: &[(&str, &str)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_json_string(&mut out, k);
+        out.push(':');
+        push_json_string(&mut out, v);
+    }
+    out.push('}');
+    out
+}
+
+/// A string field of a lab answer.
+fn field(v: &Value, name: &str) -> String {
+    v.get(name).and_then(Value::as_str).unwrap_or("").to_owned()
+}
+
+/// A lab answer's JSON.
+fn answer_json(answer: Result<String, String>) -> Result<Value, String> {
+    answer.and_then(|out| serde_json::from_str(&out).map_err(|e| format!("unreadable answer: {e}")))
+}
+
 /// A generated suite, as the Generate view shows it.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Suite {
     /// The canonical spec.
     pub spec: String,
     /// The suite's text.
     pub text: String,
     /// Sessions.
-    pub sessions: usize,
+    pub sessions: u64,
     /// Fingerprint.
     pub fingerprint: String,
-    /// The data card (as `wildtool stats` prints it).
-    pub card: String,
+    /// The lab module's view of it (spec, fingerprint, data card, buttons).
+    pub view: String,
     /// Seconds the generation took (the lab call, packs already loaded).
-    #[serde(default)]
     pub seconds: f64,
 }
 
+impl Suite {
+    fn from_answer(v: &Value) -> Suite {
+        Suite {
+            spec: field(v, "spec"),
+            text: field(v, "text"),
+            sessions: v.get("sessions").and_then(Value::as_u64).unwrap_or(0),
+            fingerprint: field(v, "fingerprint"),
+            view: field(v, "view"),
+            seconds: 0.0,
+        }
+    }
+}
+
 /// One level of a sweep, as planned by the lab module.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedLevel {
     /// The level's value.
     pub value: String,
@@ -151,13 +192,6 @@ pub struct PlannedLevel {
     pub dir: String,
     /// Its suite's spec.
     pub spec: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-struct PlanOutput {
-    factor: String,
-    suite: String,
-    levels: Vec<PlannedLevel>,
 }
 
 /// Where a sweep stands.
@@ -219,7 +253,7 @@ pub struct LevelRun {
 }
 
 /// The analysis the lab module returned.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SweepResult {
     /// `sweep.json`.
     pub doc: String,
@@ -272,34 +306,6 @@ pub struct GenState {
     started: f64,
 }
 
-/// The generate call's input (read by the lab module as its `GenerateInput`).
-#[derive(Serialize)]
-struct GenerateCall<'a> {
-    spec: &'a str,
-    packs: Vec<PackCall<'a>>,
-}
-
-#[derive(Serialize)]
-struct PackCall<'a> {
-    name: &'a str,
-    text: &'a str,
-}
-
-/// The sweep view call's input (the lab module's `ViewInput`).
-#[derive(Serialize)]
-struct SweepViewCall<'a> {
-    plan: &'a SweepForm,
-    model: &'a str,
-    levels: Vec<LevelCall<'a>>,
-    width: f64,
-}
-
-#[derive(Serialize)]
-struct LevelCall<'a> {
-    fingerprint: &'a str,
-    outcomes: &'a [TaskOutcome],
-}
-
 impl AppState {
     /// A field of the Generate or Sweep form changed.
     pub fn gen_set(&mut self, name: &str, value: &str) -> Vec<Effect> {
@@ -321,7 +327,6 @@ impl AppState {
                 }
             }
         }
-        g.sweep_form.sync();
         Vec::new()
     }
 
@@ -349,18 +354,20 @@ impl AppState {
         let g = &mut self.gen;
         if g.packs.len() == PACK_FILES.len() && g.packs.iter().all(Option::is_some) {
             g.started = now.mono;
-            let input = serde_json::to_string(&GenerateCall {
-                spec: &spec,
-                packs: PACK_FILES
-                    .iter()
-                    .zip(&g.packs)
-                    .map(|(name, text)| PackCall {
-                        name,
-                        text: text.as_deref().unwrap_or(""),
-                    })
-                    .collect(),
-            })
-            .unwrap_or_default();
+            // The generate call's input (the lab module's `GenerateInput`).
+            let mut input = String::from("{\"spec\":");
+            push_json_string(&mut input, &spec);
+            input.push_str(",\"packs\":[");
+            for (i, (name, text)) in PACK_FILES.iter().zip(&g.packs).enumerate() {
+                if i > 0 {
+                    input.push(',');
+                }
+                input.push_str(&json_object(&[
+                    ("name", name),
+                    ("text", text.as_deref().unwrap_or("")),
+                ]));
+            }
+            input.push_str("]}");
             return vec![Effect::Lab {
                 call: GENERATE,
                 input,
@@ -435,11 +442,9 @@ impl AppState {
 
     fn suite_arrived(&mut self, answer: Result<String, String>, now: Now) -> Vec<Effect> {
         self.gen.busy = false;
-        let suite = answer.and_then(|out| {
-            serde_json::from_str::<Suite>(&out).map_err(|e| format!("unreadable answer: {e}"))
-        });
-        match suite {
-            Ok(mut suite) => {
+        match answer_json(answer) {
+            Ok(v) => {
+                let mut suite = Suite::from_answer(&v);
                 suite.seconds = now.mono - self.gen.started;
                 if let Some(p) = &mut self.pending_dataset {
                     p.source = DatasetSource::Generated {
@@ -460,18 +465,29 @@ impl AppState {
         }
     }
 
-    /// Offers the generated suite as a download (`<spec>.jsonl`).
-    pub fn generate_download(&mut self) -> Vec<Effect> {
+    /// Runs the generated suite with the Setup model (loading it again if another dataset
+    /// was loaded since).
+    pub fn generate_run(&mut self, now: Now) -> Vec<Effect> {
         let Some(suite) = &self.gen.suite else {
             return Vec::new();
         };
         if self.dataset.map(|d| d.fingerprint.as_str()) != Some(suite.fingerprint.as_str()) {
-            self.say(
-                "The generated suite is no longer the loaded dataset; generate it again.",
-                Tone::Warn,
-            );
-            return Vec::new();
+            self.dataset = Some(data::load(
+                &suite.text,
+                DatasetSource::Generated {
+                    spec: suite.spec.clone(),
+                },
+                wildtool_core::dataset::Lang::En,
+            ));
         }
+        self.start_run(now)
+    }
+
+    /// Offers the generated suite as a download.
+    pub fn generate_download(&self) -> Vec<Effect> {
+        let Some(suite) = &self.gen.suite else {
+            return Vec::new();
+        };
         vec![Effect::Download {
             name: format!("generated-{}.jsonl", suite.fingerprint),
             mime: "application/jsonl",
@@ -495,7 +511,7 @@ impl AppState {
             self.setup.model.trim().to_owned()
         };
         let form = self.gen.sweep_form.clone();
-        let input = serde_json::to_string(&form).unwrap_or_default();
+        let input = form.to_json();
         self.gen.sweep = Some(SweepRun {
             form,
             model,
@@ -538,18 +554,28 @@ impl AppState {
         let Some(sweep) = &mut self.gen.sweep else {
             return Vec::new();
         };
-        let plan = answer.and_then(|out| {
-            serde_json::from_str::<PlanOutput>(&out).map_err(|e| format!("unreadable answer: {e}"))
-        });
-        match plan {
-            Ok(p) if !sweep.stop => {
-                sweep.factor = p.factor;
-                sweep.suite = p.suite;
-                sweep.runs = vec![LevelRun::default(); p.levels.len()];
-                sweep.levels = p.levels;
+        match answer_json(answer) {
+            Ok(_) if sweep.stop => Vec::new(),
+            Ok(v) => {
+                sweep.factor = field(&v, "factor");
+                sweep.suite = field(&v, "suite");
+                sweep.levels = v
+                    .get("levels")
+                    .and_then(Value::as_array)
+                    .map(|levels| {
+                        levels
+                            .iter()
+                            .map(|l| PlannedLevel {
+                                value: field(l, "value"),
+                                dir: field(l, "dir"),
+                                spec: field(l, "spec"),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                sweep.runs = vec![LevelRun::default(); sweep.levels.len()];
                 self.sweep_level(0, now)
             }
-            Ok(_) => Vec::new(),
             Err(e) => {
                 sweep.phase = SweepPhase::Failed(e.clone());
                 self.say(format!("The sweep cannot start: {e}"), Tone::Error);
@@ -587,11 +613,8 @@ impl AppState {
         let SweepPhase::Generating(i) = sweep.phase else {
             return Vec::new();
         };
-        let suite = answer.and_then(|out| {
-            serde_json::from_str::<Suite>(&out).map_err(|e| format!("unreadable answer: {e}"))
-        });
-        let suite = match suite {
-            Ok(s) if !sweep.stop => s,
+        let suite = match answer_json(answer) {
+            Ok(v) if !sweep.stop => Suite::from_answer(&v),
             Ok(_) => return self.sweep_analyse(Some("stopped before this level ran".into())),
             Err(e) => return self.sweep_analyse(Some(e)),
         };
@@ -750,20 +773,21 @@ impl AppState {
             Some(why) => SweepPhase::Stopped(why),
             None => SweepPhase::Analysing,
         };
-        let input = serde_json::to_string(&SweepViewCall {
-            plan: &sweep.form,
-            model: &sweep.model,
-            levels: sweep
-                .runs
-                .iter()
-                .map(|r| LevelCall {
-                    fingerprint: &r.fingerprint,
-                    outcomes: &r.outcomes,
-                })
-                .collect(),
-            width,
-        })
-        .unwrap_or_default();
+        // The view call's input (the lab module's `ViewInput`).
+        let mut input = format!("{{\"plan\":{},\"model\":", sweep.form.to_json());
+        push_json_string(&mut input, &sweep.model);
+        input.push_str(",\"levels\":[");
+        for (i, r) in sweep.runs.iter().enumerate() {
+            if i > 0 {
+                input.push(',');
+            }
+            input.push_str("{\"fingerprint\":");
+            push_json_string(&mut input, &r.fingerprint);
+            input.push_str(",\"outcomes\":");
+            input.push_str(&serde_json::to_string(&r.outcomes).unwrap_or_else(|_| "[]".into()));
+            input.push('}');
+        }
+        input.push_str(&format!("],\"width\":{width}}}"));
         vec![Effect::Lab {
             call: SWEEP_VIEW,
             input,
@@ -775,12 +799,13 @@ impl AppState {
         let Some(sweep) = &mut self.gen.sweep else {
             return Vec::new();
         };
-        let result = answer.and_then(|out| {
-            serde_json::from_str::<SweepResult>(&out).map_err(|e| format!("unreadable answer: {e}"))
-        });
-        match result {
-            Ok(r) => {
-                sweep.result = Some(r);
+        match answer_json(answer) {
+            Ok(v) => {
+                sweep.result = Some(SweepResult {
+                    doc: field(&v, "doc"),
+                    html: field(&v, "html"),
+                    view: field(&v, "view"),
+                });
                 if sweep.phase == SweepPhase::Analysing {
                     sweep.phase = SweepPhase::Done;
                     self.status = Some(crate::state::Status {

@@ -164,6 +164,8 @@ pub enum Msg {
     Generate,
     /// Download the generated suite.
     GenerateDownload,
+    /// Run the generated suite with the Setup model.
+    GenerateRun,
     /// Start a sweep with the Sweep form and the Setup model.
     SweepStart,
     /// Stop the sweep (the running level is cancelled; what ran is analysed).
@@ -247,6 +249,7 @@ impl Msg {
             "gen-set" => Msg::GenSet(arg.to_owned(), value.to_owned()),
             "generate" => Msg::Generate,
             "gen-download" => Msg::GenerateDownload,
+            "gen-run" => Msg::GenerateRun,
             "sweep-start" => Msg::SweepStart,
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),

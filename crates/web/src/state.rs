@@ -487,6 +487,7 @@ impl AppState {
             Msg::GenSet(name, value) => self.gen_set(&name, &value),
             Msg::Generate => self.generate_from_form(now),
             Msg::GenerateDownload => self.generate_download(),
+            Msg::GenerateRun => self.generate_run(now),
             Msg::SweepStart => self.sweep_start(),
             Msg::SweepStop => self.sweep_stop(now),
             Msg::SweepDownload(what) => self.sweep_download(&what),

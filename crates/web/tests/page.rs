@@ -983,14 +983,14 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     assert_eq!(b.lab_calls, ["generate"]);
     let expected = core_suite("seed=5,sessions=12,transitions=2,distractors=1");
     let fp = wildtool_core::dataset::fingerprint_hex(&expected);
-    assert_eq!(b.text("generated-fingerprint"), fp);
+    assert_eq!(b.deep_text("generated-fingerprint"), fp);
     assert_eq!(b.hook("dataset").as_deref(), Some(fp.as_str()));
     assert_eq!(
-        b.text("generated-spec"),
+        b.deep_text("generated-spec"),
         "seed=5,sessions=12,transitions=2,distractors=1"
     );
     assert!(b
-        .text("generated-card")
+        .deep_text("generated-card")
         .contains(&format!("fingerprint                 {fp}")));
     b.act("gen-download", "", "");
     assert_eq!(b.downloads.last().unwrap().1, expected);
@@ -998,9 +998,9 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     b.act("gen-set", "gen-seed", "6");
     b.act("generate", "", "");
     assert_eq!(b.lab_calls, ["generate", "generate"]);
-    assert_ne!(b.text("generated-fingerprint"), fp);
+    assert_ne!(b.deep_text("generated-fingerprint"), fp);
     // Run it at once: gold scores everything; the run is kept with its generated source.
-    b.act("start", "", "");
+    b.act("gen-run", "", "");
     assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
     assert_eq!(b.headline()["task_accuracy"], "100.0%");
     assert_eq!(b.headline()["tasks_total"], 48);
