@@ -16,6 +16,7 @@ pub mod engine;
 pub mod exports;
 pub mod generator;
 pub mod history;
+pub mod hosts;
 pub mod lab;
 pub mod links;
 pub mod live;
