@@ -82,7 +82,8 @@ pub fn run(input: &GenerateInput) -> Result<GenerateOutput, LabError> {
     })
 }
 
-fn button(label: &str, action: &str, arg: &str) -> Element {
+/// A button dispatching `action` with `arg`.
+pub(crate) fn button(label: &str, action: &str, arg: &str) -> Element {
     el("button")
         .attr("type", "button")
         .action(action, arg)

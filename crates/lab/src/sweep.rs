@@ -196,6 +196,18 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
         .id("sweep-result")
         .class("sweep-result")
         .attr("data-status", doc.status.clone())
+        .child(
+            el("div")
+                .class("row")
+                .child(
+                    crate::generate::button("Download sweep.json", "sweep-download", "json")
+                        .id("sweep-json"),
+                )
+                .child(
+                    crate::generate::button("Download sweep.html", "sweep-download", "html")
+                        .id("sweep-html"),
+                ),
+        )
         .child(el_text("p", headline).id("sweep-slope").class("lead"));
     for (i, l) in lines.enumerate() {
         result = result.child(el_text("p", l).id(format!("sweep-trend-{}", i + 1)));

@@ -15,8 +15,6 @@
 //! while the levels run.
 
 use serde_json::Value;
-use wildtool_core::generate::pack::PACK_FILES;
-use wildtool_core::generate::FACTORS;
 use wildtool_core::outcome::TaskOutcome;
 
 use crate::data::{self, DatasetSource};
@@ -27,8 +25,9 @@ use crate::route::{Route, View};
 use crate::state::{AppState, Now, PendingDataset, Tone};
 use crate::ui::push_json_string;
 
-/// Where the page serves the domain packs.
-pub const PACKS_DIR: &str = "./data/packs/";
+/// Where the page serves the domain packs: every pack file, bundled by
+/// scripts/build-web.sh as a JSON array of `{name, text}` (the lab module's `packs`).
+pub const PACKS: &str = "./data/packs.json";
 
 /// The lab calls used here.
 const GENERATE: &str = "generate";
@@ -53,8 +52,8 @@ pub struct GenForm {
     pub seed: String,
     /// Sessions.
     pub sessions: String,
-    /// One value per entry of the core's factor table (empty: drawn per session).
-    pub factors: Vec<String>,
+    /// Factors set, `name=value` joined by commas (the others are drawn per session).
+    pub factors: String,
 }
 
 impl Default for GenForm {
@@ -62,25 +61,21 @@ impl Default for GenForm {
         Self {
             seed: "1".into(),
             sessions: "64".into(),
-            factors: vec![String::new(); FACTORS.len()],
+            factors: String::new(),
         }
     }
 }
 
 impl GenForm {
-    /// The spec text: `seed=…,sessions=…` and every factor given.
+    /// The spec text: `seed=…,sessions=…,` and the factors given (the core skips the
+    /// empty item a trailing comma leaves).
     pub fn spec(&self) -> String {
-        let mut out = format!(
-            "seed={},sessions={}",
+        format!(
+            "seed={},sessions={},{}",
             self.seed.trim(),
-            self.sessions.trim()
-        );
-        for (info, value) in FACTORS.iter().zip(&self.factors) {
-            if !value.trim().is_empty() {
-                out.push_str(&format!(",{}={}", info.name, value.trim()));
-            }
-        }
-        out
+            self.sessions.trim(),
+            self.factors.trim()
+        )
     }
 }
 
@@ -160,14 +155,10 @@ pub struct Suite {
     pub spec: String,
     /// The suite's text.
     pub text: String,
-    /// Sessions.
-    pub sessions: u64,
     /// Fingerprint.
     pub fingerprint: String,
     /// The lab module's view of it (spec, fingerprint, data card, buttons).
     pub view: String,
-    /// Seconds the generation took (the lab call, packs already loaded).
-    pub seconds: f64,
 }
 
 impl Suite {
@@ -175,10 +166,8 @@ impl Suite {
         Suite {
             spec: field(v, "spec"),
             text: field(v, "text"),
-            sessions: v.get("sessions").and_then(Value::as_u64).unwrap_or(0),
             fingerprint: field(v, "fingerprint"),
             view: field(v, "view"),
-            seconds: 0.0,
         }
     }
 }
@@ -188,8 +177,6 @@ impl Suite {
 pub struct PlannedLevel {
     /// The level's value.
     pub value: String,
-    /// Its label (the CLI's directory name).
-    pub dir: String,
     /// Its suite's spec.
     pub spec: String,
 }
@@ -272,8 +259,6 @@ pub struct SweepRun {
     pub model: String,
     /// The swept factor (once planned).
     pub factor: String,
-    /// The shared suite (once planned).
-    pub suite: String,
     /// The levels (once planned).
     pub levels: Vec<PlannedLevel>,
     /// Their runs.
@@ -300,10 +285,8 @@ pub struct GenState {
     pub error: Option<String>,
     /// The sweep.
     pub sweep: Option<SweepRun>,
-    packs: Vec<Option<String>>,
-    packs_asked: bool,
+    packs: Option<String>,
     waiting: Vec<(String, LabPurpose)>,
-    started: f64,
 }
 
 impl AppState {
@@ -318,14 +301,8 @@ impl AppState {
             "sweep-seed" => g.sweep_form.seed = value.to_owned(),
             "sweep-per-level" => g.sweep_form.per_level = value.to_owned(),
             "sweep-hold" => g.sweep_form.hold = value.to_owned(),
-            other => {
-                let factor = other.strip_prefix("gen-f-").unwrap_or("");
-                if let Some(i) = FACTORS.iter().position(|f| f.name == factor) {
-                    if let Some(slot) = g.form.factors.get_mut(i) {
-                        *slot = value.to_owned();
-                    }
-                }
-            }
+            "gen-factors" => g.form.factors = value.to_owned(),
+            _ => {}
         }
         Vec::new()
     }
@@ -350,24 +327,16 @@ impl AppState {
     }
 
     /// Asks the lab module for a suite, once the domain packs are here.
-    fn request_generate(&mut self, spec: String, purpose: LabPurpose, now: Now) -> Vec<Effect> {
+    fn request_generate(&mut self, spec: String, purpose: LabPurpose, _now: Now) -> Vec<Effect> {
         let g = &mut self.gen;
-        if g.packs.len() == PACK_FILES.len() && g.packs.iter().all(Option::is_some) {
-            g.started = now.mono;
-            // The generate call's input (the lab module's `GenerateInput`).
+        if let Some(packs) = &g.packs {
+            // The generate call's input (the lab module's `GenerateInput`; the bundle is
+            // its `packs` array, as scripts/build-web.sh writes it).
             let mut input = String::from("{\"spec\":");
             push_json_string(&mut input, &spec);
-            input.push_str(",\"packs\":[");
-            for (i, (name, text)) in PACK_FILES.iter().zip(&g.packs).enumerate() {
-                if i > 0 {
-                    input.push(',');
-                }
-                input.push_str(&json_object(&[
-                    ("name", name),
-                    ("text", text.as_deref().unwrap_or("")),
-                ]));
-            }
-            input.push_str("]}");
+            input.push_str(",\"packs\":");
+            input.push_str(packs);
+            input.push('}');
             return vec![Effect::Lab {
                 call: GENERATE,
                 input,
@@ -375,53 +344,31 @@ impl AppState {
             }];
         }
         g.waiting.push((spec, purpose));
-        if g.packs_asked {
+        if g.waiting.len() > 1 {
             return Vec::new();
         }
-        g.packs_asked = true;
-        g.packs = vec![None; PACK_FILES.len()];
-        PACK_FILES
-            .iter()
-            .enumerate()
-            .map(|(i, name)| Effect::Fetch(format!("{PACKS_DIR}{name}"), FetchPurpose::Pack(i)))
-            .collect()
+        vec![Effect::Fetch(PACKS.into(), FetchPurpose::Packs)]
     }
 
-    /// A domain pack arrived (or could not be fetched).
-    pub fn pack_fetched(
-        &mut self,
-        index: usize,
-        result: Result<String, String>,
-        now: Now,
-    ) -> Vec<Effect> {
+    /// The domain packs arrived (or could not be fetched).
+    pub fn packs_fetched(&mut self, result: Result<String, String>, now: Now) -> Vec<Effect> {
+        let waiting = std::mem::take(&mut self.gen.waiting);
+        let mut fx = Vec::new();
         match result {
             Ok(text) => {
-                if let Some(slot) = self.gen.packs.get_mut(index) {
-                    *slot = Some(text);
-                }
-                if !self.gen.packs.iter().all(Option::is_some) {
-                    return Vec::new();
-                }
-                let waiting = std::mem::take(&mut self.gen.waiting);
-                let mut fx = Vec::new();
+                self.gen.packs = Some(text);
                 for (spec, purpose) in waiting {
                     fx.extend(self.request_generate(spec, purpose, now));
                 }
-                fx
             }
             Err(e) => {
-                let name = PACK_FILES.get(index).copied().unwrap_or("?");
-                self.gen.packs_asked = false;
-                self.gen.packs.clear();
-                let why = format!("The domain pack {name} could not be loaded: {e}");
-                let waiting = std::mem::take(&mut self.gen.waiting);
-                let mut fx = Vec::new();
+                let why = format!("The domain packs could not be loaded ({PACKS}): {e}");
                 for (_, purpose) in waiting {
                     fx.extend(self.gen_answered(purpose, Err(why.clone()), now));
                 }
-                fx
             }
         }
+        fx
     }
 
     /// The lab module answered one of this module's calls.
@@ -444,8 +391,7 @@ impl AppState {
         self.gen.busy = false;
         match answer_json(answer) {
             Ok(v) => {
-                let mut suite = Suite::from_answer(&v);
-                suite.seconds = now.mono - self.gen.started;
+                let suite = Suite::from_answer(&v);
                 if let Some(p) = &mut self.pending_dataset {
                     p.source = DatasetSource::Generated {
                         spec: suite.spec.clone(),
@@ -516,7 +462,6 @@ impl AppState {
             form,
             model,
             factor: String::new(),
-            suite: String::new(),
             levels: Vec::new(),
             runs: Vec::new(),
             phase: SweepPhase::Planning,
@@ -558,7 +503,6 @@ impl AppState {
             Ok(_) if sweep.stop => Vec::new(),
             Ok(v) => {
                 sweep.factor = field(&v, "factor");
-                sweep.suite = field(&v, "suite");
                 sweep.levels = v
                     .get("levels")
                     .and_then(Value::as_array)
@@ -567,7 +511,6 @@ impl AppState {
                             .iter()
                             .map(|l| PlannedLevel {
                                 value: field(l, "value"),
-                                dir: field(l, "dir"),
                                 spec: field(l, "spec"),
                             })
                             .collect()
@@ -594,13 +537,7 @@ impl AppState {
             return self.sweep_analyse(None);
         };
         let spec = level.spec.clone();
-        let text = format!(
-            "Sweep: generating level {} of {} ({} = {})…",
-            i + 1,
-            sweep.levels.len(),
-            sweep.factor,
-            level.value
-        );
+        let text = format!("Sweep: {} = {}…", sweep.factor, level.value);
         sweep.phase = SweepPhase::Generating(i);
         self.say(text, Tone::Info);
         self.request_generate(spec, LabPurpose::SweepLevel, now)
@@ -618,13 +555,6 @@ impl AppState {
             Ok(_) => return self.sweep_analyse(Some("stopped before this level ran".into())),
             Err(e) => return self.sweep_analyse(Some(e)),
         };
-        let value = sweep
-            .levels
-            .get(i)
-            .map(|l| l.value.clone())
-            .unwrap_or_default();
-        let count = sweep.levels.len();
-        let factor = sweep.factor.clone();
         if let Some(r) = sweep.runs.get_mut(i) {
             r.fingerprint = suite.fingerprint.clone();
         }
@@ -644,11 +574,7 @@ impl AppState {
             .filter(|r| r.phase != Phase::Ended)
             .map(|r| r.id.clone());
         // The page stays on the Sweep view while the levels run.
-        if self.route != route {
-            self.route = route;
-            fx.retain(|e| !matches!(e, Effect::PushUrl(_)));
-            self.focus = None;
-        }
+        self.stay_on(route, &mut fx);
         let Some(id) = started else {
             let why = self
                 .status
@@ -664,14 +590,19 @@ impl AppState {
                 r.run = Some(id);
             }
         }
-        self.say(
-            format!(
-                "Sweep: running level {} of {count} ({factor} = {value})…",
-                i + 1
-            ),
-            Tone::Info,
-        );
+
         fx
+    }
+
+    /// Back to `route` if a run's start or end moved the page (without its address change).
+    fn stay_on(&mut self, route: Route, fx: &mut Vec<Effect>) {
+        if self.route.view != route.view {
+            self.route = route;
+            if let Some(i) = fx.iter().position(|e| matches!(e, Effect::PushUrl(_))) {
+                fx.remove(i);
+            }
+            self.focus = None;
+        }
     }
 
     /// After every message: when the running level's run is over, keep its outcomes,
@@ -704,10 +635,8 @@ impl AppState {
             None => (Vec::new(), None),
         };
         // The run's end moved the page to its dashboard: come back.
-        if self.route != before && before.view == View::Sweep {
-            self.route = before;
-            fx.retain(|e| !matches!(e, Effect::PushUrl(_)));
-            self.focus = None;
+        if before.view == View::Sweep {
+            self.stay_on(before, fx);
         }
         let Some(sweep) = &mut self.gen.sweep else {
             return;

@@ -40,8 +40,8 @@ pub enum FetchPurpose {
     Official,
     /// A result file named by `results=` (scored on load).
     Results,
-    /// A domain pack of the generator (its index in the core's pack list).
-    Pack(usize),
+    /// The generator's domain packs (one bundle).
+    Packs,
 }
 
 /// What a key-value listing is for.

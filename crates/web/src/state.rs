@@ -493,7 +493,7 @@ impl AppState {
             Msg::LabFailed { purpose, error } if crate::generator::owns(purpose) => {
                 self.gen_answered(purpose, Err(error), now)
             }
-            Msg::Fetched(FetchPurpose::Pack(i), result) => self.pack_fetched(i, result, now),
+            Msg::Fetched(FetchPurpose::Packs, result) => self.packs_fetched(result, now),
             Msg::GenSet(name, value) => self.gen_set(&name, &value),
             Msg::Generate => self.generate_from_form(now),
             Msg::GenerateDownload => self.generate_download(),

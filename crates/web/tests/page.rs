@@ -70,11 +70,19 @@ impl Browser {
             "http://page/seed0_result.jsonl".to_owned(),
             SEED0_RESULT.to_owned(),
         );
-        for name in wildtool_core::generate::pack::PACK_FILES {
-            let path = format!("{}/../../data/packs/{name}", env!("CARGO_MANIFEST_DIR"));
-            let text = std::fs::read_to_string(&path).expect("pack file");
-            served.insert(format!("./data/packs/{name}"), text);
-        }
+        // The packs bundle scripts/build-web.sh writes: `[{name, text}]`.
+        let packs: Vec<serde_json::Value> = wildtool_core::generate::pack::PACK_FILES
+            .iter()
+            .map(|name| {
+                let path = format!("{}/../../data/packs/{name}", env!("CARGO_MANIFEST_DIR"));
+                let text = std::fs::read_to_string(&path).expect("pack file");
+                serde_json::json!({ "name": name, "text": text })
+            })
+            .collect();
+        served.insert(
+            "./data/packs.json".to_owned(),
+            serde_json::to_string(&packs).unwrap(),
+        );
         let mut b = Browser {
             server: None,
             aux_server: None,
@@ -1215,8 +1223,7 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     assert_eq!(b.hook("view").as_deref(), Some("generate"));
     b.act("gen-set", "gen-seed", "5");
     b.act("gen-set", "gen-sessions", "12");
-    b.act("gen-set", "gen-f-transitions", "2");
-    b.act("gen-set", "gen-f-distractors", "1");
+    b.act("gen-set", "gen-factors", "transitions=2,distractors=1");
     assert!(b.lab_calls.is_empty(), "nothing is generated before asked");
     b.act("generate", "", "");
     assert_eq!(b.hook("generate").as_deref(), Some("done"));
@@ -1266,8 +1273,11 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
 #[test]
 fn bad_factors_and_missing_packs_say_why() {
     let mut b = open("http://page/?view=generate");
-    b.act("gen-set", "gen-f-types", "single+single+chat+chat");
-    b.act("gen-set", "gen-f-transitions", "0");
+    b.act(
+        "gen-set",
+        "gen-factors",
+        "types=single+single+chat+chat,transitions=0",
+    );
     b.act("generate", "", "");
     assert_eq!(b.hook("generate").as_deref(), Some("error"));
     assert!(
@@ -1282,10 +1292,10 @@ fn bad_factors_and_missing_packs_say_why() {
         b.text("status")
     );
     let mut m = open("http://page/?view=generate");
-    m.served.remove("./data/packs/weather.json");
+    m.served.remove("./data/packs.json");
     m.act("generate", "", "");
     assert_eq!(m.hook("generate").as_deref(), Some("error"));
-    assert!(m.text("generated-info").contains("weather.json"));
+    assert!(m.text("generated-info").contains("packs.json"));
     assert!(m.lab_calls.is_empty());
 }
 
