@@ -95,10 +95,13 @@ pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node 
     el("div")
         .id("generated-view")
         .child(
+            el("p")
+                .text("Spec: ")
+                .child(el_text("code", spec).id("generated-spec")),
+        )
+        .child(
             el("dl")
                 .class("stats")
-                .child(el_text("dt", "Spec"))
-                .child(el_text("dd", spec).id("generated-spec"))
                 .child(el_text("dt", "Sessions"))
                 .child(el_text("dd", sessions.to_string()))
                 .child(el_text("dt", "Fingerprint"))

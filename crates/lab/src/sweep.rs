@@ -242,7 +242,7 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                         .class("chart-box")
                         .child(Node::Svg(render_svg_with(&spec, layout))),
                 )
-                .child(el_text("figcaption", describe(&spec)).class("muted"))
+                .child(el_text("figcaption", describe(&spec)))
                 .child(
                     el("details").child(el_text("summary", "Data table")).child(
                         el("div")
@@ -255,6 +255,9 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
             el("div")
                 .class("table-box")
                 .id("sweep-levels")
+                .attr("tabindex", "0")
+                .attr("role", "region")
+                .attr("aria-label", "Levels (scrolls sideways on narrow screens)")
                 .child(data_table(&level_table(doc))),
         )
         .child(

@@ -55,11 +55,11 @@ pub fn view(state: &AppState) -> Element {
                         .child(form_field("seed", "gen-seed", &f.seed))
                         .child(form_field("sessions", "gen-sessions", &f.sessions)),
                 )
-                .child(form_field(
+                .child(el("div").class("grid3").child(form_field(
                     "factors set (name=value, joined by commas: transitions=2,domains=weather+maps; the others are drawn per session)",
                     "gen-factors",
                     &f.factors,
-                ))
+                )))
                 .child(
                     button("Generate", "generate", "")
                         .id("generate")
