@@ -126,14 +126,16 @@ describe('generated suites and sweeps', () => {
     assert.equal(doc.levels.length, 3);
     assert.ok(doc.trend, 'a trend test');
     // The view shows the document's numbers (the CLI's table lines too).
+    await page.waitForSelector('#sweep-slope', { timeout: 20_000 });
     const slope = await page.textContent('#sweep-slope');
     assert.ok(stdout.includes(slope), `${slope} in the CLI's table:\n${stdout}`);
     // Every level's run is in the history, named after its level.
     await page.click('nav [data-view="history"]');
     for (const v of ['0', '1', '3']) {
-      assert.ok(await page.isVisible(`text=baseline · transitions = ${v}`), v);
+      await page.waitForSelector(`text=baseline · transitions = ${v}`, { timeout: 20_000 });
     }
     await page.click('nav [data-view="sweep"]');
+    await page.waitForFunction(() => document.body.dataset.view === 'sweep' && document.getElementById('sweep-slope'), null, { timeout: 20_000 });
     for (const width of [390, 1400]) {
       await page.setViewportSize({ width, height: 900 });
       await page.waitForTimeout(200);
