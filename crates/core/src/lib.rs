@@ -37,6 +37,7 @@ pub mod report;
 pub mod runner;
 pub mod score;
 pub mod share;
+pub mod sweep;
 
 /// Identifies the scoring semantics: wildtool's version and the official evaluation code
 /// it reproduces (WildToolBench commit 80a5f42). Carried in share links and reports.

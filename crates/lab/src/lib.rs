@@ -13,6 +13,8 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod generate;
+pub mod sweep;
 
 /// Why a call failed; the message is shown to the user as it is.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +28,12 @@ pub enum LabError {
     /// The runs cannot be compared or summarised (the core's reason).
     #[error("{0}")]
     Compare(#[from] wildtool_core::compare::CompareError),
+    /// The suite cannot be generated (an invalid or impossible factor, a broken pack).
+    #[error("{0}")]
+    Generate(#[from] wildtool_core::generate::GenerateError),
+    /// The sweep's options are unusable (the core's reason).
+    #[error("{0}")]
+    Sweep(#[from] wildtool_core::sweep::SweepError),
 }
 
 /// Reads a call's JSON input.
@@ -67,6 +75,12 @@ macro_rules! calls {
 calls! {
     /// The comparison view of two or more runs of one dataset (see [`compare`]).
     compare_view => crate::compare::view;
+    /// A generated suite with its fingerprint and data card (see [`generate`]).
+    generate => crate::generate::generate;
+    /// A sweep's levels and their suites, checked (see [`sweep`]).
+    sweep_plan => crate::sweep::plan;
+    /// A sweep's analysis: `sweep.json`, `sweep.html` and the view (see [`sweep`]).
+    sweep_view => crate::sweep::view;
 }
 
 #[cfg(test)]
@@ -75,7 +89,10 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view"]);
+        assert_eq!(
+            CALLS,
+            &["compare_view", "generate", "sweep_plan", "sweep_view"]
+        );
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));
