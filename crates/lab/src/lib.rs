@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod widgets;
 
 /// Why a call failed; the message is shown to the user as it is.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +27,9 @@ pub enum LabError {
     /// The runs cannot be compared or summarised (the core's reason).
     #[error("{0}")]
     Compare(#[from] wildtool_core::compare::CompareError),
+    /// A comparison link cannot be read (the core's reason).
+    #[error("this comparison link cannot be opened: {0}")]
+    Share(#[from] wildtool_core::share::ShareError),
 }
 
 /// Reads a call's JSON input.
@@ -67,6 +71,8 @@ macro_rules! calls {
 calls! {
     /// The comparison view of two or more runs of one dataset (see [`compare`]).
     compare_view => crate::compare::view;
+    /// The comparison view of a comparison link (see [`compare::link_view`]).
+    compare_link_view => crate::compare::link_view;
 }
 
 #[cfg(test)]
@@ -75,7 +81,7 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view"]);
+        assert_eq!(CALLS, &["compare_view", "compare_link_view"]);
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

@@ -3,11 +3,16 @@
 //!
 //! A call is an [`Effect::Lab`] naming one of the module's exports and its JSON input;
 //! the glue loads the module the first time, runs the call and answers with
-//! [`Msg::LabDone`] (the output) or [`Msg::LabFailed`] (the reason). Answers are kept by
+//! [`Msg::LabDone`](crate::msg::Msg::LabDone) (the output) or
+//! [`Msg::LabFailed`](crate::msg::Msg::LabFailed) (the reason). Answers are kept by
 //! [`LabPurpose`]; a view shows an answer as `Node::Raw`, spliced into the frame without
 //! parsing it. Calls are answered in the order they were made, so the answer kept is the
 //! one to the latest call: earlier answers that arrive while a later call is pending are
 //! dropped.
+//!
+//! The comparison view compares either runs of the history (the comparison set) or the
+//! two runs a comparison link (`#v2.…`) carries; either way the lab module computes the
+//! numbers with the core's `compare_runs`, the code behind `wildtool compare`.
 
 use serde::Serialize;
 use wildtool_core::compare::RunInput;
@@ -16,14 +21,46 @@ use wildtool_core::share::TaskShape;
 
 use crate::history::outcomes_key;
 use crate::msg::{Effect, GetPurpose, LabPurpose};
-use crate::route::View;
+use crate::route::{Location, View};
 use crate::state::{AppState, Tone};
 
-/// The lab module's call that renders the comparison view.
+/// The lab module's call that renders the comparison of runs.
 pub const COMPARE_VIEW: &str = "compare_view";
+/// The lab module's call that renders the comparison a link carries.
+pub const COMPARE_LINK_VIEW: &str = "compare_link_view";
+/// Rows of a per-task table shown at first, and added by "Show more".
+pub const DIFF_ROWS: usize = 50;
+/// The row filters of a per-task table (the lab module's names).
+pub const DIFF_FILTERS: [&str; 7] = [
+    "discordant",
+    "a_only",
+    "b_only",
+    "both",
+    "neither",
+    "tie",
+    "all",
+];
 
 /// An answer of the lab module: its output, or why there is none.
 pub type LabAnswer = Result<String, String>;
+
+/// How one pair's per-task table is shown (the lab module's `DiffView`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiffChoice {
+    /// One of [`DIFF_FILTERS`].
+    pub filter: &'static str,
+    /// Rows at most.
+    pub limit: usize,
+}
+
+impl Default for DiffChoice {
+    fn default() -> Self {
+        DiffChoice {
+            filter: DIFF_FILTERS[0],
+            limit: DIFF_ROWS,
+        }
+    }
+}
 
 /// What the page knows of the lab module's calls.
 #[derive(Debug, Default)]
@@ -36,8 +73,15 @@ pub struct LabState {
     outcomes: Vec<(String, Vec<TaskOutcome>)>,
     /// History ids whose outcomes were asked for.
     asked: Vec<String>,
-    /// What the last comparison call was made from (selection and dataset), so an
-    /// unchanged selection is not computed again.
+    /// The comparison link shown in the comparison view (instead of history runs).
+    pub compare_link: Option<String>,
+    /// Per pair, how its per-task table is shown.
+    pub diff: Vec<DiffChoice>,
+    /// A comparison link is being copied.
+    pub copying: bool,
+    /// What the comparison shown was computed from (the runs), and how it was asked for
+    /// (with the view's options), so nothing unchanged is computed again.
+    compare_runs_key: Option<String>,
     compare_key: Option<String>,
 }
 
@@ -69,22 +113,45 @@ impl LabState {
     }
 
     fn pending_mut(&mut self, purpose: LabPurpose) -> &mut u32 {
-        if let Some(i) = self.pending.iter().position(|(p, _)| *p == purpose) {
-            &mut self.pending[i].1
-        } else {
-            self.pending.push((purpose, 0));
-            let last = self.pending.len() - 1;
-            &mut self.pending[last].1
-        }
+        let i = match self.pending.iter().position(|(p, _)| *p == purpose) {
+            Some(i) => i,
+            None => {
+                self.pending.push((purpose, 0));
+                self.pending.len() - 1
+            }
+        };
+        &mut self.pending[i].1
     }
 }
 
-/// The comparison call's input (read by the lab module as its `CompareInput`).
+/// The page as the lab module's views need it (its `PageContext`).
+#[derive(Serialize)]
+struct PageCall<'a> {
+    base: &'a str,
+    query: Vec<String>,
+    width: f64,
+    min_font: f64,
+}
+
+/// The comparison call's input (the lab module's `CompareInput`).
 #[derive(Serialize)]
 struct CompareCall<'a> {
     fingerprint: u64,
     shapes: &'a [TaskShape],
     runs: Vec<RunInput>,
+    ids: Vec<Option<&'a str>>,
+    page: PageCall<'a>,
+    diff: &'a [DiffChoice],
+}
+
+/// The link call's input (the lab module's `LinkInput`).
+#[derive(Serialize)]
+struct LinkCall<'a> {
+    link: &'a str,
+    fingerprint: u64,
+    shapes: &'a [TaskShape],
+    page: PageCall<'a>,
+    diff: &'a [DiffChoice],
 }
 
 /// Why the comparison view shows no comparison yet (before any call is made).
@@ -145,13 +212,141 @@ impl AppState {
     }
 
     /// Ticks or unticks history run `id` for the comparison (the history's comparison
-    /// set, which the dashboard's chart uses too).
+    /// set, which the dashboard's chart uses too); a comparison opened from a link makes
+    /// way for the history's runs.
     pub fn compare_pick(&mut self, id: &str, on: bool) -> Vec<Effect> {
-        if on {
+        let mut fx = self.compare_link_close();
+        fx.extend(if on {
             self.compare_add(id)
         } else {
             self.compare_remove(id)
+        });
+        fx
+    }
+
+    /// Shows the comparison of the history's runs instead of a link's.
+    pub fn compare_link_close(&mut self) -> Vec<Effect> {
+        if self.lab.compare_link.take().is_some() && self.route.view == View::Compare {
+            return vec![Effect::ReplaceUrl(self.address())];
         }
+        Vec::new()
+    }
+
+    /// Which rows pair `pair`'s per-task table shows.
+    pub fn compare_diff(&mut self, pair: &str, filter: &str) -> Vec<Effect> {
+        let (Ok(i), Some(f)) = (
+            pair.parse::<usize>(),
+            DIFF_FILTERS.iter().find(|f| **f == filter),
+        ) else {
+            return Vec::new();
+        };
+        if i < 64 {
+            if self.lab.diff.len() <= i {
+                self.lab.diff.resize(i + 1, DiffChoice::default());
+            }
+            self.lab.diff[i] = DiffChoice {
+                filter: f,
+                limit: DIFF_ROWS,
+            };
+        }
+        Vec::new()
+    }
+
+    /// More rows of pair `pair`'s per-task table.
+    pub fn compare_more(&mut self, pair: &str) -> Vec<Effect> {
+        if let Ok(i) = pair.parse::<usize>() {
+            if i < 64 {
+                if self.lab.diff.len() <= i {
+                    self.lab.diff.resize(i + 1, DiffChoice::default());
+                }
+                self.lab.diff[i].limit += DIFF_ROWS;
+            }
+        }
+        Vec::new()
+    }
+
+    /// Copies a comparison link the comparison view shows.
+    pub fn copy_compare_link(&mut self, url: String) -> Vec<Effect> {
+        if !url.starts_with(&self.base) || !url.contains("#v2.") {
+            return Vec::new();
+        }
+        self.lab.copying = true;
+        vec![Effect::Copy(url)]
+    }
+
+    /// The clipboard answered a comparison link's copy.
+    pub fn compare_link_copied(&mut self, ok: bool) {
+        if ok {
+            self.say("Comparison link copied.", Tone::Ok);
+        } else {
+            self.say(
+                "The browser did not allow copying: select the link and copy it.",
+                Tone::Warn,
+            );
+        }
+    }
+
+    /// Follows a link of a view (an address of this page), like Back and Forward would.
+    pub fn go_address(&mut self, address: &str) -> Vec<Effect> {
+        if !address.starts_with('?') {
+            return Vec::new();
+        }
+        let route = Location::parse(&format!("{}{address}", self.base)).route();
+        let mut fx = Vec::new();
+        if let Some(id) = route.run.clone() {
+            if self.shown.as_ref().map(|s| &s.id) != Some(&id) {
+                fx.extend(self.open_history(&id));
+            }
+        }
+        self.focus = Some(format!("{}-title", route.view.slug()));
+        fx.extend(self.go(route));
+        self.open_route_trace();
+        fx
+    }
+
+    /// Opens the comparison a link (`#v2.…`) carries, once its dataset is loaded.
+    pub fn open_pair_link(&mut self, link: &str) -> Vec<Effect> {
+        let header = match wildtool_core::share::pair::read_pair_header(link) {
+            Ok(h) => h,
+            Err(e) => {
+                self.boot.link = None;
+                self.flags.share = Some("error");
+                self.say(
+                    format!("This comparison link cannot be opened: {e}"),
+                    Tone::Error,
+                );
+                return Vec::new();
+            }
+        };
+        let fingerprint = format!("{:016x}", header.dataset_fingerprint);
+        if self.dataset.is_none_or(|d| d.fingerprint != fingerprint) {
+            if self.pending_dataset.is_some() {
+                return Vec::new();
+            }
+            self.flags.share = Some("needs-dataset");
+            self.say(
+                format!(
+                    "This comparison link ({} vs {}, {} tasks) was made on another dataset (fingerprint {fingerprint}). Load that dataset in Setup (upload or URL) to open it.",
+                    header.label_a, header.label_b, header.task_count
+                ),
+                Tone::Warn,
+            );
+            return self.go_view(View::Setup);
+        }
+        self.boot.link = None;
+        self.flags.share = Some("opened");
+        self.lab.compare_link = Some(link.to_owned());
+        self.say(
+            format!(
+                "Opened a comparison link: {} vs {} (scorer {}).",
+                header.label_a, header.label_b, header.scorer_version
+            ),
+            Tone::Ok,
+        );
+        self.focus = Some("compare-title".into());
+        let mut fx = self.go_view(View::Compare);
+        fx.push(Effect::ReplaceUrl(self.address()));
+        fx
     }
 
     /// The history runs chosen for the comparison, in order.
@@ -165,6 +360,13 @@ impl AppState {
 
     /// Why no comparison can be asked for yet, if so.
     pub fn compare_wait(&self) -> Option<CompareWait> {
+        if let Some(link) = &self.lab.compare_link {
+            let fits = wildtool_core::share::pair::read_pair_header(link)
+                .ok()
+                .zip(self.dataset)
+                .is_some_and(|(h, d)| h.dataset_fingerprint == d.fingerprint_u64());
+            return (!fits).then_some(CompareWait::NoDataset);
+        }
         let chosen = self.compare_chosen();
         if chosen.len() < 2 {
             return Some(CompareWait::TooFew(chosen.len()));
@@ -184,26 +386,46 @@ impl AppState {
         None
     }
 
+    fn page_call(&self) -> PageCall<'_> {
+        PageCall {
+            base: &self.base,
+            query: self
+                .keep_query
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "{}={}",
+                        crate::route::encode_component(k),
+                        crate::route::encode_component(v)
+                    )
+                })
+                .collect(),
+            width: self.layout.width,
+            min_font: self.layout.min_font,
+        }
+    }
+
     /// Work the comparison view needs after any message: read the chosen runs'
-    /// outcomes, then ask the lab module for the comparison when the selection (or the
-    /// dataset) changed.
+    /// outcomes, then ask the lab module for the comparison when what it shows changed.
     pub fn lab_refresh(&mut self) -> Vec<Effect> {
         if self.route.view != View::Compare {
             return Vec::new();
         }
         let mut fx = Vec::new();
-        let unread: Vec<String> = self
-            .compare_chosen()
-            .iter()
-            .filter(|e| self.lab.outcomes(&e.id).is_none() && !self.lab.asked.contains(&e.id))
-            .map(|e| e.id.clone())
-            .collect();
-        for id in unread {
-            self.lab.asked.push(id.clone());
-            fx.push(Effect::KvGet(
-                outcomes_key(&id),
-                GetPurpose::LabOutcomes(id),
-            ));
+        if self.lab.compare_link.is_none() {
+            let unread: Vec<String> = self
+                .compare_chosen()
+                .iter()
+                .filter(|e| self.lab.outcomes(&e.id).is_none() && !self.lab.asked.contains(&e.id))
+                .map(|e| e.id.clone())
+                .collect();
+            for id in unread {
+                self.lab.asked.push(id.clone());
+                fx.push(Effect::KvGet(
+                    outcomes_key(&id),
+                    GetPurpose::LabOutcomes(id),
+                ));
+            }
         }
         if !fx.is_empty() || self.compare_wait().is_some() {
             return fx;
@@ -211,35 +433,65 @@ impl AppState {
         let Some(dataset) = self.dataset else {
             return fx;
         };
-        let chosen = self.compare_chosen();
+        let runs_key = match &self.lab.compare_link {
+            Some(link) => format!("{}|link|{link}", dataset.fingerprint),
+            None => format!(
+                "{}|{}",
+                dataset.fingerprint,
+                self.compare_chosen()
+                    .iter()
+                    .map(|e| format!("{}={}", e.id, e.label))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            ),
+        };
+        if self.lab.compare_runs_key.as_deref() != Some(runs_key.as_str()) {
+            self.lab.diff.clear();
+        }
         let key = format!(
-            "{}|{}",
-            dataset.fingerprint,
-            chosen
-                .iter()
-                .map(|e| format!("{}={}", e.id, e.label))
-                .collect::<Vec<_>>()
-                .join("|")
+            "{runs_key}|{:?}|{}|{}",
+            self.lab.diff, self.layout.width, self.layout.min_font
         );
         if self.lab.compare_key.as_deref() == Some(key.as_str()) {
             return fx;
         }
-        let runs = chosen
-            .iter()
-            .map(|e| RunInput {
-                label: e.label.clone(),
-                fingerprint: u64::from_str_radix(&e.dataset_fingerprint, 16).unwrap_or(0),
-                trials: vec![self.lab.outcomes(&e.id).unwrap_or_default().to_vec()],
-            })
-            .collect();
-        let input = serde_json::to_string(&CompareCall {
-            fingerprint: dataset.fingerprint_u64(),
-            shapes: &dataset.shapes,
-            runs,
-        })
+        let input = match &self.lab.compare_link {
+            Some(link) => serde_json::to_string(&LinkCall {
+                link,
+                fingerprint: dataset.fingerprint_u64(),
+                shapes: &dataset.shapes,
+                page: self.page_call(),
+                diff: &self.lab.diff,
+            }),
+            None => {
+                let chosen = self.compare_chosen();
+                serde_json::to_string(&CompareCall {
+                    fingerprint: dataset.fingerprint_u64(),
+                    shapes: &dataset.shapes,
+                    runs: chosen
+                        .iter()
+                        .map(|e| RunInput {
+                            label: e.label.clone(),
+                            fingerprint: u64::from_str_radix(&e.dataset_fingerprint, 16)
+                                .unwrap_or(0),
+                            trials: vec![self.lab.outcomes(&e.id).unwrap_or_default().to_vec()],
+                        })
+                        .collect(),
+                    ids: chosen.iter().map(|e| Some(e.id.as_str())).collect(),
+                    page: self.page_call(),
+                    diff: &self.lab.diff,
+                })
+            }
+        }
         .unwrap_or_default();
+        let call = if self.lab.compare_link.is_some() {
+            COMPARE_LINK_VIEW
+        } else {
+            COMPARE_VIEW
+        };
+        self.lab.compare_runs_key = Some(runs_key);
         self.lab.compare_key = Some(key);
-        fx.extend(self.lab_call(COMPARE_VIEW, input, LabPurpose::Compare));
+        fx.extend(self.lab_call(call, input, LabPurpose::Compare));
         fx
     }
 }

@@ -22,6 +22,9 @@ pub fn link_id(link: &str) -> String {
 impl AppState {
     /// Opens link text `link` (the fragment without `#`).
     pub fn open_link(&mut self, link: &str, _now: Now) -> Vec<Effect> {
+        if share::pair::link_kind(link) == Ok(share::pair::LinkKind::Comparison) {
+            return self.open_pair_link(link);
+        }
         let header = match share::read_header(link) {
             Ok(h) => h,
             Err(e) => {

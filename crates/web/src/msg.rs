@@ -117,6 +117,16 @@ pub enum Msg {
     CompareModel(String, bool),
     /// A history entry was ticked (or unticked) for the comparison.
     ComparePick(String, bool),
+    /// Which rows a pair's per-task table shows (pair index, class name).
+    CompareDiff(String, String),
+    /// More rows of a pair's per-task table (pair index).
+    CompareMore(String),
+    /// Leave the comparison a link opened (compare runs of the history instead).
+    CompareLinkClose,
+    /// Copy a comparison link (the address the comparison view shows).
+    CopyCompareLink(String),
+    /// Go to an address of this page (a query, as links in views carry it).
+    Go(String),
     /// Open a history entry on the dashboard.
     HistoryOpen(String),
     /// Start renaming a history entry.
@@ -221,6 +231,11 @@ impl Msg {
             "compare-remove" => Msg::CompareRemove(arg.to_owned()),
             "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
             "compare-pick" => Msg::ComparePick(arg.to_owned(), flag),
+            "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "compare-more" => Msg::CompareMore(arg.to_owned()),
+            "compare-link-close" => Msg::CompareLinkClose,
+            "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
+            "go" => Msg::Go(arg.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),

@@ -282,6 +282,12 @@ impl AppState {
                 q.push_str(link);
             }
         }
+        if self.route.view == View::Compare {
+            if let Some(link) = &self.lab.compare_link {
+                q.push('#');
+                q.push_str(link);
+            }
+        }
         q
     }
 
@@ -298,6 +304,7 @@ impl AppState {
     pub fn go_view(&mut self, view: View) -> Vec<Effect> {
         let mut r = self.route.clone();
         r.view = view;
+        r.vs = None;
         if !matches!(view, View::Dashboard | View::Traces) {
             r.run = None;
             r.session = None;
@@ -435,7 +442,9 @@ impl AppState {
                 Vec::new()
             }
             Msg::Copied(ok) => {
-                if let Some(s) = &mut self.shown {
+                if std::mem::take(&mut self.lab.copying) {
+                    self.compare_link_copied(ok);
+                } else if let Some(s) = &mut self.shown {
                     s.copied = Some(ok);
                 }
                 Vec::new()
@@ -464,6 +473,11 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::CompareDiff(pair, filter) => self.compare_diff(&pair, &filter),
+            Msg::CompareMore(pair) => self.compare_more(&pair),
+            Msg::CompareLinkClose => self.compare_link_close(),
+            Msg::CopyCompareLink(url) => self.copy_compare_link(url),
+            Msg::Go(address) => self.go_address(&address),
             Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
             Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {

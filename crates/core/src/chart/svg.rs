@@ -3,23 +3,38 @@
 use super::format::escape_xml;
 use std::fmt::Write as _;
 
-/// Okabe–Ito based palette (colour-blind safe), one colour per series.
-pub(crate) const PALETTE: [&str; 9] = [
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F", "#444444",
-    "#9E9E9E",
-];
+/// Relative luminance (WCAG 2.x) of a `#rrggbb` colour (0 when it is not one).
+fn luminance(hex: &str) -> f64 {
+    let h = hex.trim_start_matches('#');
+    let channel = |i: usize| {
+        let v = h
+            .get(i..i + 2)
+            .and_then(|c| u8::from_str_radix(c, 16).ok())
+            .map(|v| f64::from(v) / 255.0)
+            .unwrap_or(0.0);
+        if v <= 0.039_28 {
+            v / 12.92
+        } else {
+            ((v + 0.055) / 1.055).powf(2.4)
+        }
+    };
+    0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4)
+}
 
-/// Text colour with enough contrast on top of a palette colour.
+/// Text colour (black or white) with the higher contrast on top of `fill`.
 pub(crate) fn ink_on(fill: &str) -> &'static str {
-    match fill {
-        "#E69F00" | "#56B4E9" | "#9E9E9E" => "#000000",
-        _ => "#ffffff",
+    let l = luminance(fill);
+    // Contrast with white: 1.05 / (l + 0.05); with black: (l + 0.05) / 0.05.
+    if (l + 0.05) / 0.05 > 1.05 / (l + 0.05) {
+        "#000000"
+    } else {
+        "#ffffff"
     }
 }
 
-/// Colour of series `i`.
+/// Colour of series `i` (the series palette: twelve distinct colours, see `palette`).
 pub(crate) fn colour(i: usize) -> &'static str {
-    PALETTE.get(i % PALETTE.len()).copied().unwrap_or("#0072B2")
+    super::palette::series_style(i).colour
 }
 
 /// Formats a coordinate with at most one decimal.
@@ -165,6 +180,11 @@ impl Svg {
         self.out.push_str("</g>");
     }
 
+    /// Appends markup made by another writer of this module (already escaped).
+    pub(crate) fn raw(&mut self, markup: &str) {
+        self.out.push_str(markup);
+    }
+
     /// Closes the root element and returns the markup.
     pub(crate) fn finish(mut self) -> String {
         self.out.push_str("</svg>");
@@ -184,7 +204,21 @@ pub(crate) fn legend(svg: &mut Svg, names: &[String], top: f64, width: f64) -> f
             x = 16.0;
             y += row_h;
         }
-        svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
+        if names.len() > super::palette::COLOURS.len() {
+            // Beyond twelve series the colours repeat: the marker tells them apart.
+            let style = super::palette::series_style(i);
+            svg.group_open(name);
+            svg.raw(&super::palette::marker_svg(
+                style.marker,
+                x + 5.0,
+                y + 5.0,
+                5.5,
+                style.colour,
+            ));
+            svg.group_close();
+        } else {
+            svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
+        }
         svg.text(
             x + 14.0,
             y + 9.5,

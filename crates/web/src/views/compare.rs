@@ -7,7 +7,7 @@ use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-use super::widgets::{heading, note};
+use super::widgets::{button, heading, note};
 
 fn picker(state: &AppState) -> Element {
     let fingerprint = state.dataset.map(|d| d.fingerprint.as_str());
@@ -56,38 +56,47 @@ fn picker(state: &AppState) -> Element {
 }
 
 fn result(state: &AppState) -> Element {
+    let busy = state.lab.busy(LabPurpose::Compare);
     let area = el("div")
         .id("compare-area")
-        .attr("aria-live", "polite")
-        .attr_opt(
-            "aria-busy",
-            state.lab.busy(LabPurpose::Compare).then_some("true"),
-        );
-    match state.compare_wait() {
-        Some(wait) => {
-            let text = match wait {
-                CompareWait::TooFew(n) => {
-                    format!("Choose two or more runs of the same dataset ({n} chosen).")
-                }
-                CompareWait::NoDataset => {
-                    "Load the runs' dataset in Setup to compare them.".to_owned()
-                }
-                CompareWait::Reading => "Reading the chosen runs…".to_owned(),
-                CompareWait::Missing(label) => {
-                    format!("The results of {label} are not stored in this browser.")
-                }
-            };
-            area.child(note("compare-wait", &text, Tone::Info))
-        }
-        None => match state.lab.answer(LabPurpose::Compare) {
-            _ if state.lab.busy(LabPurpose::Compare) => {
-                area.child(note("compare-wait", "Comparing…", Tone::Info))
+        .attr_opt("aria-busy", busy.then_some("true"));
+    if let Some(wait) = state.compare_wait() {
+        let text = match wait {
+            CompareWait::TooFew(n) => {
+                format!("Choose two or more runs of the same dataset ({n} chosen).")
             }
-            Some(Ok(json)) => area.child(Node::Raw(json.clone())),
-            Some(Err(e)) => area.child(note("compare-error", e, Tone::Error)),
-            None => area,
-        },
+            CompareWait::NoDataset => "Load the runs' dataset in Setup to compare them.".to_owned(),
+            CompareWait::Reading => "Reading the chosen runs…".to_owned(),
+            CompareWait::Missing(label) => {
+                format!("The results of {label} are not stored in this browser.")
+            }
+        };
+        return area.child(note("compare-wait", &text, Tone::Info));
     }
+    let area = area.child_opt(busy.then(|| note("compare-wait", "Comparing…", Tone::Info)));
+    match state.lab.answer(LabPurpose::Compare) {
+        Some(Ok(json)) => area.child(Node::Raw(json.clone())),
+        Some(Err(e)) if !busy => area.child(note("compare-error", e, Tone::Error)),
+        _ => area,
+    }
+}
+
+fn link_banner(state: &AppState) -> Option<Element> {
+    state.lab.compare_link.as_ref()?;
+    Some(
+        el("div")
+            .class("banner banner-info row")
+            .id("compare-from-link")
+            .child(el_text(
+                "p",
+                "This comparison was opened from a comparison link: it holds both runs' outcomes on every task, no traces.",
+            ))
+            .child(button(
+                "Compare runs of this browser instead",
+                "compare-link-close",
+                "",
+            )),
+    )
 }
 
 /// The comparison view.
@@ -105,6 +114,7 @@ pub fn view(state: &AppState) -> Element {
                     "Runs of one dataset, compared on the tasks both scored: exact McNemar test, paired session-bootstrap intervals (the same numbers as wildtool compare).",
                 ).class("muted")),
         )
+        .child_opt(link_banner(state))
         .child(picker(state))
         .child(result(state))
 }
