@@ -720,7 +720,7 @@ pub fn render(doc: &CompareDoc, input: &CompareInput) -> Node {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang};
     use wildtool_core::outcome::TaskOutcome;

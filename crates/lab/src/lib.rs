@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod trials;
 pub mod widgets;
 
 /// Why a call failed; the message is shown to the user as it is.
@@ -73,6 +74,8 @@ calls! {
     compare_view => crate::compare::view;
     /// The comparison view of a comparison link (see [`compare::link_view`]).
     compare_link_view => crate::compare::link_view;
+    /// The repeated-trials panel of a run (see [`trials`]).
+    trials_view => crate::trials::view;
 }
 
 #[cfg(test)]
@@ -81,7 +84,7 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view", "compare_link_view"]);
+        assert_eq!(CALLS, &["compare_view", "compare_link_view", "trials_view"]);
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

@@ -28,6 +28,14 @@ use crate::state::{AppState, Tone};
 pub const COMPARE_VIEW: &str = "compare_view";
 /// The lab module's call that renders the comparison a link carries.
 pub const COMPARE_LINK_VIEW: &str = "compare_link_view";
+/// The lab module's call that renders a run's repeated-trials panel.
+pub const TRIALS_VIEW: &str = "trials_view";
+
+/// Key of a run's per-trial outcomes (JSON array of outcome lists, trial 1 first), kept
+/// for runs with repeated trials.
+pub fn trials_key(id: &str) -> String {
+    format!("trials/{id}")
+}
 /// Rows of a per-task table shown at first, and added by "Show more".
 pub const DIFF_ROWS: usize = 50;
 /// The row filters of a per-task table (the lab module's names).
@@ -83,6 +91,12 @@ pub struct LabState {
     /// (with the view's options), so nothing unchanged is computed again.
     compare_runs_key: Option<String>,
     compare_key: Option<String>,
+    /// Every trial's outcomes of runs with repeated trials (by history id).
+    trials: Vec<(String, Vec<Vec<TaskOutcome>>)>,
+    /// History ids whose trials were asked for.
+    trials_asked: Vec<String>,
+    /// What the trials panel shown was asked for.
+    trials_key: Option<String>,
 }
 
 impl LabState {
@@ -110,6 +124,25 @@ impl LabState {
             .iter()
             .find(|(k, _)| k == id)
             .map(|(_, o)| o.as_slice())
+    }
+
+    /// Keeps every trial's outcomes of run `id`.
+    pub fn keep_trials(&mut self, id: &str, trials: Vec<Vec<TaskOutcome>>) {
+        self.trials.retain(|(k, _)| k != id);
+        self.trials.push((id.to_owned(), trials));
+    }
+
+    /// The run whose trials panel was asked for last.
+    pub fn trials_panel_of(&self) -> Option<&str> {
+        self.trials_key.as_deref().and_then(|k| k.split('|').next())
+    }
+
+    /// Every trial's outcomes of run `id`, once read.
+    pub fn trials(&self, id: &str) -> Option<&[Vec<TaskOutcome>]> {
+        self.trials
+            .iter()
+            .find(|(k, _)| k == id)
+            .map(|(_, t)| t.as_slice())
     }
 
     fn pending_mut(&mut self, purpose: LabPurpose) -> &mut u32 {
@@ -152,6 +185,15 @@ struct LinkCall<'a> {
     shapes: &'a [TaskShape],
     page: PageCall<'a>,
     diff: &'a [DiffChoice],
+}
+
+/// The trials call's input (the lab module's `TrialsInput`).
+#[derive(Serialize)]
+struct TrialsCall<'a> {
+    fingerprint: u64,
+    shapes: &'a [TaskShape],
+    run: RunInput,
+    page: PageCall<'a>,
 }
 
 /// Why the comparison view shows no comparison yet (before any call is made).
@@ -209,6 +251,65 @@ impl AppState {
             self.lab.outcomes.push((id.to_owned(), o));
         }
         Vec::new()
+    }
+
+    /// A run's per-trial outcomes arrived for its repeated-trials panel.
+    pub fn lab_trials_arrived(&mut self, id: &str, value: Option<String>) -> Vec<Effect> {
+        let trials: Option<Vec<Vec<TaskOutcome>>> =
+            value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        if let Some(t) = trials.filter(|t| !t.is_empty()) {
+            self.lab.keep_trials(id, t);
+        }
+        Vec::new()
+    }
+
+    /// The run on the dashboard has repeated trials: their number.
+    pub fn shown_trials(&self) -> Option<u32> {
+        let s = self.shown.as_ref()?;
+        let k = self.history.get(&s.id)?.trials();
+        (k > 1).then_some(k)
+    }
+
+    /// The trials panel of the run on the dashboard: read its trials, then ask the lab
+    /// module for the panel when the run (or the chart layout) changed.
+    fn trials_refresh(&mut self) -> Vec<Effect> {
+        if self.shown_trials().is_none() {
+            return Vec::new();
+        }
+        let (Some(s), Some(dataset)) = (self.shown.as_ref(), self.dataset) else {
+            return Vec::new();
+        };
+        let id = s.id.clone();
+        let Some(trials) = self.lab.trials(&id) else {
+            if self.lab.trials_asked.contains(&id) {
+                return Vec::new();
+            }
+            self.lab.trials_asked.push(id.clone());
+            return vec![Effect::KvGet(trials_key(&id), GetPurpose::LabTrials(id))];
+        };
+        let label = s.label.clone();
+        let key = format!(
+            "{id}|{label}|{}|{}|{}",
+            trials.len(),
+            self.layout.width,
+            self.layout.min_font
+        );
+        if self.lab.trials_key.as_deref() == Some(key.as_str()) {
+            return Vec::new();
+        }
+        let input = serde_json::to_string(&TrialsCall {
+            fingerprint: dataset.fingerprint_u64(),
+            shapes: &dataset.shapes,
+            run: RunInput {
+                label,
+                fingerprint: dataset.fingerprint_u64(),
+                trials: trials.to_vec(),
+            },
+            page: self.page_call(),
+        })
+        .unwrap_or_default();
+        self.lab.trials_key = Some(key);
+        self.lab_call(TRIALS_VIEW, input, LabPurpose::Trials)
     }
 
     /// Ticks or unticks history run `id` for the comparison (the history's comparison
@@ -375,8 +476,19 @@ impl AppState {
             return Some(CompareWait::NoDataset);
         }
         for e in &chosen {
-            if self.lab.outcomes(&e.id).is_none() {
-                return Some(if self.lab.asked.contains(&e.id) {
+            let (read, asked) = if e.trials() > 1 {
+                (
+                    self.lab.trials(&e.id).is_some(),
+                    self.lab.trials_asked.contains(&e.id),
+                )
+            } else {
+                (
+                    self.lab.outcomes(&e.id).is_some(),
+                    self.lab.asked.contains(&e.id),
+                )
+            };
+            if !read {
+                return Some(if asked {
                     CompareWait::Missing(e.label.clone())
                 } else {
                     CompareWait::Reading
@@ -408,23 +520,38 @@ impl AppState {
     /// Work the comparison view needs after any message: read the chosen runs'
     /// outcomes, then ask the lab module for the comparison when what it shows changed.
     pub fn lab_refresh(&mut self) -> Vec<Effect> {
+        if self.route.view == View::Dashboard {
+            return self.trials_refresh();
+        }
         if self.route.view != View::Compare {
             return Vec::new();
         }
         let mut fx = Vec::new();
         if self.lab.compare_link.is_none() {
-            let unread: Vec<String> = self
+            // Runs with repeated trials are compared over all their trials.
+            let unread: Vec<(String, bool)> = self
                 .compare_chosen()
                 .iter()
-                .filter(|e| self.lab.outcomes(&e.id).is_none() && !self.lab.asked.contains(&e.id))
-                .map(|e| e.id.clone())
+                .map(|e| (e.id.clone(), e.trials() > 1))
+                .filter(|(id, trials)| {
+                    if *trials {
+                        self.lab.trials(id).is_none() && !self.lab.trials_asked.contains(id)
+                    } else {
+                        self.lab.outcomes(id).is_none() && !self.lab.asked.contains(id)
+                    }
+                })
                 .collect();
-            for id in unread {
-                self.lab.asked.push(id.clone());
-                fx.push(Effect::KvGet(
-                    outcomes_key(&id),
-                    GetPurpose::LabOutcomes(id),
-                ));
+            for (id, trials) in unread {
+                if trials {
+                    self.lab.trials_asked.push(id.clone());
+                    fx.push(Effect::KvGet(trials_key(&id), GetPurpose::LabTrials(id)));
+                } else {
+                    self.lab.asked.push(id.clone());
+                    fx.push(Effect::KvGet(
+                        outcomes_key(&id),
+                        GetPurpose::LabOutcomes(id),
+                    ));
+                }
             }
         }
         if !fx.is_empty() || self.compare_wait().is_some() {
@@ -474,7 +601,10 @@ impl AppState {
                             label: e.label.clone(),
                             fingerprint: u64::from_str_radix(&e.dataset_fingerprint, 16)
                                 .unwrap_or(0),
-                            trials: vec![self.lab.outcomes(&e.id).unwrap_or_default().to_vec()],
+                            trials: match self.lab.trials(&e.id) {
+                                Some(t) if e.trials() > 1 => t.to_vec(),
+                                _ => vec![self.lab.outcomes(&e.id).unwrap_or_default().to_vec()],
+                            },
                         })
                         .collect(),
                     ids: chosen.iter().map(|e| Some(e.id.as_str())).collect(),

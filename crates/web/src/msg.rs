@@ -66,6 +66,8 @@ pub enum GetPurpose {
     ResultText(String),
     /// A run's outcomes (history id), for the comparison view.
     LabOutcomes(String),
+    /// A run's outcomes of every trial (history id), for its repeated-trials panel.
+    LabTrials(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -74,6 +76,8 @@ pub enum GetPurpose {
 pub enum LabPurpose {
     /// The comparison view.
     Compare,
+    /// The repeated-trials panel of the run on the dashboard.
+    Trials,
 }
 
 /// Everything that can happen to the page.

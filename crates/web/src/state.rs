@@ -178,6 +178,7 @@ impl AppState {
             ("timeout", Field::Timeout),
             ("retries", Field::Retries),
             ("backoff", Field::Backoff),
+            ("trials", Field::Trials),
         ] {
             if let Some(v) = q(name) {
                 let _ = setup.set(field, &v);
@@ -766,6 +767,7 @@ impl AppState {
             GetPurpose::Outcomes(id) => self.outcomes_arrived(&id, value, now),
             GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
             GetPurpose::LabOutcomes(id) => self.lab_outcomes_arrived(&id, value),
+            GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
         }
     }
 

@@ -1038,3 +1038,43 @@ fn a_comparison_link_of_another_dataset_asks_for_it() {
     );
     assert!(r.lab_calls.is_empty());
 }
+
+#[test]
+fn a_run_with_trials_shows_pass_hat_k_from_the_lab_module() {
+    let mut b = open("http://page/?provider=gold&trials=3");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    // The headline is trial 1; the panel covers the three trials.
+    assert_eq!(b.metric_values("headline")[..2], ["100.0%", "100.0%"]);
+    assert_eq!(b.hook("trials").as_deref(), Some("ready"));
+    assert_eq!(b.lab_calls, ["trials_view"]);
+    assert!(
+        b.deep_text("trials-passk").starts_with("100.0%pass^3"),
+        "{}",
+        b.deep_text("trials-passk")
+    );
+    assert!(b.deep_text("trials-note").contains("trial 1"));
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let stored: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
+        serde_json::from_str(&b.kv[&format!("trials/{id}")]).unwrap();
+    assert_eq!(stored.len(), 3);
+    assert!(stored
+        .iter()
+        .all(|t| t.len() == 256 && t.iter().all(|o| o.correct)));
+    // The checkpoint holds every trial (records of trials 2 and 3 say so).
+    let trial3 =
+        b.kv.iter()
+            .filter(|(k, v)| k.starts_with(&format!("ck/{id}/")) && v.contains("\"trial\": 3"))
+            .count();
+    assert_eq!(trial3, 256);
+    // After a reload, the panel is read back from the store.
+    let mut r = Browser::open("http://page/", b.kv.clone());
+    r.act("history-open", &id, "");
+    assert_eq!(r.hook("trials").as_deref(), Some("ready"));
+    assert_eq!(r.deep_text("trials-passk"), b.deep_text("trials-passk"));
+    // A run without trials has no panel.
+    let mut c = open("http://page/?provider=gold");
+    c.act("start", "", "");
+    assert_eq!(c.hook("trials"), None);
+    assert!(c.lab_calls.is_empty());
+}

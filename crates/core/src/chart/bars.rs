@@ -129,7 +129,7 @@ fn legend_names(spec: &ChartSpec) -> Option<Vec<String>> {
 }
 
 /// Estimated legend height (must match `svg::legend`'s wrapping).
-fn legend_height(names: &[String], width: f64) -> f64 {
+pub(crate) fn legend_height(names: &[String], width: f64) -> f64 {
     let mut x = 16.0;
     let mut rows = 1.0;
     for name in names {

@@ -91,6 +91,22 @@ pub fn describe(spec: &ChartSpec) -> String {
                 parts.push(format!("{c}: {}.", cells.join(", ")));
             }
         }
+        (ChartKind::Line, n) => {
+            parts.push(format!(
+                "Line chart of {measure}: {n} series ({}) over {} points.",
+                names.join(", "),
+                spec.categories.len()
+            ));
+            for s in &spec.series {
+                let cells: Vec<String> = spec
+                    .categories
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| format!("{c}: {}", point_text(&s.point(i))))
+                    .collect();
+                parts.push(format!("{}: {}.", s.name, cells.join("; ")));
+            }
+        }
         (ChartKind::Stacked | ChartKind::Stacked100, n) => {
             parts.push(format!(
                 "Stacked bar chart of {measure}: {} bars split into {n} parts.",

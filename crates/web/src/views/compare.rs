@@ -99,6 +99,26 @@ fn link_banner(state: &AppState) -> Option<Element> {
     )
 }
 
+/// The repeated-trials panel of the run on the dashboard (rendered by the lab module),
+/// for runs with repeated trials.
+pub fn trials_panel(state: &AppState) -> Option<Element> {
+    let k = state.shown_trials()?;
+    let id = state.shown.as_ref().map(|s| s.id.as_str());
+    let busy = state.lab.busy(LabPurpose::Trials) || state.lab.trials_panel_of() != id;
+    let holder = el("div")
+        .id("trials-area")
+        .attr_opt("aria-busy", busy.then_some("true"));
+    Some(match state.lab.answer(LabPurpose::Trials) {
+        Some(Ok(json)) if !busy => holder.child(Node::Raw(json.clone())),
+        Some(Err(e)) if !busy => holder.child(note("trials-error", e, Tone::Error)),
+        _ => holder.child(note(
+            "trials-wait",
+            &format!("Computing pass^k over the {k} trials…"),
+            Tone::Info,
+        )),
+    })
+}
+
 /// The comparison view.
 pub fn view(state: &AppState) -> Element {
     el("section")

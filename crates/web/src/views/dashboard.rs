@@ -148,6 +148,7 @@ pub fn view(state: &AppState) -> Element {
                     .map(chart_figure),
             ),
         );
+        section = section.child_opt(super::compare::trials_panel(state));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
