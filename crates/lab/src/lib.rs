@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod leaderboard;
 pub mod trials;
 pub mod widgets;
 
@@ -76,6 +77,8 @@ calls! {
     compare_link_view => crate::compare::link_view;
     /// The repeated-trials panel of a run (see [`trials`]).
     trials_view => crate::trials::view;
+    /// The ranked leaderboard with the page's runs (see [`leaderboard`]).
+    leaderboard_view => crate::leaderboard::view;
 }
 
 #[cfg(test)]
@@ -84,7 +87,15 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view", "compare_link_view", "trials_view"]);
+        assert_eq!(
+            CALLS,
+            &[
+                "compare_view",
+                "compare_link_view",
+                "trials_view",
+                "leaderboard_view"
+            ]
+        );
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

@@ -30,6 +30,12 @@ pub const COMPARE_VIEW: &str = "compare_view";
 pub const COMPARE_LINK_VIEW: &str = "compare_link_view";
 /// The lab module's call that renders a run's repeated-trials panel.
 pub const TRIALS_VIEW: &str = "trials_view";
+/// The lab module's call that renders the ranked leaderboard.
+pub const LEADERBOARD_VIEW: &str = "leaderboard_view";
+/// The columns the ranked leaderboard sorts by (the lab module's names).
+pub const BOARD_KEYS: [&str; 7] = [
+    "task", "session", "single", "multi", "clarify", "chat", "label",
+];
 
 /// Key of a run's per-trial outcomes (JSON array of outcome lists, trial 1 first), kept
 /// for runs with repeated trials.
@@ -71,7 +77,7 @@ impl Default for DiffChoice {
 }
 
 /// What the page knows of the lab module's calls.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct LabState {
     answers: Vec<(LabPurpose, LabAnswer)>,
     pending: Vec<(LabPurpose, u32)>,
@@ -97,6 +103,35 @@ pub struct LabState {
     trials_asked: Vec<String>,
     /// What the trials panel shown was asked for.
     trials_key: Option<String>,
+    /// The ranked leaderboard's column and direction (ascending).
+    pub board_sort: (&'static str, bool),
+    /// What the ranked leaderboard shown was asked for.
+    board_key: Option<String>,
+    /// The text filtering the published-model picker.
+    pub model_filter: String,
+}
+
+impl Default for LabState {
+    fn default() -> Self {
+        LabState {
+            answers: Vec::new(),
+            pending: Vec::new(),
+            loaded: false,
+            outcomes: Vec::new(),
+            asked: Vec::new(),
+            compare_link: None,
+            diff: Vec::new(),
+            copying: false,
+            compare_runs_key: None,
+            compare_key: None,
+            trials: Vec::new(),
+            trials_asked: Vec::new(),
+            trials_key: None,
+            board_sort: (BOARD_KEYS[0], false),
+            board_key: None,
+            model_filter: String::new(),
+        }
+    }
 }
 
 impl LabState {
@@ -194,6 +229,17 @@ struct TrialsCall<'a> {
     shapes: &'a [TaskShape],
     run: RunInput,
     page: PageCall<'a>,
+}
+
+/// The leaderboard call's input (the lab module's `LeaderboardInput`).
+#[derive(Serialize)]
+struct BoardCall<'a> {
+    fingerprint: u64,
+    shapes: &'a [TaskShape],
+    models: &'a [wildtool_core::chart::dashboard::LeaderboardModel],
+    runs: Vec<RunInput>,
+    sort: &'static str,
+    ascending: bool,
 }
 
 /// Why the comparison view shows no comparison yet (before any call is made).
@@ -520,39 +566,149 @@ impl AppState {
     /// Work the comparison view needs after any message: read the chosen runs'
     /// outcomes, then ask the lab module for the comparison when what it shows changed.
     pub fn lab_refresh(&mut self) -> Vec<Effect> {
-        if self.route.view == View::Dashboard {
-            return self.trials_refresh();
+        match self.route.view {
+            View::Dashboard => {
+                let mut fx = self.trials_refresh();
+                fx.extend(self.leaderboard_refresh());
+                fx
+            }
+            View::Compare => self.compare_refresh(),
+            _ => Vec::new(),
         }
-        if self.route.view != View::Compare {
+    }
+
+    /// Asks the store for the outcomes of history runs `ids` not read or asked for yet
+    /// (every trial's, for runs with repeated trials).
+    fn read_runs(&mut self, ids: &[String]) -> Vec<Effect> {
+        let unread: Vec<(String, bool)> = ids
+            .iter()
+            .filter_map(|id| self.history.get(id))
+            .map(|e| (e.id.clone(), e.trials() > 1))
+            .filter(|(id, trials)| {
+                if *trials {
+                    self.lab.trials(id).is_none() && !self.lab.trials_asked.contains(id)
+                } else {
+                    self.lab.outcomes(id).is_none() && !self.lab.asked.contains(id)
+                }
+            })
+            .collect();
+        let mut fx = Vec::new();
+        for (id, trials) in unread {
+            if trials {
+                self.lab.trials_asked.push(id.clone());
+                fx.push(Effect::KvGet(trials_key(&id), GetPurpose::LabTrials(id)));
+            } else {
+                self.lab.asked.push(id.clone());
+                fx.push(Effect::KvGet(
+                    outcomes_key(&id),
+                    GetPurpose::LabOutcomes(id),
+                ));
+            }
+        }
+        fx
+    }
+
+    /// History run `id` as the statistics read it (all its trials), once its outcomes
+    /// are read.
+    fn run_input(&self, id: &str) -> Option<RunInput> {
+        let e = self.history.get(id)?;
+        let trials = match self.lab.trials(id) {
+            Some(t) if e.trials() > 1 => t.to_vec(),
+            _ => vec![self.lab.outcomes(id)?.to_vec()],
+        };
+        Some(RunInput {
+            label: e.label.clone(),
+            fingerprint: u64::from_str_radix(&e.dataset_fingerprint, 16).unwrap_or(0),
+            trials,
+        })
+    }
+
+    /// The ranked leaderboard on the dashboard (official datasets only): the run shown
+    /// and the runs of the comparison among the published models.
+    fn leaderboard_refresh(&mut self) -> Vec<Effect> {
+        let (Some(dataset), Some(shown)) = (self.dataset, self.shown.as_ref()) else {
+            return Vec::new();
+        };
+        if self.leaderboard.as_ref().is_none_or(|m| m.is_empty())
+            || !self.overlay().is_some_and(|o| o.shown)
+        {
             return Vec::new();
         }
+        let shown_id = shown.id.clone();
+        let others: Vec<String> = self
+            .history
+            .compare
+            .iter()
+            .filter(|id| **id != shown_id)
+            .cloned()
+            .collect();
+        let fx = self.read_runs(&others);
+        if !fx.is_empty() {
+            return fx;
+        }
+        let (Some(shown), Some(models)) = (self.shown.as_ref(), self.leaderboard.as_ref()) else {
+            return fx;
+        };
+        let mut runs = vec![match self.lab.trials(&shown.id) {
+            Some(t) if self.shown_trials().is_some() => RunInput {
+                label: shown.label.clone(),
+                fingerprint: dataset.fingerprint_u64(),
+                trials: t.to_vec(),
+            },
+            _ => RunInput {
+                label: shown.label.clone(),
+                fingerprint: dataset.fingerprint_u64(),
+                trials: vec![shown.outcomes.clone()],
+            },
+        }];
+        runs.extend(others.iter().filter_map(|id| self.run_input(id)));
+        let key = format!(
+            "{}|{}|{}|{}|{}",
+            dataset.fingerprint,
+            runs.iter()
+                .map(|r| format!("{}:{}", r.label, r.trials.len()))
+                .collect::<Vec<_>>()
+                .join("|"),
+            self.lab.board_sort.0,
+            self.lab.board_sort.1,
+            models.len()
+        );
+        if self.lab.board_key.as_deref() == Some(key.as_str()) {
+            return fx;
+        }
+        let input = serde_json::to_string(&BoardCall {
+            fingerprint: dataset.fingerprint_u64(),
+            shapes: &dataset.shapes,
+            models,
+            runs,
+            sort: self.lab.board_sort.0,
+            ascending: self.lab.board_sort.1,
+        })
+        .unwrap_or_default();
+        self.lab.board_key = Some(key);
+        self.lab_call(LEADERBOARD_VIEW, input, LabPurpose::Leaderboard)
+    }
+
+    /// Sorts the ranked leaderboard by column `key` (again: the other way round).
+    pub fn leaderboard_sort(&mut self, key: &str) -> Vec<Effect> {
+        let Some(k) = BOARD_KEYS.iter().find(|k| **k == key) else {
+            return Vec::new();
+        };
+        self.lab.board_sort = if self.lab.board_sort.0 == *k {
+            (k, !self.lab.board_sort.1)
+        } else {
+            (k, *k == "label")
+        };
+        Vec::new()
+    }
+
+    /// The comparison view's work after any message.
+    fn compare_refresh(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
         if self.lab.compare_link.is_none() {
             // Runs with repeated trials are compared over all their trials.
-            let unread: Vec<(String, bool)> = self
-                .compare_chosen()
-                .iter()
-                .map(|e| (e.id.clone(), e.trials() > 1))
-                .filter(|(id, trials)| {
-                    if *trials {
-                        self.lab.trials(id).is_none() && !self.lab.trials_asked.contains(id)
-                    } else {
-                        self.lab.outcomes(id).is_none() && !self.lab.asked.contains(id)
-                    }
-                })
-                .collect();
-            for (id, trials) in unread {
-                if trials {
-                    self.lab.trials_asked.push(id.clone());
-                    fx.push(Effect::KvGet(trials_key(&id), GetPurpose::LabTrials(id)));
-                } else {
-                    self.lab.asked.push(id.clone());
-                    fx.push(Effect::KvGet(
-                        outcomes_key(&id),
-                        GetPurpose::LabOutcomes(id),
-                    ));
-                }
-            }
+            let ids: Vec<String> = self.compare_chosen().iter().map(|e| e.id.clone()).collect();
+            fx.extend(self.read_runs(&ids));
         }
         if !fx.is_empty() || self.compare_wait().is_some() {
             return fx;
@@ -597,15 +753,7 @@ impl AppState {
                     shapes: &dataset.shapes,
                     runs: chosen
                         .iter()
-                        .map(|e| RunInput {
-                            label: e.label.clone(),
-                            fingerprint: u64::from_str_radix(&e.dataset_fingerprint, 16)
-                                .unwrap_or(0),
-                            trials: match self.lab.trials(&e.id) {
-                                Some(t) if e.trials() > 1 => t.to_vec(),
-                                _ => vec![self.lab.outcomes(&e.id).unwrap_or_default().to_vec()],
-                            },
-                        })
+                        .filter_map(|e| self.run_input(&e.id))
                         .collect(),
                     ids: chosen.iter().map(|e| Some(e.id.as_str())).collect(),
                     page: self.page_call(),

@@ -78,6 +78,8 @@ pub enum LabPurpose {
     Compare,
     /// The repeated-trials panel of the run on the dashboard.
     Trials,
+    /// The ranked leaderboard on the dashboard.
+    Leaderboard,
 }
 
 /// Everything that can happen to the page.
@@ -131,6 +133,10 @@ pub enum Msg {
     CopyCompareLink(String),
     /// Go to an address of this page (a query, as links in views carry it).
     Go(String),
+    /// Sort the ranked leaderboard by a column (again: the other way round).
+    LeaderboardSort(String),
+    /// The text filtering the published-model picker.
+    ModelSearch(String),
     /// Open a history entry on the dashboard.
     HistoryOpen(String),
     /// Start renaming a history entry.
@@ -240,6 +246,8 @@ impl Msg {
             "compare-link-close" => Msg::CompareLinkClose,
             "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
             "go" => Msg::Go(arg.to_owned()),
+            "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
+            "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),

@@ -479,6 +479,11 @@ impl AppState {
             Msg::CompareLinkClose => self.compare_link_close(),
             Msg::CopyCompareLink(url) => self.copy_compare_link(url),
             Msg::Go(address) => self.go_address(&address),
+            Msg::LeaderboardSort(key) => self.leaderboard_sort(&key),
+            Msg::ModelSearch(text) => {
+                self.lab.model_filter = text;
+                Vec::new()
+            }
             Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
             Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {

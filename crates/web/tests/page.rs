@@ -1078,3 +1078,89 @@ fn a_run_with_trials_shows_pass_hat_k_from_the_lab_module() {
     assert_eq!(c.hook("trials"), None);
     assert!(c.lab_calls.is_empty());
 }
+
+#[test]
+fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
+    // Hidden on the bundled suite, with the reason, and no lab call.
+    let (mut b, gold, _baseline) = gold_and_baseline();
+    assert_eq!(b.hook("leaderboard").as_deref(), Some("hidden"));
+    assert!(b.text("leaderboard-hidden").contains("hidden"));
+    assert!(b.lab_calls.is_empty());
+    // A list naming this dataset as official: the ranked table, with both runs.
+    let fp = b.state.dataset.unwrap().fingerprint.clone();
+    let list = format!(
+        r#"{{"datasets": [{{"name": "test official", "file": "suite.jsonl", "fingerprint": "{fp}", "sessions": 64, "tasks": 256, "source": {{"repository": "r", "path": "suite.jsonl", "commit": "0123456789abcdef"}}}}]}}"#
+    );
+    b.deliver(Msg::Fetched(
+        wildtool_web::msg::FetchPurpose::Official,
+        Ok(list),
+    ));
+    b.settle();
+    b.act("compare-add", &gold, "");
+    assert_eq!(b.hook("leaderboard").as_deref(), Some("shown"));
+    // Once for the run shown, once more when another run joined the comparison.
+    assert_eq!(b.lab_calls, ["leaderboard_view", "leaderboard_view"]);
+    let runs = deep_attr(&b, "leaderboard", "data-runs").unwrap();
+    assert_eq!(runs, "2");
+    let table = b.deep_text("leaderboard-table");
+    assert!(
+        table.contains("gold (your run)") && table.contains("baseline (your run)"),
+        "{table}"
+    );
+    // gold (100%) ranks first by task accuracy; sorting by the label puts it elsewhere.
+    let first_row = |b: &Browser| {
+        let tree = b.frame().root.expand().unwrap();
+        tree.by_id("leaderboard-table")
+            .unwrap()
+            .elements()
+            .into_iter()
+            .find(|e| e.tag == "th" && e.get("scope") == Some("row"))
+            .map(|e| e.text_content())
+            .unwrap()
+    };
+    assert_eq!(first_row(&b), "gold (your run)");
+    b.act("leaderboard-sort", "task", "");
+    assert_ne!(first_row(&b), "gold (your run)", "ascending: lowest first");
+    b.act("leaderboard-sort", "label", "");
+    let label_first = first_row(&b);
+    let models = b.state.leaderboard.clone().unwrap();
+    let mut names: Vec<String> = models.iter().map(|m| m.model.clone()).collect();
+    names.extend([
+        "gold (your run)".to_owned(),
+        "baseline (your run)".to_owned(),
+    ]);
+    names.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(label_first, names[0]);
+    b.act("leaderboard-sort", "nonsense", "");
+    assert_eq!(first_row(&b), label_first);
+    // The model picker is sorted and searchable.
+    b.act("toggle", "compare-box", "true");
+    let picker = |b: &Browser| -> Vec<String> {
+        b.frame()
+            .root
+            .by_id("compare-models")
+            .map(|e| {
+                e.elements()
+                    .into_iter()
+                    .filter(|x| x.tag == "label")
+                    .map(|x| x.text_content().trim().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let all = picker(&b);
+    assert_eq!(all.len(), models.len());
+    let mut sorted = all.clone();
+    sorted.sort_by_key(|m| m.to_lowercase());
+    assert_eq!(all, sorted);
+    b.act("model-search", "", "qwen3-8");
+    let found = picker(&b);
+    // The three models picked by default always show; the search adds matches.
+    assert!(found.iter().any(|m| m == "Qwen3-8B"));
+    assert!(found.len() < all.len());
+    assert!(found.iter().all(|m| m.to_lowercase().contains("qwen3-8")
+        || wildtool_web::state::DEFAULT_COMPARE.contains(&m.as_str())));
+    assert!(b
+        .text("model-count")
+        .contains(&format!("of {} models", models.len())));
+}

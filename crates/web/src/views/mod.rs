@@ -210,6 +210,21 @@ fn hooks(state: &AppState) -> Hooks {
         };
         h.insert("trials", v.to_owned());
     }
+    if state.route.view == View::Dashboard && state.shown.is_some() {
+        use crate::msg::LabPurpose;
+        let v = if !state.overlay().is_some_and(|o| o.shown) {
+            "hidden"
+        } else if state.lab.busy(LabPurpose::Leaderboard) {
+            "busy"
+        } else {
+            match state.lab.answer(LabPurpose::Leaderboard) {
+                Some(Ok(_)) => "shown",
+                Some(Err(_)) => "error",
+                None => "busy",
+            }
+        };
+        h.insert("leaderboard", v.to_owned());
+    }
     if state.route.view == View::Compare {
         use crate::msg::LabPurpose;
         let v = if state.lab.busy(LabPurpose::Compare) {
