@@ -3,9 +3,10 @@
 //! core's [`trials_report`] (the numbers of `wildtool run --trials`'s `trials.json`).
 
 use serde::{Deserialize, Serialize};
+use wildtool_core::chart::line::render_line_svg;
 use wildtool_core::chart::{
-    describe, format_percent, render_svg_with, table, ChartKind, ChartSpec, Orientation, Point,
-    Series,
+    describe, describe_line, format_percent, render_svg_with, table, ChartKind, ChartSpec,
+    Orientation, Point, Series,
 };
 use wildtool_core::compare::trials::TrialsDoc;
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
@@ -83,7 +84,7 @@ pub fn curve(doc: &TrialsDoc) -> ChartSpec {
                 &doc.session_pass_hat_k_ci95.0,
             ),
         ],
-        kind: ChartKind::Line,
+        kind: ChartKind::Bars,
         orientation: Orientation::Vertical,
         value_axis: "Share of tasks (sessions)".to_owned(),
     }
@@ -130,17 +131,18 @@ pub fn consistency(doc: &TrialsDoc) -> ChartSpec {
     }
 }
 
-fn figure(spec: &ChartSpec, page: &PageContext) -> Element {
+fn figure(spec: &ChartSpec, page: &PageContext, line: bool) -> Element {
+    let (svg, desc) = if line {
+        (render_line_svg(spec, page.layout()), describe_line(spec))
+    } else {
+        (render_svg_with(spec, page.layout()), describe(spec))
+    };
     el("figure")
         .class("chart")
         .attr("data-chart", spec.id.clone())
         .key(spec.id.clone())
-        .child(
-            el("div")
-                .class("chart-box")
-                .child(Node::Svg(render_svg_with(spec, page.layout()))),
-        )
-        .child(el_text("figcaption", describe(spec)).class("visually-hidden"))
+        .child(el("div").class("chart-box").child(Node::Svg(svg)))
+        .child(el_text("figcaption", desc).class("visually-hidden"))
         .child(
             el("details")
                 .class("chart-tools")
@@ -225,8 +227,8 @@ pub fn render(doc: &TrialsDoc, page: &PageContext) -> Node {
         .child(
             el("div")
                 .class("charts")
-                .child(figure(&curve(doc), page))
-                .child(figure(&consistency(doc), page)),
+                .child(figure(&curve(doc), page, true))
+                .child(figure(&consistency(doc), page, false)),
         )
         .into()
 }

@@ -1,10 +1,12 @@
 //! Line charts: one line per series through its points, categories in order along the
-//! bottom, values as proportions on a 0–100% axis, with 95% interval whiskers. Series are
-//! told apart by colour, marker and (beyond twelve) line pattern (see `palette`).
+//! bottom, values as proportions on a 0–100% axis, with 95% interval whiskers (a curve
+//! such as pass^k over k). Series are told apart by colour, marker and (beyond twelve)
+//! line pattern (see `palette`). A chart spec's kind and orientation are ignored here;
+//! its data table is `chart::table` as for any chart.
 
 use std::fmt::Write as _;
 
-use super::describe::describe;
+use super::describe::describe_line;
 use super::format::{escape_xml, format_percent, shorten};
 use super::palette::{marker_svg, series_style};
 use super::svg::{legend, num, Anchor, Svg};
@@ -15,8 +17,8 @@ const GRID: &str = "#e3e3e3";
 const AXIS: &str = "#555555";
 const MUTED: &str = "#6b6b6b";
 
-/// Renders a line chart.
-pub(crate) fn render(spec: &ChartSpec, lay: Layout) -> String {
+/// Renders `spec` as a line chart.
+pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     let id = safe_id(&spec.id);
     let width = lay.width;
     let n_cat = spec.categories.len().max(1);
@@ -39,7 +41,7 @@ pub(crate) fn render(spec: &ChartSpec, lay: Layout) -> String {
         } else {
             48.0
         };
-    let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));
+    let mut svg = Svg::open(&id, width, height, &spec.title, &describe_line(spec));
     svg.set_min_font(lay.min_font);
     if n_series > 1 {
         legend(&mut svg, &names, 38.0, width);

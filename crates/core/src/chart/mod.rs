@@ -18,7 +18,7 @@ mod describe;
 mod format;
 pub mod headline;
 pub mod html;
-mod line;
+pub mod line;
 pub mod palette;
 mod stacked;
 pub mod stats;
@@ -26,7 +26,7 @@ mod svg;
 
 use serde::{Deserialize, Serialize};
 
-pub use describe::{describe, table};
+pub use describe::{describe, describe_line, table};
 pub use format::{escape_xml, format_percent};
 pub use headline::Headline;
 
@@ -129,9 +129,6 @@ pub enum ChartKind {
     Stacked,
     /// Like [`ChartKind::Stacked`] but every bar is normalised to 100%.
     Stacked100,
-    /// One line per series through its points (categories along the bottom, in order),
-    /// with interval whiskers: a curve such as pass^k over k.
-    Line,
 }
 
 /// A chart description. Build it in Rust or deserialize it from JSON.
@@ -219,7 +216,6 @@ pub fn render_svg_with(spec: &ChartSpec, layout: Layout) -> String {
         ChartKind::Bars => bars::render(spec, layout),
         ChartKind::Stacked => stacked::render(spec, false, layout),
         ChartKind::Stacked100 => stacked::render(spec, true, layout),
-        ChartKind::Line => line::render(spec, layout),
     }
 }
 
