@@ -3,7 +3,7 @@
 //! by any column, ranked by the core's [`ranked_table`].
 
 use serde::{Deserialize, Serialize};
-use wildtool_core::chart::dashboard::LeaderboardModel;
+use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 use wildtool_core::chart::format_percent;
 use wildtool_core::compare::leaderboard::{
     published_row, ranked_table, run_row, RowSource, SortKey, TableRow,
@@ -22,8 +22,13 @@ pub struct LeaderboardInput {
     pub fingerprint: u64,
     /// Every task of the dataset, in dataset order.
     pub shapes: Vec<TaskShape>,
-    /// The published models.
+    /// The published models (or, when empty, those of `leaderboard`).
+    #[serde(default)]
     pub models: Vec<LeaderboardModel>,
+    /// The published leaderboard file's text (`paper-leaderboard.json`), as the page
+    /// fetched it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub leaderboard: String,
     /// Runs of this dataset.
     pub runs: Vec<RunInput>,
     /// The column the table is sorted by.
@@ -77,7 +82,27 @@ pub fn rows(input: &LeaderboardInput) -> (Vec<TableRow>, Vec<String>) {
     };
     let mut rows: Vec<TableRow> = input.models.iter().map(published_row).collect();
     let mut left_out = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
     for r in &input.runs {
+        // Runs with repeated trials say so, and runs of the same label are told apart
+        // (the label is also the row's key).
+        let mut label = if r.trials.len() > 1 {
+            format!("{} × {} trials", r.label, r.trials.len())
+        } else {
+            r.label.clone()
+        };
+        let base = label.clone();
+        let mut n = 1;
+        while seen.contains(&label) {
+            n += 1;
+            label = format!("{base} ({n})");
+        }
+        seen.push(label.clone());
+        let r = &RunInput {
+            label,
+            fingerprint: r.fingerprint,
+            trials: r.trials.clone(),
+        };
         match run_row(r, dataset) {
             Ok(row) if row.tasks_scored.unwrap_or(0) > 0 => rows.push(row),
             Ok(_) => left_out.push(format!("{}: no task scored", r.label)),
@@ -89,7 +114,11 @@ pub fn rows(input: &LeaderboardInput) -> (Vec<TableRow>, Vec<String>) {
 
 /// The ranked table (wire JSON of a `div`).
 pub fn view(input: &str) -> Result<String, LabError> {
-    let input: LeaderboardInput = read(input)?;
+    let mut input: LeaderboardInput = read(input)?;
+    if input.models.is_empty() && !input.leaderboard.is_empty() {
+        input.models = parse_leaderboard(&input.leaderboard)
+            .map_err(|e| LabError::Input(format!("the published leaderboard: {e}")))?;
+    }
     Ok(render(&input).to_json())
 }
 
@@ -208,7 +237,6 @@ pub fn render(input: &LeaderboardInput) -> Node {
 mod tests {
     use super::*;
     use crate::compare::tests::suite_input;
-    use wildtool_core::chart::dashboard::parse_leaderboard;
     use wildtool_ui::wire;
 
     const LEADERBOARD: &str = include_str!("../../../data/paper-leaderboard.json");
@@ -219,6 +247,7 @@ mod tests {
             fingerprint: c.fingerprint,
             shapes: c.shapes,
             models: parse_leaderboard(LEADERBOARD).unwrap(),
+            leaderboard: String::new(),
             runs: c.runs,
             sort,
             ascending,
@@ -285,5 +314,38 @@ mod tests {
         assert!(tree
             .text_content()
             .contains("Not ranked: run \"B\" was scored on a different dataset"));
+    }
+
+    #[test]
+    fn the_page_sends_the_leaderboard_file_and_runs_of_one_label_are_told_apart() {
+        // The page passes the published file's text; the table is the same.
+        let i = input(SortKey::Task, false);
+        let mut from_text = input(SortKey::Task, false);
+        from_text.models.clear();
+        from_text.leaderboard = LEADERBOARD.to_owned();
+        assert_eq!(
+            view(&serde_json::to_string(&from_text).unwrap()).unwrap(),
+            view(&serde_json::to_string(&i).unwrap()).unwrap()
+        );
+        from_text.leaderboard = "not json".to_owned();
+        assert!(view(&serde_json::to_string(&from_text).unwrap()).is_err());
+        // Two runs labelled alike, one with three trials: distinct rows (and keys).
+        let mut i = input(SortKey::Task, false);
+        i.runs[1].label = i.runs[0].label.clone();
+        let mut twice = i.runs[0].clone();
+        twice.trials = vec![twice.trials[0].clone(); 3];
+        i.runs.push(twice);
+        let (rows, _) = rows(&i);
+        let mut runs: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.source == RowSource::Run)
+            .map(|r| r.label.as_str())
+            .collect();
+        runs.sort_unstable();
+        let a = &i.runs[0].label;
+        assert_eq!(
+            runs,
+            [a.clone(), format!("{a} (2)"), format!("{a} × 3 trials")]
+        );
     }
 }

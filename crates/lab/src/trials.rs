@@ -86,7 +86,7 @@ pub fn curve(doc: &TrialsDoc) -> ChartSpec {
         ],
         kind: ChartKind::Bars,
         orientation: Orientation::Vertical,
-        value_axis: "Share of tasks (sessions)".to_owned(),
+        value_axis: "Share passing (95% CI)".to_owned(),
     }
 }
 

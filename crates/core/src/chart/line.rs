@@ -35,12 +35,7 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     let plot_w = width - left - right;
     let plot_h = 200.0;
     let bottom = top + plot_h;
-    let height = bottom
-        + if spec.value_axis.is_empty() {
-            32.0
-        } else {
-            48.0
-        };
+    let height = bottom + 32.0;
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe_line(spec));
     svg.set_min_font(lay.min_font);
     if n_series > 1 {
@@ -78,15 +73,8 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
         svg.group_close();
     }
     if !spec.value_axis.is_empty() {
-        svg.text(
-            left + plot_w / 2.0,
-            bottom + 38.0,
-            Anchor::Middle,
-            12.0,
-            "#333333",
-            false,
-            &spec.value_axis,
-        );
+        // The value axis's title, along the axis (as in vertical bar charts).
+        svg.text_rotated(14.0, top + plot_h / 2.0, -90.0, 12.0, &spec.value_axis);
     }
     let mut marks = String::new();
     for (k, series) in spec.series.iter().enumerate() {
