@@ -107,6 +107,8 @@ pub struct LabState {
     pub board_sort: (&'static str, bool),
     /// What the ranked leaderboard shown was asked for.
     board_key: Option<String>,
+    /// The published leaderboard file's text, passed to the lab module as it is.
+    pub board_text: Option<String>,
     /// The text filtering the published-model picker.
     pub model_filter: String,
 }
@@ -129,6 +131,7 @@ impl Default for LabState {
             trials_key: None,
             board_sort: (BOARD_KEYS[0], false),
             board_key: None,
+            board_text: None,
             model_filter: String::new(),
         }
     }
@@ -236,7 +239,8 @@ struct TrialsCall<'a> {
 struct BoardCall<'a> {
     fingerprint: u64,
     shapes: &'a [TaskShape],
-    models: &'a [wildtool_core::chart::dashboard::LeaderboardModel],
+    /// The published leaderboard file (`paper-leaderboard.json`), parsed by the lab module.
+    leaderboard: &'a str,
     runs: Vec<RunInput>,
     sort: &'static str,
     ascending: bool,
@@ -470,15 +474,13 @@ impl AppState {
             if self.pending_dataset.is_some() {
                 return Vec::new();
             }
-            self.flags.share = Some("needs-dataset");
-            self.say(
+            return self.ask_for_dataset(
                 format!(
-                    "This comparison link ({} vs {}, {} tasks) was made on another dataset (fingerprint {fingerprint}). Load that dataset in Setup (upload or URL) to open it.",
+                    "comparison link ({} vs {}, {} tasks)",
                     header.label_a, header.label_b, header.task_count
                 ),
-                Tone::Warn,
+                &fingerprint,
             );
-            return self.go_view(View::Setup);
         }
         self.boot.link = None;
         self.flags.share = Some("opened");
@@ -679,7 +681,7 @@ impl AppState {
         let input = serde_json::to_string(&BoardCall {
             fingerprint: dataset.fingerprint_u64(),
             shapes: &dataset.shapes,
-            models,
+            leaderboard: self.lab.board_text.as_deref().unwrap_or_default(),
             runs,
             sort: self.lab.board_sort.0,
             ascending: self.lab.board_sort.1,

@@ -368,6 +368,7 @@ impl AppState {
             }
             Msg::Fetched(FetchPurpose::Dataset, result) => self.dataset_arrived(result, now),
             Msg::Fetched(FetchPurpose::Leaderboard, result) => {
+                self.lab.board_text = result.as_ref().ok().cloned();
                 self.leaderboard = Some(
                     result
                         .ok()
