@@ -17,6 +17,8 @@ pub mod taxonomy;
 
 use std::collections::BTreeMap;
 
+use crate::order::map_from;
+
 use serde::{Deserialize, Serialize};
 
 use crate::outcome::{ErrorColumn, RawErrorLabel, TaskOutcome, TaskType, TurnSubtype};
@@ -189,7 +191,7 @@ impl RunReport {
         let mut progress: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
         let mut sessions: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
         let mut raw: BTreeMap<&'static str, u64> =
-            map_of(RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)));
+            map_from(RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)));
         let mut columns: BTreeMap<ErrorColumn, u64> = BTreeMap::new();
         let mut failed_labelled = 0u64;
         let mut incomplete = 0u64;
@@ -291,43 +293,39 @@ impl RunReport {
                 BOOTSTRAP_SEED,
             ),
             session_accuracy: Rate::new(session_ok, session_counts.len() as u64),
-            by_type: map_of(by_type.into_iter().map(|(k, c)| (k.to_owned(), c.rate()))),
-            by_position: map_of(by_position.into_iter().map(|(k, c)| (k, c.rate()))),
-            by_subtype: map_of(
+            by_type: map_from(by_type.into_iter().map(|(k, c)| (k.to_owned(), c.rate()))),
+            by_position: map_from(by_position.into_iter().map(|(k, c)| (k, c.rate()))),
+            by_subtype: map_from(
                 by_subtype
                     .into_iter()
                     .map(|(k, c)| (k.to_owned(), c.rate())),
             ),
-            by_transitions: map_of(by_transitions.into_iter().map(|(k, c)| (k, c.rate()))),
-            optimal: map_of(
-                ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"]
-                    .into_iter()
-                    .map(|k| {
-                        (
-                            k.to_owned(),
-                            optimal.get(k).copied().unwrap_or_default().rate(),
-                        )
-                    }),
+            by_transitions: map_from(by_transitions.into_iter().map(|(k, c)| (k, c.rate()))),
+            optimal: map_from(
+                ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"].map(|k| {
+                    (
+                        k.to_owned(),
+                        optimal.get(k).copied().unwrap_or_default().rate(),
+                    )
+                }),
             ),
-            progress: map_of(
-                ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"]
-                    .into_iter()
-                    .map(|k| {
-                        let (steps, done, nodes) = progress.get(k).copied().unwrap_or_default();
-                        (
-                            k.to_owned(),
-                            Progress {
-                                step_based: ratio(steps, nodes),
-                                ap_nodes: ratio(done, nodes),
-                                nodes,
-                            },
-                        )
-                    }),
+            progress: map_from(
+                ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"].map(|k| {
+                    let (steps, done, nodes) = progress.get(k).copied().unwrap_or_default();
+                    (
+                        k.to_owned(),
+                        Progress {
+                            step_based: ratio(steps, nodes),
+                            ap_nodes: ratio(done, nodes),
+                            nodes,
+                        },
+                    )
+                }),
             ),
             errors: ErrorBreakdown {
                 mapping: taxonomy::MAPPING_VERSION.to_owned(),
                 failed: failed_labelled,
-                raw: map_of(raw.into_iter().map(|(k, n)| (k.to_owned(), n))),
+                raw: map_from(raw.into_iter().map(|(k, n)| (k.to_owned(), n))),
                 columns: ErrorColumn::ALL
                     .iter()
                     .map(|c| {
@@ -371,15 +369,4 @@ pub fn fill_outcomes(shapes: &[TaskShape], outcomes: &[TaskOutcome]) -> Vec<Task
             },
         })
         .collect()
-}
-
-/// A map built by insertion. Same result as `collect` (later equal keys win), without the
-/// sort `collect` into a `BTreeMap` runs first — each such sort is code that the page's
-/// WebAssembly module carries once per key and value type.
-fn map_of<K: Ord, V>(items: impl IntoIterator<Item = (K, V)>) -> BTreeMap<K, V> {
-    let mut m = BTreeMap::new();
-    for (k, v) in items {
-        m.insert(k, v);
-    }
-    m
 }
