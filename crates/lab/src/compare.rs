@@ -1,7 +1,7 @@
 //! The comparison view: two or more runs of one dataset compared pair by pair with the
 //! core's [`compare_runs`] — the numbers of `wildtool compare`'s `compare.json` — with
 //! the per-category difference charts, the per-task diff table (each row opening both
-//! runs' traces side by side) and, for single-trial pairs, the comparison link.
+//! runs' traces of that task) and, for single-trial pairs, the comparison link.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -397,24 +397,30 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
         let (s, t) = (d.session + 1, u32::from(d.position) + 1);
         let traces = match &ids {
             (Some(ia), Some(ib)) => {
-                let href = input.page.address(&[
-                    ("view", "traces".to_owned()),
-                    ("run", ia.clone()),
-                    ("vs", ib.clone()),
-                    ("session", s.to_string()),
-                    ("task", t.to_string()),
-                ]);
-                el("td").child(
+                // One link per run: its trace of this task (the address names the
+                // other run with vs=).
+                let link = |run: &str, other: &str, which: &str| {
+                    let href = input.page.address(&[
+                        ("view", "traces".to_owned()),
+                        ("run", run.to_owned()),
+                        ("vs", other.to_owned()),
+                        ("session", s.to_string()),
+                        ("task", t.to_string()),
+                    ]);
                     el("a")
                         .attr("href", href.clone())
                         .attr("data-action", "go")
                         .attr("data-arg", href)
                         .attr(
                             "aria-label",
-                            format!("Traces of session {s}, task {t} side by side"),
+                            format!("Run {which}'s trace of session {s}, task {t}"),
                         )
-                        .text("side by side"),
-                )
+                        .text(which)
+                };
+                el("td")
+                    .child(link(ia, ib, "A"))
+                    .text(" · ")
+                    .child(link(ib, ia, "B"))
             }
             _ => el_text("td", "—"),
         };
@@ -858,6 +864,23 @@ pub(crate) mod tests {
             )
         );
         assert_eq!(link.get("data-action"), Some("go"));
+        let b_link = first
+            .elements()
+            .into_iter()
+            .filter(|e| e.tag == "a")
+            .nth(1)
+            .unwrap();
+        assert_eq!(
+            b_link.get("href"),
+            Some(
+                format!(
+                    "?view=traces&run=run-b&vs=run-a&session={}&task={}",
+                    d.session + 1,
+                    d.position + 1
+                )
+                .as_str()
+            )
+        );
         assert!(tree.by_id("pair-1-more").is_some());
         // Every task, at most 300 rows.
         input.diff = vec![DiffView {
