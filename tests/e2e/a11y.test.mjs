@@ -154,3 +154,72 @@ test('keyboard: Start moves focus to the run view, focus is always visible, no i
   assert.equal(await hook(page, 'runOutcome'), 'done');
   await page.close();
 });
+
+test('the lab views (comparison, ranked leaderboard, repeated trials) pass axe at 390 and 1,400 px, light and dark; screenshots', async () => {
+  // A browser of its own, where the bundled suite is listed as the official dataset (so
+  // the ranked leaderboard shows) and the history holds gold, baseline and baseline × 3 trials.
+  const fresh = await launchBrowser();
+  try {
+    let fp = null;
+    await fresh.context.route('**/data/official-datasets.json', (r) => (fp
+      ? r.fulfill({ contentType: 'application/json', body: JSON.stringify({ format: 'wildtool-official-datasets-1', datasets: [{ name: 'WildToolBench (test)', file: 'suite.jsonl', source: { repository: 'https://example.invalid/r', path: 'suite.jsonl', commit: '0123456789abcdef0123456789abcdef01234567' }, fingerprint: fp, git_blob: null, sessions: 64, tasks: 256 }] }) })
+      : r.continue()));
+    const { page, problems } = await openPage(fresh.context, server.url);
+    await page.waitForFunction(() => document.body.dataset.dataset);
+    fp = await hook(page, 'dataset');
+    await page.goto(`${server.url}?provider=gold&autorun=1`);
+    await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 120_000 });
+    for (const trials of ['1', '3']) {
+      await page.click('nav [data-view="setup"]');
+      await page.selectOption('#m-provider', 'baseline');
+      await page.fill('#m-trials', trials);
+      await page.dispatchEvent('#m-trials', 'change');
+      await page.click('#start-run');
+      await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 240_000 });
+    }
+    await page.waitForFunction(() => document.body.dataset.trials === 'ready' && document.body.dataset.leaderboard === 'shown' && document.getElementById('leaderboard-table'), null, { timeout: 60_000 });
+    // The comparison of the two single-trial runs (the history is newest first).
+    await page.click('nav [data-view="compare"]');
+    const boxes = await page.$$('#compare-picker input[type="checkbox"]');
+    assert.equal(boxes.length, 3);
+    await boxes[1].check();
+    await boxes[2].check();
+    await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { timeout: 60_000 });
+    const report = [];
+    for (const scheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of [390, 1400]) {
+        await page.setViewportSize({ width, height: 900 });
+        for (const view of ['dashboard', 'compare']) {
+          await page.click(`nav [data-view="${view}"]`);
+          await page.waitForFunction((v) => document.body.dataset.view === v, view);
+          // Charts are drawn for the screen's width: wait for the lab module's answer.
+          await page.evaluate(() => window.dispatchEvent(new Event('resize')));
+          await page.waitForFunction((v) => (v === 'compare' ? document.body.dataset.compare === 'ready' : document.body.dataset.trials === 'ready' && document.getElementById('leaderboard-table')), view, { timeout: 60_000 });
+          await page.waitForTimeout(400);
+          for (const v of await axe(page)) report.push(`${view} ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
+          if (width === 390) {
+            const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+            if (overflow > 0) report.push(`${view} 390px ${scheme}: the page scrolls sideways by ${overflow} px`);
+            const min = await smallestChartText(page);
+            if (min < 11) report.push(`${view} 390px ${scheme}: chart text ${min.toFixed(1)} px`);
+          }
+          if (view === 'compare') {
+            await screenshot(page, `lab-compare-${width}-${scheme}.png`);
+          } else {
+            for (const [id, name] of [['leaderboard-area', 'leaderboard'], ['trials-area', 'trials']]) {
+              const el = await page.$(`#${id}`);
+              await el.scrollIntoViewIfNeeded();
+              await el.screenshot({ path: join(ROOT, 'test-artifacts', `lab-${name}-${width}-${scheme}.png`) });
+            }
+          }
+        }
+      }
+    }
+    assert.deepEqual(report, []);
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
+});

@@ -1,8 +1,16 @@
 // End-to-end: the lab module (www/pkg/lab/, crates/lab) is loaded only when a view needs
-// it, and its views appear in the page — the comparison of runs of the history.
+// it, and its views appear in the page — the comparison of runs of the history, the
+// comparison link opened in a fresh browser, the ranked leaderboard (official data only)
+// and the pass^j curve of a run with repeated trials.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { join } from 'node:path';
+import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+
+const SUITE = join(ROOT, 'data/suite.jsonl');
+const MINI = join(ROOT, 'tests/fixtures/mini.jsonl');
+/** The numbers of the comparison view, by element id, for the link test. */
+const PAIR_IDS = ['pair-1-title', 'pair-1-a-only', 'pair-1-b-only', 'pair-1-p', 'pair-1-task-delta', 'pair-1-session-delta'];
 
 let server;
 let browser;
@@ -17,6 +25,23 @@ after(async () => {
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
+const texts = (page, ids) => Promise.all(ids.map((id) => page.textContent(`#${id}`)));
+/** What the first test's comparison showed, and its link. */
+let compared = null;
+
+/** The published-datasets list naming the dataset of fingerprint `fp` as the official one. */
+const officialList = (fp) => JSON.stringify({
+  format: 'wildtool-official-datasets-1',
+  datasets: [{
+    name: 'WildToolBench (test: the bundled suite as official)',
+    file: 'suite.jsonl',
+    source: { repository: 'https://example.invalid/r', path: 'suite.jsonl', commit: '0123456789abcdef0123456789abcdef01234567' },
+    fingerprint: fp,
+    git_blob: null,
+    sessions: 64,
+    tasks: 256,
+  }],
+});
 
 /** Runs a built-in agent from Setup to the end. */
 async function agentRun(page, agent) {
@@ -55,8 +80,143 @@ describe('lab module', () => {
     await boxes[0].check();
     await page.waitForFunction(() => document.body.dataset.compare === 'ready');
     assert.equal(labRequests.length, loads);
+    // Each row of the per-task table names both runs' traces of its task (vs=).
+    assert.match(await page.getAttribute('#pair-1-tasks a[href*="vs="]', 'href'), /view=traces&run=[^&]+&vs=[^&]+&session=\d+&task=\d+/);
     await screenshot(page, 'compare.png');
+    // Copy comparison link: the clipboard gets the address the view shows.
+    await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(server.url).origin });
+    const link = await page.inputValue('#pair-1-link');
+    assert.match(link, /\?view=compare#v2\./);
+    assert.ok(link.split('#')[1].length <= 3_500, `${link.length} characters`);
+    await page.click('#pair-1-copy');
+    await page.waitForFunction(() => /Comparison link copied/.test(document.getElementById('status')?.textContent || ''), null, { timeout: 10_000 });
+    assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
+    compared = { link, values: await texts(page, PAIR_IDS) };
     assert.deepEqual(problems, []);
     await page.close();
+  });
+
+  test('the comparison link rebuilds the same view in a fresh browser (dataset asked for, fingerprint checked)', async () => {
+    assert.ok(compared, 'the first test made a comparison link');
+    const fresh = await launchBrowser();
+    try {
+      // Another dataset is loaded first: the link asks for its own (by fingerprint).
+      await fresh.context.route('**/other/mini.jsonl', (r) => r.fulfill({ path: MINI, contentType: 'application/json' }));
+      const fragment = compared.link.split('#')[1];
+      const { page, problems } = await openPage(fresh.context, `${server.url}?dataset=${encodeURIComponent(`${server.url}other/mini.jsonl`)}#${fragment}`);
+      await page.waitForFunction(() => document.body.dataset.share === 'needs-dataset', null, { timeout: 30_000 });
+      assert.equal(await hook(page, 'view'), 'setup');
+      assert.match(await page.textContent('#status'), /another dataset \(fingerprint [0-9a-f]{16}\)/);
+      assert.equal(await hook(page, 'compare'), undefined);
+      // Loading the dataset the link was made on opens the comparison, computed afresh.
+      await page.check('input[name="ds-kind"][value="upload"]');
+      await page.setInputFiles('#ds-file', SUITE);
+      await page.waitForFunction(() => document.body.dataset.share === 'opened' && document.body.dataset.compare === 'ready', null, { timeout: 60_000 });
+      assert.equal(await hook(page, 'view'), 'compare');
+      assert.deepEqual(await texts(page, PAIR_IDS), compared.values);
+      assert.match(await page.textContent('#compare-from-link'), /comparison link/);
+      // The same link (the address before `#` keeps the page's own parameters).
+      assert.equal((await page.inputValue('#pair-1-link')).split('#')[1], fragment);
+      // The per-task table is there, without trace links (a link never carries a trace).
+      assert.ok(Number(await page.getAttribute('#pair-1-tasks', 'data-rows')) > 0);
+      assert.equal(await page.$('#pair-1-tasks a[href*="vs="]'), null);
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('the ranked leaderboard: hidden on the bundled suite, shown when its identity is the official one', async () => {
+    const fresh = await launchBrowser();
+    try {
+      let fp = null;
+      await fresh.context.route('**/data/official-datasets.json', (r) => (fp ? r.fulfill({ body: officialList(fp), contentType: 'application/json' }) : r.continue()));
+      const first = await openPage(fresh.context, `${server.url}?provider=gold&autorun=1`);
+      await first.page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 120_000 });
+      await first.page.waitForFunction(() => document.body.dataset.leaderboard === 'hidden', null, { timeout: 10_000 });
+      assert.match(await first.page.textContent('#leaderboard-hidden'), /hidden/);
+      assert.equal(await first.page.$('#leaderboard-table'), null);
+      fp = await hook(first.page, 'dataset');
+      assert.match(fp, /^[0-9a-f]{16}$/);
+      assert.deepEqual(first.problems, []);
+      await first.page.close();
+      // The same data, now listed as the official dataset: the ranked table.
+      const { page, problems } = await openPage(fresh.context, `${server.url}?provider=baseline&autorun=1`);
+      await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 120_000 });
+      await page.waitForFunction(() => document.body.dataset.leaderboard === 'shown' && document.getElementById('leaderboard-table'), null, { timeout: 60_000 });
+      const table = await page.textContent('#leaderboard-table');
+      assert.match(table, /baseline \(your run\)/);
+      assert.match(table, /GPT-4o/);
+      const rows = await page.$$eval('#leaderboard-table tbody tr', (r) => r.length);
+      assert.ok(rows > 5, `${rows} rows`);
+      // Sorting by another column: the header says so (aria-sort) and the order changes.
+      const firstRow = () => page.$eval('#leaderboard-table tbody tr th[scope="row"]', (e) => e.textContent);
+      const before = await firstRow();
+      await page.click('#leaderboard-table button[data-arg="label"]');
+      await page.waitForFunction(() => document.querySelector('#leaderboard-table th[aria-sort] button')?.dataset.arg === 'label', null, { timeout: 30_000 });
+      await page.waitForFunction((b) => document.querySelector('#leaderboard-table tbody tr th[scope="row"]')?.textContent !== b, before, { timeout: 10_000 }).catch(() => {});
+      assert.notEqual(await firstRow(), before);
+      await screenshot(page, 'leaderboard.png');
+      assert.deepEqual(problems, []);
+      await page.close();
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('a run with trials=3 (baseline agent) shows the pass^j curve from the lab module', async () => {
+    const { page, problems } = await openPage(browser.context, server.url);
+    await page.waitForFunction(() => document.body.dataset.dataset);
+    await page.click('nav [data-view="setup"]');
+    await page.selectOption('#m-provider', 'baseline');
+    await page.fill('#m-trials', '3');
+    await page.dispatchEvent('#m-trials', 'change');
+    await page.click('#start-run');
+    await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 240_000 });
+    await page.waitForFunction(() => document.body.dataset.trials === 'ready', null, { timeout: 60_000 });
+    assert.match(await page.textContent('#trials-title'), /3 trials/);
+    assert.match(await page.textContent('#trials-note'), /trial 1/);
+    assert.match(await page.textContent('#trials-passk'), /pass\^3/);
+    // The curve: one line per series over j = 1..3, with its text alternative.
+    const curve = await page.$eval('#trials figure.chart svg', (svg) => ({ lines: svg.querySelectorAll('polyline, path').length, title: svg.querySelector('title')?.textContent || '', desc: svg.closest('figure').querySelector('figcaption')?.textContent || '' }));
+    assert.ok(curve.lines >= 2, JSON.stringify(curve));
+    assert.match(curve.desc, /Line chart of .*over 3 points/);
+    await screenshot(page, 'trials.png');
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  test('figure: time to compare two 1,024-task runs in the page', { skip: !process.env.LAB_BIG && 'set LAB_BIG to a 1,024-task dataset (wildtool generate --sessions 256) to measure' }, async () => {
+    const fresh = await launchBrowser();
+    try {
+      const { page, problems } = await openPage(fresh.context, server.url);
+      await page.waitForFunction(() => document.body.dataset.dataset);
+      await page.click('nav [data-view="setup"]');
+      await page.check('input[name="ds-kind"][value="upload"]');
+      await page.setInputFiles('#ds-file', process.env.LAB_BIG);
+      await page.waitForFunction(() => /256 sessions/.test(document.getElementById('ds-info')?.textContent || ''), null, { timeout: 60_000 });
+      await agentRun(page, 'gold');
+      await agentRun(page, 'baseline');
+      await page.click('nav [data-view="compare"]');
+      // Warm the lab module (loaded once per page), then time a comparison from the tick.
+      const boxes = await page.$$('#compare-picker input[type="checkbox"]');
+      await boxes[0].check();
+      await boxes[1].check();
+      await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { timeout: 120_000 });
+      const times = [];
+      for (let i = 0; i < 3; i += 1) {
+        await boxes[1].uncheck();
+        await page.waitForFunction(() => document.body.dataset.compare === 'waiting');
+        const t0 = Date.now();
+        await boxes[1].check();
+        await page.waitForFunction(() => document.body.dataset.compare === 'ready', null, { timeout: 120_000, polling: 5 });
+        times.push(Date.now() - t0);
+      }
+      console.log(`compare two 1,024-task runs in the page (ms, module loaded): ${times.join(', ')}`);
+      assert.deepEqual(problems, []);
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -276,7 +276,7 @@ fn grouped_bars_have_a_legend_and_one_bar_per_series() {
     let second = p
         .rects
         .iter()
-        .filter(|r| attr(r, "fill") == Some("#E69F00"))
+        .filter(|r| attr(r, "fill") == Some(wildtool_core::chart::palette::COLOURS[1]))
         .count();
     // One legend swatch each, plus one bar per category (the missing one is not drawn).
     assert_eq!(first, 1 + 6);
@@ -377,4 +377,36 @@ fn leaderboard_reference_parses() {
     let row = models[0].to_row();
     assert_eq!(row.values.len(), 6);
     assert!(row.values[0].is_some_and(|v| v > 0.0 && v < 1.0));
+}
+
+#[test]
+fn series_colours_come_from_the_palette_and_markers_tell_apart_more_than_twelve() {
+    use wildtool_core::chart::palette::{series_style, COLOURS};
+    let rows: Vec<dashboard::ComparisonRow> = (0..14)
+        .map(|i| dashboard::ComparisonRow {
+            label: format!("model {i}"),
+            values: vec![Some(0.5); 6],
+        })
+        .collect();
+    let spec = dashboard::comparison(&rows);
+    let svg = render_svg(&spec);
+    let p = parse(&svg);
+    // Every bar and legend swatch uses a palette colour; the first twelve are distinct.
+    for (k, colour) in COLOURS.iter().enumerate() {
+        assert_eq!(series_style(k).colour, *colour);
+        assert!(
+            p.rects.iter().any(|r| attr(r, "fill") == Some(colour)),
+            "{colour} unused"
+        );
+    }
+    // Series 13 and 14 repeat colours 1 and 2, so they carry another marker: squares in
+    // the legend and at the ends of their bars (circles for the first block).
+    assert_ne!(series_style(12).marker, series_style(0).marker);
+    let circles = svg.matches("<circle").count();
+    assert_eq!(circles, 12 * (1 + 6), "{circles} circles");
+    let small = |r: &&Vec<(String, String)>| attr(r, "stroke") == Some("#ffffff");
+    assert_eq!(p.rects.iter().filter(small).count(), 2 * (1 + 6));
+    // Twelve series or fewer: no markers.
+    let svg = render_svg(&dashboard::comparison(&rows[..12]));
+    assert_eq!(svg.matches("<circle").count(), 0);
 }

@@ -14,7 +14,10 @@
 
 pub mod compare;
 pub mod generate;
+pub mod leaderboard;
 pub mod sweep;
+pub mod trials;
+pub mod widgets;
 
 /// Why a call failed; the message is shown to the user as it is.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +37,9 @@ pub enum LabError {
     /// The sweep's options are unusable (the core's reason).
     #[error("{0}")]
     Sweep(#[from] wildtool_core::sweep::SweepError),
+    /// A comparison link cannot be read (the core's reason).
+    #[error("this comparison link cannot be opened: {0}")]
+    Share(#[from] wildtool_core::share::ShareError),
 }
 
 /// Reads a call's JSON input.
@@ -81,6 +87,12 @@ calls! {
     sweep_plan => crate::sweep::plan;
     /// A sweep's analysis: `sweep.json`, `sweep.html` and the view (see [`sweep`]).
     sweep_view => crate::sweep::view;
+    /// The comparison view of a comparison link (see [`compare::link_view`]).
+    compare_link_view => crate::compare::link_view;
+    /// The repeated-trials panel of a run (see [`trials`]).
+    trials_view => crate::trials::view;
+    /// The ranked leaderboard with the page's runs (see [`leaderboard`]).
+    leaderboard_view => crate::leaderboard::view;
 }
 
 #[cfg(test)]
@@ -91,7 +103,15 @@ mod tests {
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
         assert_eq!(
             CALLS,
-            &["compare_view", "generate", "sweep_plan", "sweep_view"]
+            &[
+                "compare_view",
+                "generate",
+                "sweep_plan",
+                "sweep_view",
+                "compare_link_view",
+                "trials_view",
+                "leaderboard_view"
+            ]
         );
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));

@@ -90,6 +90,7 @@ pub fn spec_from_form(
     s.retries = whole("retries", &form.retries)?;
     s.backoff = real("backoff", &form.backoff)?;
     s.preflight = form.preflight;
+    s.trials = whole("trials", &form.trials)?;
     Ok(RunSpec::new(s)?)
 }
 
@@ -123,5 +124,13 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("concurrency"));
+        f.set(Field::Concurrency, "4").unwrap();
+        f.set(Field::Trials, "3").unwrap();
+        assert_eq!(spec_from_form(&f, "fp", None).unwrap().trials(), 3);
+        f.set(Field::Trials, "0").unwrap();
+        assert!(spec_from_form(&f, "fp", None)
+            .unwrap_err()
+            .to_string()
+            .contains("trials"));
     }
 }

@@ -231,8 +231,18 @@ impl HistoryEntry {
             timeout_seconds: get("timeout"),
             retries: get("retries").map(|v| v as u64),
             backoff_seconds: get("backoff"),
-            trials: None,
+            trials: Some(u64::from(self.trials())).filter(|t| *t > 1),
         }
+    }
+
+    /// Trials of the run (every task run this many times; 1 without repeated trials).
+    pub fn trials(&self) -> u32 {
+        self.settings
+            .as_ref()
+            .and_then(|s| s.iter().find(|(n, _)| n == "trials"))
+            .and_then(|(_, v)| v.trim().parse::<u32>().ok())
+            .filter(|t| *t >= 1)
+            .unwrap_or(1)
     }
 
     /// True while the run has not ended (it was interrupted by a reload).
@@ -700,7 +710,12 @@ impl AppState {
         let was_compared = self.history.compare.iter().any(|c| c == id);
         self.history.compare.retain(|c| c != id);
         let mut fx = vec![
-            Effect::KvDelete(vec![meta_key(id), outcomes_key(id), result_key(id)]),
+            Effect::KvDelete(vec![
+                meta_key(id),
+                outcomes_key(id),
+                result_key(id),
+                crate::lab::trials_key(id),
+            ]),
             Effect::KvDeletePrefix(checkpoint_prefix(id)),
         ];
         if was_compared {

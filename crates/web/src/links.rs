@@ -20,8 +20,22 @@ pub fn link_id(link: &str) -> String {
 }
 
 impl AppState {
+    /// A link (`what`) made on the dataset of `fingerprint`, which is not the one loaded:
+    /// says so and opens Setup (the link opens once that dataset is loaded).
+    pub(crate) fn ask_for_dataset(&mut self, what: String, fingerprint: &str) -> Vec<Effect> {
+        self.flags.share = Some("needs-dataset");
+        self.say(
+            format!("This {what} was made on another dataset (fingerprint {fingerprint}). Load that dataset in Setup (upload or URL) to open it."),
+            Tone::Warn,
+        );
+        self.go_view(View::Setup)
+    }
+
     /// Opens link text `link` (the fragment without `#`).
     pub fn open_link(&mut self, link: &str, _now: Now) -> Vec<Effect> {
+        if share::pair::link_kind(link) == Ok(share::pair::LinkKind::Comparison) {
+            return self.open_pair_link(link);
+        }
         let header = match share::read_header(link) {
             Ok(h) => h,
             Err(e) => {
@@ -39,15 +53,13 @@ impl AppState {
             if self.pending_dataset.is_some() {
                 return Vec::new();
             }
-            self.flags.share = Some("needs-dataset");
-            self.say(
+            return self.ask_for_dataset(
                 format!(
-                    "This share link ({}, {} tasks) was made on another dataset (fingerprint {fingerprint}). Load that dataset in Setup (upload or URL) to open it.",
+                    "share link ({}, {} tasks)",
                     header.model_label, header.task_count
                 ),
-                Tone::Warn,
+                &fingerprint,
             );
-            return self.go_view(View::Setup);
         };
         match share::decode(link, dataset.fingerprint_u64(), &dataset.shapes) {
             Ok(run) => {

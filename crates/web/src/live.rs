@@ -94,6 +94,8 @@ pub struct LiveRun {
     wake_at: Option<f64>,
     sessions_job: ScoreJob,
     final_job: Option<ScoreJob>,
+    /// Trials 2..k, scored after trial 1 (repeated trials).
+    trial_jobs: Vec<ScoreJob>,
     result_text: String,
     started_mono: f64,
 }
@@ -139,6 +141,7 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         ("timeout", &form.timeout),
         ("retries", &form.retries),
         ("backoff", &form.backoff),
+        ("trials", &form.trials),
     ] {
         m.push((k.to_owned(), v.clone()));
     }
@@ -289,6 +292,7 @@ impl AppState {
             wake_at: None,
             sessions_job,
             final_job: None,
+            trial_jobs: Vec::new(),
             result_text: String::new(),
             started_mono: now.mono,
         });
@@ -351,6 +355,7 @@ impl AppState {
                 ("timeout", crate::settings::Field::Timeout),
                 ("retries", crate::settings::Field::Retries),
                 ("backoff", crate::settings::Field::Backoff),
+                ("trials", crate::settings::Field::Trials),
                 ("preflight", crate::settings::Field::Preflight),
             ] {
                 if let Some((_, v)) = settings.iter().find(|(n, _)| n == k) {
@@ -496,7 +501,14 @@ impl AppState {
                             run.last_error = reason;
                         }
                     }
-                    Event::SessionComplete { result_line, .. } => sessions.push(result_line),
+                    // Results so far show trial 1 (the run's headline trial).
+                    Event::SessionComplete {
+                        trial, result_line, ..
+                    } => {
+                        if trial <= 1 {
+                            sessions.push(result_line);
+                        }
+                    }
                     Event::Progress(p) => {
                         if p.last_failure.is_some() {
                             run.last_error = p.last_failure.clone();
@@ -565,11 +577,23 @@ impl AppState {
         let Some(run) = &mut self.run else {
             return fx;
         };
-        let job = match &mut run.final_job {
+        let finishing = run.final_job.is_some();
+        let mut job = match &mut run.final_job {
             Some(j) => j,
             None => &mut run.sessions_job,
         };
-        let step = job.run(32);
+        let mut step = job.run(32);
+        if step == JobStep::Idle && finishing {
+            // Then the later trials, one after the other.
+            let waiting = run.trial_jobs.iter().filter(|j| j.queued() > 0).count();
+            if let Some(j) = run.trial_jobs.iter_mut().find(|j| j.queued() > 0) {
+                step = j.run(32);
+                job = j;
+                if step == JobStep::Idle && waiting > 1 {
+                    step = JobStep::More;
+                }
+            }
+        }
         match step {
             JobStep::NeedsJieba => {
                 let text = job.next_text().unwrap_or("").to_owned();
@@ -666,6 +690,18 @@ impl AppState {
             job.push(i + 1, l.to_owned());
         }
         run.final_job = Some(job);
+        run.trial_jobs = end
+            .trials
+            .iter()
+            .skip(1)
+            .map(|t| {
+                let mut job = ScoreJob::new(dataset);
+                for (i, l) in t.text.lines().enumerate() {
+                    job.push(i + 1, l.to_owned());
+                }
+                job
+            })
+            .collect();
         run.phase = Phase::Finishing;
         self.run_continue_scoring(now)
     }
@@ -721,7 +757,7 @@ impl AppState {
         entry.resumable = shown.headline.tasks_scored < shown.headline.tasks_total;
         entry.concurrency = run.concurrency_meta();
         run.entry = entry.clone();
-        let puts = vec![
+        let mut puts = vec![
             (
                 outcomes_key(&entry.id),
                 serde_json::to_string(&shown.outcomes).unwrap_or_default(),
@@ -731,6 +767,18 @@ impl AppState {
                 serde_json::to_string(&entry).unwrap_or_default(),
             ),
         ];
+        // Repeated trials: every trial's outcomes (trial 1 is the one shown).
+        let later: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
+            run.trial_jobs.drain(..).map(|j| j.outcomes()).collect();
+        if !later.is_empty() {
+            let mut trials = vec![outcomes.clone()];
+            trials.extend(later);
+            puts.push((
+                crate::lab::trials_key(&entry.id),
+                serde_json::to_string(&trials).unwrap_or_default(),
+            ));
+            self.lab.keep_trials(&entry.id, trials);
+        }
         self.history.put(entry);
         let mut fx = vec![Effect::KvPut(puts)];
         if failed {

@@ -68,6 +68,8 @@ pub enum GetPurpose {
     ResultText(String),
     /// A run's outcomes (history id), for the comparison view.
     LabOutcomes(String),
+    /// A run's outcomes of every trial (history id), for its repeated-trials panel.
+    LabTrials(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -84,6 +86,10 @@ pub enum LabPurpose {
     SweepLevel,
     /// A sweep's analysis.
     SweepView,
+    /// The repeated-trials panel of the run on the dashboard.
+    Trials,
+    /// The ranked leaderboard on the dashboard.
+    Leaderboard,
 }
 
 /// What a request beside the run's own is for.
@@ -151,6 +157,20 @@ pub enum Msg {
     CompareModel(String, bool),
     /// A history entry was ticked (or unticked) for the comparison.
     ComparePick(String, bool),
+    /// Which rows a pair's per-task table shows (pair index, class name).
+    CompareDiff(String, String),
+    /// More rows of a pair's per-task table (pair index).
+    CompareMore(String),
+    /// Leave the comparison a link opened (compare runs of the history instead).
+    CompareLinkClose,
+    /// Copy a comparison link (the address the comparison view shows).
+    CopyCompareLink(String),
+    /// Go to an address of this page (a query, as links in views carry it).
+    Go(String),
+    /// Sort the ranked leaderboard by a column (again: the other way round).
+    LeaderboardSort(String),
+    /// The text filtering the published-model picker.
+    ModelSearch(String),
     /// Open a history entry on the dashboard.
     HistoryOpen(String),
     /// Start renaming a history entry.
@@ -280,6 +300,13 @@ impl Msg {
             "sweep-start" => Msg::SweepStart,
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
+            "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "compare-more" => Msg::CompareMore(arg.to_owned()),
+            "compare-link-close" => Msg::CompareLinkClose,
+            "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
+            "go" => Msg::Go(arg.to_owned()),
+            "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
+            "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),

@@ -90,6 +90,9 @@ pub struct Route {
     pub task: Option<usize>,
     /// Step, 0-based (1-based in the URL).
     pub step: Option<usize>,
+    /// Another history entry whose trace of the same task is shown beside `run`'s
+    /// (traces side by side, from the comparison view).
+    pub vs: Option<String>,
 }
 
 impl Default for Route {
@@ -204,6 +207,7 @@ impl Location {
             session: index("session"),
             task: index("task"),
             step: index("step"),
+            vs: self.get("vs").filter(|r| !r.is_empty()).map(str::to_owned),
         }
     }
 }
@@ -236,6 +240,7 @@ impl Route {
             session: None,
             task: None,
             step: None,
+            vs: None,
         }
     }
 
@@ -249,6 +254,9 @@ impl Route {
         parts.push(format!("view={}", self.view.slug()));
         if let Some(r) = &self.run {
             parts.push(format!("run={}", encode_component(r)));
+        }
+        if let Some(r) = &self.vs {
+            parts.push(format!("vs={}", encode_component(r)));
         }
         for (name, v) in [
             ("session", self.session),
@@ -275,6 +283,7 @@ mod tests {
             session: Some(3),
             task: Some(0),
             step: Some(2),
+            vs: None,
         };
         let q = r.to_query(&[("dataset".into(), "bundled".into())]);
         assert_eq!(
@@ -286,6 +295,15 @@ mod tests {
         assert_eq!(loc.base, "http://h/p/");
         assert_eq!(loc.fragment, "v1.abc");
         assert_eq!(loc.get("dataset"), Some("bundled"));
+        // Traces side by side name the second run.
+        let pair = Route {
+            vs: Some("run-2".into()),
+            step: None,
+            ..r
+        };
+        let q = pair.to_query(&[]);
+        assert_eq!(q, "?view=traces&run=run%201/x&vs=run-2&session=4&task=1");
+        assert_eq!(Location::parse(&format!("http://h/{q}")).route(), pair);
     }
 
     #[test]

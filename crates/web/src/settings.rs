@@ -73,11 +73,13 @@ pub enum Field {
     Preflight,
     /// A ready-made endpoint (fills provider and base URL).
     Preset,
+    /// Repeated trials: every task run this many times.
+    Trials,
 }
 
 impl Field {
     /// Every field, for parsing.
-    pub const ALL: [Field; 15] = [
+    pub const ALL: [Field; 16] = [
         Field::DatasetChoice,
         Field::DatasetUrl,
         Field::Lang,
@@ -93,6 +95,7 @@ impl Field {
         Field::Backoff,
         Field::Preflight,
         Field::Preset,
+        Field::Trials,
     ];
 
     /// The name in `data-arg` and element ids.
@@ -113,6 +116,7 @@ impl Field {
             Field::Backoff => "m-backoff",
             Field::Preflight => "m-preflight",
             Field::Preset => "m-preset",
+            Field::Trials => "m-trials",
         }
     }
 
@@ -184,6 +188,8 @@ pub struct SetupForm {
     pub preflight: bool,
     /// The preset chosen last (empty: none).
     pub preset: String,
+    /// Trials field (every task is run this many times).
+    pub trials: String,
     /// The key stored on this device.
     pub remembered: Option<RememberedKey>,
     /// Model names the endpoint offered (its model list), for the model field.
@@ -212,6 +218,7 @@ impl Default for SetupForm {
             backoff: d.backoff_secs.to_string(),
             preflight: true,
             preset: String::new(),
+            trials: "1".into(),
             remembered: None,
             models: Vec::new(),
             models_seq: 0,
@@ -316,6 +323,7 @@ impl SetupForm {
             Field::Retries => self.retries = value.to_owned(),
             Field::Backoff => self.backoff = value.to_owned(),
             Field::Preflight => self.preflight = flag,
+            Field::Trials => self.trials = value.to_owned(),
             Field::Preset => {
                 self.preset = value.to_owned();
                 if let Some(p) = wildtool_core::registry::preset(value) {
@@ -418,6 +426,7 @@ impl SetupForm {
             Field::Backoff => self.backoff.clone(),
             Field::Preflight => self.preflight.to_string(),
             Field::Preset => self.preset.clone(),
+            Field::Trials => self.trials.clone(),
         }
     }
 }

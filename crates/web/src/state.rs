@@ -184,6 +184,7 @@ impl AppState {
             ("timeout", Field::Timeout),
             ("retries", Field::Retries),
             ("backoff", Field::Backoff),
+            ("trials", Field::Trials),
         ] {
             if let Some(v) = q(name) {
                 let _ = setup.set(field, &v);
@@ -295,6 +296,12 @@ impl AppState {
                 q.push_str(link);
             }
         }
+        if self.route.view == View::Compare {
+            if let Some(link) = &self.lab.compare_link {
+                q.push('#');
+                q.push_str(link);
+            }
+        }
         q
     }
 
@@ -311,6 +318,7 @@ impl AppState {
     pub fn go_view(&mut self, view: View) -> Vec<Effect> {
         let mut r = self.route.clone();
         r.view = view;
+        r.vs = None;
         if !matches!(view, View::Dashboard | View::Traces) {
             r.run = None;
             r.session = None;
@@ -383,6 +391,7 @@ impl AppState {
             }
             Msg::Fetched(FetchPurpose::Dataset, result) => self.dataset_arrived(result, now),
             Msg::Fetched(FetchPurpose::Leaderboard, result) => {
+                self.lab.board_text = result.as_ref().ok().cloned();
                 self.leaderboard = Some(
                     result
                         .ok()
@@ -458,7 +467,9 @@ impl AppState {
                 Vec::new()
             }
             Msg::Copied(ok) => {
-                if let Some(s) = &mut self.shown {
+                if std::mem::take(&mut self.lab.copying) {
+                    self.compare_link_copied(ok);
+                } else if let Some(s) = &mut self.shown {
                     s.copied = Some(ok);
                 }
                 Vec::new()
@@ -501,6 +512,16 @@ impl AppState {
             Msg::SweepStart => self.sweep_start(),
             Msg::SweepStop => self.sweep_stop(now),
             Msg::SweepDownload(what) => self.sweep_download(&what),
+            Msg::CompareDiff(pair, filter) => self.compare_diff(&pair, &filter),
+            Msg::CompareMore(pair) => self.compare_more(&pair),
+            Msg::CompareLinkClose => self.compare_link_close(),
+            Msg::CopyCompareLink(url) => self.copy_compare_link(url),
+            Msg::Go(address) => self.go_address(&address),
+            Msg::LeaderboardSort(key) => self.leaderboard_sort(&key),
+            Msg::ModelSearch(text) => {
+                self.lab.model_filter = text;
+                Vec::new()
+            }
             Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
             Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {
@@ -808,6 +829,7 @@ impl AppState {
             GetPurpose::Outcomes(id) => self.outcomes_arrived(&id, value, now),
             GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
             GetPurpose::LabOutcomes(id) => self.lab_outcomes_arrived(&id, value),
+            GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
         }
     }
 

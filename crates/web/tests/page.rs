@@ -1422,3 +1422,221 @@ fn stopping_a_sweep_analyses_the_levels_that_ran() {
     assert_eq!(doc.levels[2].status, "not run");
     assert!(b.text("sweep-error").contains("stopped early"));
 }
+
+/// The value of attribute `name` of element `id`, looking inside lab views too.
+fn deep_attr(b: &Browser, id: &str, name: &str) -> Option<String> {
+    let tree = b.frame().root.expand().unwrap();
+    tree.by_id(id).and_then(|e| e.get(name)).map(str::to_owned)
+}
+
+#[test]
+fn a_comparison_link_rebuilds_the_view_in_a_fresh_browser() {
+    let (mut b, gold, baseline) = gold_and_baseline();
+    b.act("nav", "compare", "");
+    b.act("compare-pick", &gold, "true");
+    b.act("compare-pick", &baseline, "true");
+    let url = deep_attr(&b, "pair-1-link", "value").expect("a comparison link");
+    assert!(url.starts_with("http://page/?view=compare#v2."), "{url}");
+    let fragment = url.split_once('#').unwrap().1;
+    assert!(fragment.len() <= 3_500);
+    // Copying it.
+    b.act("copy-compare-link", &url, "");
+    assert!(b.text("status").contains("Comparison link copied"));
+    // A fresh browser (nothing stored) opens it on the bundled suite.
+    let r = Browser::open(&url, BTreeMap::new());
+    assert_eq!(r.hook("share").as_deref(), Some("opened"));
+    assert_eq!(r.hook("view").as_deref(), Some("compare"));
+    assert_eq!(r.hook("compare").as_deref(), Some("ready"));
+    assert_eq!(r.lab_calls, ["compare_link_view"]);
+    for id in [
+        "pair-1-title",
+        "pair-1-a-only",
+        "pair-1-b-only",
+        "pair-1-p",
+        "pair-1-task-delta",
+        "pair-1-session-delta",
+    ] {
+        assert_eq!(r.deep_text(id), b.deep_text(id), "{id}");
+    }
+    assert!(r.text("compare-from-link").contains("comparison link"));
+    assert_eq!(
+        r.urls.last().map(String::as_str),
+        Some(&url["http://page/".len()..])
+    );
+    // The per-task table: another class, then more rows (the comparison is not recomputed
+    // by the core — the lab module keeps it — but the view is asked for again).
+    let mut r = r;
+    let rows = |r: &Browser| deep_attr(r, "pair-1-tasks", "data-rows").unwrap();
+    let discordant = rows(&r);
+    r.act("compare-diff", "0", "all");
+    assert_eq!(rows(&r), "256");
+    assert!(r
+        .deep_text("pair-1-more")
+        .contains("Show more (50 of 256 shown)"));
+    r.act("compare-more", "0", "");
+    assert!(r.deep_text("pair-1-more").contains("(100 of 256 shown)"));
+    r.act("compare-diff", "0", "nonsense");
+    assert_eq!(rows(&r), "256");
+    r.act("compare-diff", "0", "discordant");
+    assert_eq!(rows(&r), discordant);
+    // Leaving the link's comparison for the (empty) history.
+    r.act("compare-link-close", "", "");
+    assert!(r.text("compare-wait").contains("(0 chosen)"));
+    // A damaged link says why.
+    let broken = url.replace("#v2.", "#v2.AAAA");
+    let r = Browser::open(&broken, BTreeMap::new());
+    assert_eq!(r.hook("share").as_deref(), Some("error"));
+    assert!(
+        r.text("status").contains("cannot be opened"),
+        "{}",
+        r.text("status")
+    );
+}
+
+#[test]
+fn a_comparison_link_of_another_dataset_asks_for_it() {
+    let (mut b, gold, baseline) = gold_and_baseline();
+    b.act("nav", "compare", "");
+    b.act("compare-pick", &gold, "true");
+    b.act("compare-pick", &baseline, "true");
+    let url = deep_attr(&b, "pair-1-link", "value").unwrap();
+    let fragment = url.split_once('#').unwrap().1;
+    // Opened where the page loads another dataset first (the mini fixture).
+    let r = Browser::open(
+        &format!("http://page/?dataset=http://page/mini.jsonl#{fragment}"),
+        BTreeMap::new(),
+    );
+    assert_eq!(r.hook("share").as_deref(), Some("needs-dataset"));
+    assert!(
+        r.text("status").contains("another dataset"),
+        "{}",
+        r.text("status")
+    );
+    assert!(r.lab_calls.is_empty());
+}
+
+#[test]
+fn a_run_with_trials_shows_pass_hat_k_from_the_lab_module() {
+    let mut b = open("http://page/?provider=gold&trials=3");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    // The headline is trial 1; the panel covers the three trials.
+    assert_eq!(b.metric_values("headline")[..2], ["100.0%", "100.0%"]);
+    assert_eq!(b.hook("trials").as_deref(), Some("ready"));
+    assert_eq!(b.lab_calls, ["trials_view"]);
+    assert!(
+        b.deep_text("trials-passk").starts_with("100.0%pass^3"),
+        "{}",
+        b.deep_text("trials-passk")
+    );
+    assert!(b.deep_text("trials-note").contains("trial 1"));
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let stored: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
+        serde_json::from_str(&b.kv[&format!("trials/{id}")]).unwrap();
+    assert_eq!(stored.len(), 3);
+    assert!(stored
+        .iter()
+        .all(|t| t.len() == 256 && t.iter().all(|o| o.correct)));
+    // The checkpoint holds every trial (records of trials 2 and 3 say so).
+    let trial3 =
+        b.kv.iter()
+            .filter(|(k, v)| k.starts_with(&format!("ck/{id}/")) && v.contains("\"trial\": 3"))
+            .count();
+    assert_eq!(trial3, 256);
+    // After a reload, the panel is read back from the store.
+    let mut r = Browser::open("http://page/", b.kv.clone());
+    r.act("history-open", &id, "");
+    assert_eq!(r.hook("trials").as_deref(), Some("ready"));
+    assert_eq!(r.deep_text("trials-passk"), b.deep_text("trials-passk"));
+    // A run without trials has no panel.
+    let mut c = open("http://page/?provider=gold");
+    c.act("start", "", "");
+    assert_eq!(c.hook("trials"), None);
+    assert!(c.lab_calls.is_empty());
+}
+
+#[test]
+fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
+    // Hidden on the bundled suite, with the reason, and no lab call.
+    let (mut b, gold, _baseline) = gold_and_baseline();
+    assert_eq!(b.hook("leaderboard").as_deref(), Some("hidden"));
+    assert!(b.text("leaderboard-hidden").contains("hidden"));
+    assert!(b.lab_calls.is_empty());
+    // A list naming this dataset as official: the ranked table, with both runs.
+    let fp = b.state.dataset.unwrap().fingerprint.clone();
+    let list = format!(
+        r#"{{"datasets": [{{"name": "test official", "file": "suite.jsonl", "fingerprint": "{fp}", "sessions": 64, "tasks": 256, "source": {{"repository": "r", "path": "suite.jsonl", "commit": "0123456789abcdef"}}}}]}}"#
+    );
+    b.deliver(Msg::Fetched(
+        wildtool_web::msg::FetchPurpose::Official,
+        Ok(list),
+    ));
+    b.settle();
+    b.act("compare-add", &gold, "");
+    assert_eq!(b.hook("leaderboard").as_deref(), Some("shown"));
+    // Once for the run shown, once more when another run joined the comparison.
+    assert_eq!(b.lab_calls, ["leaderboard_view", "leaderboard_view"]);
+    let runs = deep_attr(&b, "leaderboard", "data-runs").unwrap();
+    assert_eq!(runs, "2");
+    let table = b.deep_text("leaderboard-table");
+    assert!(
+        table.contains("gold (your run)") && table.contains("baseline (your run)"),
+        "{table}"
+    );
+    // gold (100%) ranks first by task accuracy; sorting by the label puts it elsewhere.
+    let first_row = |b: &Browser| {
+        let tree = b.frame().root.expand().unwrap();
+        tree.by_id("leaderboard-table")
+            .unwrap()
+            .elements()
+            .into_iter()
+            .find(|e| e.tag == "th" && e.get("scope") == Some("row"))
+            .map(|e| e.text_content())
+            .unwrap()
+    };
+    assert_eq!(first_row(&b), "gold (your run)");
+    b.act("leaderboard-sort", "task", "");
+    assert_ne!(first_row(&b), "gold (your run)", "ascending: lowest first");
+    b.act("leaderboard-sort", "label", "");
+    let label_first = first_row(&b);
+    let models = b.state.leaderboard.clone().unwrap();
+    let mut names: Vec<String> = models.iter().map(|m| m.model.clone()).collect();
+    names.extend([
+        "gold (your run)".to_owned(),
+        "baseline (your run)".to_owned(),
+    ]);
+    names.sort_by_key(|n| n.to_lowercase());
+    assert_eq!(label_first, names[0]);
+    b.act("leaderboard-sort", "nonsense", "");
+    assert_eq!(first_row(&b), label_first);
+    // The model picker is sorted and searchable.
+    b.act("toggle", "compare-box", "true");
+    let picker = |b: &Browser| -> Vec<String> {
+        b.frame()
+            .root
+            .by_id("compare-models")
+            .map(|e| {
+                e.elements()
+                    .into_iter()
+                    .filter(|x| x.tag == "label")
+                    .map(|x| x.text_content().trim().to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let all = picker(&b);
+    assert_eq!(all.len(), models.len());
+    let mut sorted = all.clone();
+    sorted.sort_by_key(|m| m.to_lowercase());
+    assert_eq!(all, sorted);
+    b.act("model-search", "", "qwen3-8");
+    let found = picker(&b);
+    // The three models picked by default always show; the search adds matches.
+    assert!(found.iter().any(|m| m == "Qwen3-8B"));
+    assert!(found.len() < all.len());
+    assert!(found.iter().all(|m| m.to_lowercase().contains("qwen3-8")
+        || wildtool_web::state::DEFAULT_COMPARE.contains(&m.as_str())));
+    assert!(b
+        .text("model-count")
+        .contains(&format!("of {} models", models.len())));
+}

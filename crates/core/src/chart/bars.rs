@@ -109,12 +109,27 @@ pub(crate) fn render(spec: &ChartSpec, lay: Layout) -> String {
     }
 }
 
+/// Beyond twelve series the colours repeat: a marker at the end of each bar (the shape
+/// the legend shows for that series) tells them apart.
+fn second_cue(svg: &mut Svg, spec: &ChartSpec, k: usize, x: f64, y: f64) {
+    if spec.series.len() > super::palette::COLOURS.len() {
+        let style = super::palette::series_style(k);
+        svg.raw(&super::palette::marker_svg(
+            style.marker,
+            x,
+            y,
+            4.5,
+            style.colour,
+        ));
+    }
+}
+
 fn legend_names(spec: &ChartSpec) -> Option<Vec<String>> {
     (spec.series.len() > 1).then(|| spec.series.iter().map(|s| s.name.clone()).collect())
 }
 
 /// Estimated legend height (must match `svg::legend`'s wrapping).
-fn legend_height(names: &[String], width: f64) -> f64 {
+pub(crate) fn legend_height(names: &[String], width: f64) -> f64 {
     let mut x = 16.0;
     let mut rows = 1.0;
     for name in names {
@@ -177,6 +192,7 @@ fn horizontal(spec: &ChartSpec, lay: Layout) -> String {
             match p.clean_value() {
                 Some(v) => {
                     svg.rect(left, y, v * plot_w, bar_h, colour(k), Some(&tip));
+                    second_cue(&mut svg, spec, k, left + v * plot_w, y + bar_h / 2.0);
                     let mut end = v;
                     if let Some((lo, hi)) = p.clean_interval() {
                         let (xl, xh, cy) =
@@ -286,6 +302,7 @@ fn vertical(spec: &ChartSpec, lay: Layout) -> String {
                         colour(k),
                         Some(&tip),
                     );
+                    second_cue(&mut svg, spec, k, x + bar_w / 2.0, bottom - v * plot_h);
                     let mut end = v;
                     if let Some((lo, hi)) = p.clean_interval() {
                         let (yl, yh, cx) =

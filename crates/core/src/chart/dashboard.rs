@@ -226,7 +226,7 @@ pub fn comparison(rows: &[ComparisonRow]) -> ChartSpec {
 }
 
 /// One model of the published leaderboard (`data/paper-leaderboard.json`, percent values).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LeaderboardModel {
     /// Model name as published.
     pub model: String,

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::format::{escape_xml, shorten, text_width};
 use super::palette::{marker_svg, series_style};
 use super::svg::{num, Anchor, Svg};
-use super::{safe_id, ChartTable};
+use super::{safe_id, ChartTable, Layout};
 use serde::{Deserialize, Serialize};
 
 const WIDTH: f64 = 640.0;
@@ -201,13 +201,26 @@ fn extent(c: &DeltaChart) -> f64 {
 
 /// Renders the chart as an `<svg>` element (every string escaped).
 pub fn render_delta_svg(c: &DeltaChart) -> String {
+    render_delta_svg_with(c, Layout::STANDARD)
+}
+
+/// Renders the chart with `layout`: on a narrow layout the drawing is as wide as the
+/// screen, no text is smaller than its minimum, and a single series' values are left to
+/// the data table rather than printed beside the plot.
+pub fn render_delta_svg_with(c: &DeltaChart, layout: Layout) -> String {
+    let width = if layout.width.is_finite() {
+        layout.width.clamp(280.0, WIDTH)
+    } else {
+        WIDTH
+    };
     let id = safe_id(&c.id);
     let desc = describe_delta(c);
     if !delta_has_data(c) {
-        let mut svg = Svg::open(&id, WIDTH, 110.0, &c.title, &desc);
-        svg.rect(16.0, 40.0, WIDTH - 32.0, 54.0, "#f4f4f4", None);
+        let mut svg = Svg::open(&id, width, 110.0, &c.title, &desc);
+        svg.set_min_font(layout.min_font);
+        svg.rect(16.0, 40.0, width - 32.0, 54.0, "#f4f4f4", None);
         svg.text(
-            WIDTH / 2.0,
+            width / 2.0,
             72.0,
             Anchor::Middle,
             13.0,
@@ -219,12 +232,20 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
     }
     let n_series = c.series.len().max(1);
     let multi = n_series > 1;
-    let labels: Vec<String> = c.categories.iter().map(|l| shorten(l, 30)).collect();
+    let values_beside = !multi && width >= 480.0;
+    let label_cap = (width * 0.38).min(200.0);
+    let label_font = 12.0f64.max(layout.min_font);
+    let label_chars = ((label_cap / (label_font * 0.56)).floor() as usize).clamp(8, 30);
+    let labels: Vec<String> = c
+        .categories
+        .iter()
+        .map(|l| shorten(l, label_chars))
+        .collect();
     let label_w = labels
         .iter()
-        .map(|l| text_width(l, 12.0))
+        .map(|l| text_width(l, label_font))
         .fold(40.0, f64::max)
-        .min(200.0);
+        .min(label_cap);
     let left = 16.0 + label_w + 10.0;
     // Single series: the value and interval are printed right of the plot.
     let value_texts: Vec<String> = (0..c.categories.len())
@@ -235,7 +256,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
                 .unwrap_or_default()
         })
         .collect();
-    let right = if multi {
+    let right = if !values_beside {
         24.0
     } else {
         value_texts
@@ -245,7 +266,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
             .min(220.0)
             + 16.0
     };
-    let plot_w = WIDTH - left - right;
+    let plot_w = width - left - right;
     let row_h = 12.0 * n_series as f64 + 12.0;
     let legend_h = if multi {
         18.0 * n_series.min(12) as f64 / 2.0 + 18.0
@@ -258,14 +279,15 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
     let e = extent(c);
     let x_of = |v: f64| left + (v + e) / (2.0 * e) * plot_w;
 
-    let mut svg = Svg::open(&id, WIDTH, height, &c.title, &desc);
+    let mut svg = Svg::open(&id, width, height, &c.title, &desc);
+    svg.set_min_font(layout.min_font);
     let mut extra = String::new();
     if multi {
         // Legend: two columns of marker + name.
         for (k, s) in c.series.iter().enumerate() {
             let style = series_style(k);
             let (col, row) = (k % 2, k / 2);
-            let x = 16.0 + col as f64 * (WIDTH / 2.0);
+            let x = 16.0 + col as f64 * (width / 2.0);
             let y = 40.0 + row as f64 * 18.0;
             extra.push_str(&marker_svg(
                 style.marker,
@@ -289,7 +311,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
         svg.rect(
             16.0,
             top + row_h * i as f64,
-            WIDTH - 32.0,
+            width - 32.0,
             row_h,
             "#f7f7f7",
             None,
@@ -385,7 +407,7 @@ pub fn render_delta_svg(c: &DeltaChart) -> String {
                     }
                     extra.push_str(&marker_svg(style.marker, x_of(v), cy, 5.0, style.colour));
                     extra.push_str("</g>");
-                    if !multi {
+                    if values_beside {
                         let text = value_texts.get(i).cloned().unwrap_or_default();
                         svg.text(
                             left + plot_w + 8.0,

@@ -117,6 +117,40 @@ pub fn describe(spec: &ChartSpec) -> String {
     parts.join(" ")
 }
 
+/// A plain-language summary of a line chart's data (see `line`).
+pub fn describe_line(spec: &ChartSpec) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(s) = spec.summary.as_deref().filter(|s| !s.trim().is_empty()) {
+        parts.push(s.trim().to_owned());
+    }
+    if !has_data(spec) {
+        parts.push("No data available.".to_owned());
+        return parts.join(" ");
+    }
+    let names: Vec<&str> = spec.series.iter().map(|s| s.name.as_str()).collect();
+    parts.push(format!(
+        "Line chart of {}: {} series ({}) over {} points.",
+        if spec.value_axis.trim().is_empty() {
+            "value"
+        } else {
+            spec.value_axis.trim()
+        },
+        spec.series.len(),
+        names.join(", "),
+        spec.categories.len()
+    ));
+    for s in &spec.series {
+        let cells: Vec<String> = spec
+            .categories
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c}: {}", point_text(&s.point(i))))
+            .collect();
+        parts.push(format!("{}: {}.", s.name, cells.join("; ")));
+    }
+    parts.join(" ")
+}
+
 /// The chart's data as a table: one row per category, one column per series, plus a
 /// "95% CI" column for each series that has intervals. Missing values show as `—`.
 pub fn table(spec: &ChartSpec) -> ChartTable {

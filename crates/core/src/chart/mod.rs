@@ -18,6 +18,7 @@ mod describe;
 mod format;
 pub mod headline;
 pub mod html;
+pub mod line;
 pub mod palette;
 mod stacked;
 pub mod stats;
@@ -25,7 +26,7 @@ mod svg;
 
 use serde::{Deserialize, Serialize};
 
-pub use describe::{describe, table};
+pub use describe::{describe, describe_line, table};
 pub use format::{escape_xml, format_percent};
 pub use headline::Headline;
 

@@ -79,63 +79,45 @@ pub fn series_style(i: usize) -> SeriesStyle {
 /// (white outline so markers stay visible on top of bars and lines).
 pub fn marker_svg(marker: Marker, cx: f64, cy: f64, r: f64, fill: &str) -> String {
     let fill = escape_xml(fill);
-    let mut out = String::new();
     let outline = "stroke=\"#ffffff\" stroke-width=\"1\"";
-    let poly = |pts: &[(f64, f64)]| -> String {
-        pts.iter()
-            .map(|(x, y)| format!("{},{}", num(cx + x * r), num(cy + y * r)))
-            .collect::<Vec<_>>()
-            .join(" ")
+    let pts: &[(f64, f64)] = match marker {
+        Marker::Circle => {
+            return format!(
+                "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" {outline}/>",
+                num(cx),
+                num(cy),
+                num(r)
+            )
+        }
+        Marker::Square => {
+            let (x, y, w) = (num(cx - r * 0.85), num(cy - r * 0.85), num(r * 1.7));
+            return format!(
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{w}\" height=\"{w}\" fill=\"{fill}\" {outline}/>"
+            );
+        }
+        Marker::Triangle => &[(0.0, -1.1), (1.0, 0.75), (-1.0, 0.75)],
+        Marker::Diamond => &[(0.0, -1.2), (1.0, 0.0), (0.0, 1.2), (-1.0, 0.0)],
+        Marker::TriangleDown => &[(0.0, 1.1), (1.0, -0.75), (-1.0, -0.75)],
+        Marker::Cross => &[
+            (-0.35, -1.0),
+            (0.35, -1.0),
+            (0.35, -0.35),
+            (1.0, -0.35),
+            (1.0, 0.35),
+            (0.35, 0.35),
+            (0.35, 1.0),
+            (-0.35, 1.0),
+            (-0.35, 0.35),
+            (-1.0, 0.35),
+            (-1.0, -0.35),
+            (-0.35, -0.35),
+        ],
     };
-    let _ = match marker {
-        Marker::Circle => write!(
-            out,
-            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\" fill=\"{fill}\" {outline}/>",
-            num(cx),
-            num(cy),
-            num(r)
-        ),
-        Marker::Square => write!(
-            out,
-            "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{fill}\" {outline}/>",
-            num(cx - r * 0.85),
-            num(cy - r * 0.85),
-            num(r * 1.7),
-            num(r * 1.7)
-        ),
-        Marker::Triangle => write!(
-            out,
-            "<polygon points=\"{}\" fill=\"{fill}\" {outline}/>",
-            poly(&[(0.0, -1.1), (1.0, 0.75), (-1.0, 0.75)])
-        ),
-        Marker::Diamond => write!(
-            out,
-            "<polygon points=\"{}\" fill=\"{fill}\" {outline}/>",
-            poly(&[(0.0, -1.2), (1.0, 0.0), (0.0, 1.2), (-1.0, 0.0)])
-        ),
-        Marker::TriangleDown => write!(
-            out,
-            "<polygon points=\"{}\" fill=\"{fill}\" {outline}/>",
-            poly(&[(0.0, 1.1), (1.0, -0.75), (-1.0, -0.75)])
-        ),
-        Marker::Cross => write!(
-            out,
-            "<polygon points=\"{}\" fill=\"{fill}\" {outline}/>",
-            poly(&[
-                (-0.35, -1.0),
-                (0.35, -1.0),
-                (0.35, -0.35),
-                (1.0, -0.35),
-                (1.0, 0.35),
-                (0.35, 0.35),
-                (0.35, 1.0),
-                (-0.35, 1.0),
-                (-0.35, 0.35),
-                (-1.0, 0.35),
-                (-1.0, -0.35),
-                (-0.35, -0.35),
-            ])
-        ),
-    };
+    let mut out = String::from("<polygon points=\"");
+    for (i, (x, y)) in pts.iter().enumerate() {
+        let sep = if i == 0 { "" } else { " " };
+        let _ = write!(out, "{sep}{},{}", num(cx + x * r), num(cy + y * r));
+    }
+    let _ = write!(out, "\" fill=\"{fill}\" {outline}/>");
     out
 }

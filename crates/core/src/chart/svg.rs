@@ -3,23 +3,18 @@
 use super::format::escape_xml;
 use std::fmt::Write as _;
 
-/// Okabe–Ito based palette (colour-blind safe), one colour per series.
-pub(crate) const PALETTE: [&str; 9] = [
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C6D1F", "#444444",
-    "#9E9E9E",
-];
-
-/// Text colour with enough contrast on top of a palette colour.
+/// Text colour with enough contrast on top of a series colour: black or white, whichever
+/// contrasts more (WCAG 2.x contrast ratios, worked out for the palette's colours).
 pub(crate) fn ink_on(fill: &str) -> &'static str {
     match fill {
-        "#E69F00" | "#56B4E9" | "#9E9E9E" => "#000000",
+        "#D55E00" | "#009E73" | "#CC79A7" | "#999933" | "#E7298A" | "#2CA02C" => "#000000",
         _ => "#ffffff",
     }
 }
 
-/// Colour of series `i`.
+/// Colour of series `i` (the series palette: twelve distinct colours, see `palette`).
 pub(crate) fn colour(i: usize) -> &'static str {
-    PALETTE.get(i % PALETTE.len()).copied().unwrap_or("#0072B2")
+    super::palette::series_style(i).colour
 }
 
 /// Formats a coordinate with at most one decimal.
@@ -165,6 +160,11 @@ impl Svg {
         self.out.push_str("</g>");
     }
 
+    /// Appends markup made by another writer of this module (already escaped).
+    pub(crate) fn raw(&mut self, markup: &str) {
+        self.out.push_str(markup);
+    }
+
     /// Closes the root element and returns the markup.
     pub(crate) fn finish(mut self) -> String {
         self.out.push_str("</svg>");
@@ -184,7 +184,21 @@ pub(crate) fn legend(svg: &mut Svg, names: &[String], top: f64, width: f64) -> f
             x = 16.0;
             y += row_h;
         }
-        svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
+        if names.len() > super::palette::COLOURS.len() {
+            // Beyond twelve series the colours repeat: the marker tells them apart.
+            let style = super::palette::series_style(i);
+            svg.group_open(name);
+            svg.raw(&super::palette::marker_svg(
+                style.marker,
+                x + 5.0,
+                y + 5.0,
+                5.5,
+                style.colour,
+            ));
+            svg.group_close();
+        } else {
+            svg.rect(x, y, 10.0, 10.0, colour(i), Some(name));
+        }
         svg.text(
             x + 14.0,
             y + 9.5,

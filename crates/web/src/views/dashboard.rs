@@ -89,7 +89,8 @@ fn compare_box(state: &AppState) -> Element {
                 .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
-                .child(el("div").class("compare-models").children(models.iter().map(|m| {
+                .child(super::compare::model_search(state, &models))
+                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| super::compare::model_matches(state, m)).map(|m| {
                     el("label")
                         .class("check")
                         .child(
@@ -104,6 +105,7 @@ fn compare_box(state: &AppState) -> Element {
             Some(o) => el_text("p", o.reason).id("leaderboard-hidden").class("muted"),
             None => el("p"),
         })
+        .child_opt(super::compare::leaderboard_panel(state))
 }
 
 /// The dashboard view.
@@ -148,6 +150,7 @@ pub fn view(state: &AppState) -> Element {
                     .map(chart_figure),
             ),
         );
+        section = section.child_opt(super::compare::trials_panel(state));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;

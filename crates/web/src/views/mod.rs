@@ -203,6 +203,32 @@ fn hooks(state: &AppState) -> Hooks {
     if state.flags.dictionary {
         h.insert("dictionary", "loaded".to_owned());
     }
+    if state.route.view == View::Dashboard && state.shown_trials().is_some() {
+        use crate::msg::LabPurpose;
+        let id = state.shown.as_ref().map(|s| s.id.as_str());
+        let v = match state.lab.answer(LabPurpose::Trials) {
+            _ if state.lab.busy(LabPurpose::Trials) || state.lab.trials_panel_of() != id => "busy",
+            Some(Ok(_)) => "ready",
+            Some(Err(_)) => "error",
+            None => "busy",
+        };
+        h.insert("trials", v.to_owned());
+    }
+    if state.route.view == View::Dashboard && state.shown.is_some() {
+        use crate::msg::LabPurpose;
+        let v = if !state.overlay().is_some_and(|o| o.shown) {
+            "hidden"
+        } else if state.lab.busy(LabPurpose::Leaderboard) {
+            "busy"
+        } else {
+            match state.lab.answer(LabPurpose::Leaderboard) {
+                Some(Ok(_)) => "shown",
+                Some(Err(_)) => "error",
+                None => "busy",
+            }
+        };
+        h.insert("leaderboard", v.to_owned());
+    }
     if state.route.view == View::Compare {
         use crate::msg::LabPurpose;
         let v = if state.lab.busy(LabPurpose::Compare) {

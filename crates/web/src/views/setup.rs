@@ -363,7 +363,7 @@ fn model_panel(state: &AppState) -> Element {
     let l = LIMITS;
     let range = |lo: f64, hi: f64| (lo.to_string(), hi.to_string());
     type NumberField<'a> = (&'a str, Field, &'a String, (String, String), &'a str);
-    let numbers: [NumberField<'_>; 5] = [
+    let numbers: [NumberField<'_>; 6] = [
         (
             "Temperature",
             Field::Temperature,
@@ -397,6 +397,13 @@ fn model_panel(state: &AppState) -> Element {
             Field::Backoff,
             &f.backoff,
             range(l.backoff_secs.0, l.backoff_secs.1),
+            "1",
+        ),
+        (
+            "Trials (pass^k)",
+            Field::Trials,
+            &f.trials,
+            range(1.0, wildtool_core::runner::engine::MAX_TRIALS as f64),
             "1",
         ),
     ];

@@ -1,0 +1,144 @@
+//! Small view pieces the lab's views share: data tables, chart figures, metric cards,
+//! the page context every view call carries, and address building.
+
+use serde::{Deserialize, Serialize};
+use wildtool_core::chart::delta::{delta_table, describe_delta, render_delta_svg_with, DeltaChart};
+use wildtool_core::chart::{ChartTable, Layout};
+use wildtool_ui::{el, el_text, Element, Node};
+
+/// What every view call knows about the page: where it is served (for links), the query
+/// it keeps in addresses, and the chart layout for the screen's width.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PageContext {
+    /// The page's address without query and fragment.
+    pub base: String,
+    /// Query parameters kept in every address (`dataset`, `lang`), as `name=value` pairs
+    /// already encoded.
+    pub query: Vec<String>,
+    /// Chart width in CSS pixels.
+    pub width: f64,
+    /// Smallest chart text in pixels (0: the standard sizes).
+    pub min_font: f64,
+}
+
+impl Default for PageContext {
+    fn default() -> Self {
+        PageContext {
+            base: String::new(),
+            query: Vec::new(),
+            width: Layout::STANDARD.width,
+            min_font: Layout::STANDARD.min_font,
+        }
+    }
+}
+
+impl PageContext {
+    /// The chart layout.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            width: if self.width.is_finite() && self.width > 0.0 {
+                self.width
+            } else {
+                Layout::STANDARD.width
+            },
+            min_font: if self.min_font.is_finite() {
+                self.min_font.max(0.0)
+            } else {
+                0.0
+            },
+        }
+    }
+
+    /// A page address: `?` + `params` + the kept query.
+    pub fn address(&self, params: &[(&str, String)]) -> String {
+        let mut parts: Vec<String> = params
+            .iter()
+            .map(|(k, v)| format!("{k}={}", encode(v)))
+            .collect();
+        parts.extend(self.query.iter().cloned());
+        format!("?{}", parts.join("&"))
+    }
+}
+
+/// Percent-encodes a query value (unreserved characters and `/`, `:` stay).
+pub fn encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/' | b':') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// A data table (first column as row headers).
+pub fn table(t: &ChartTable) -> Element {
+    el("table")
+        .class("data-table")
+        .child(el_text("caption", t.caption.clone()))
+        .child(
+            el("thead").child(
+                el("tr").children(
+                    t.headers
+                        .iter()
+                        .map(|h| el_text("th", h.clone()).attr("scope", "col")),
+                ),
+            ),
+        )
+        .child(el("tbody").children(t.rows.iter().map(|row| {
+            el("tr").children(row.iter().enumerate().map(|(i, c)| {
+                if i == 0 {
+                    el_text("th", c.clone()).attr("scope", "row")
+                } else {
+                    el_text("td", c.clone())
+                }
+            }))
+        })))
+}
+
+/// A difference chart: the SVG, its description and its data table.
+pub fn delta_figure(c: &DeltaChart, layout: Layout) -> Element {
+    el("figure")
+        .class("chart")
+        .attr("data-chart", c.id.clone())
+        .key(c.id.clone())
+        .child(
+            el("div")
+                .class("chart-box")
+                .child(Node::Svg(render_delta_svg_with(c, layout))),
+        )
+        .child(el_text("figcaption", describe_delta(c)).class("visually-hidden"))
+        .child(
+            el("details")
+                .class("chart-tools")
+                .child(el_text("summary", "Data table"))
+                .child(el("div").class("table-box").child(table(&delta_table(c)))),
+        )
+}
+
+/// A headline card: value, name, interval and a note.
+pub fn metric(id: &str, name: &str, value: String, ci: String, note: String) -> Element {
+    el("div")
+        .class("metric")
+        .id(id)
+        .child(el_text("span", value).class("metric-value"))
+        .child(el_text("span", name).class("metric-name"))
+        .child(el_text("span", ci).class("metric-ci"))
+        .child(el_text("span", note).class("metric-note"))
+}
+
+/// A button dispatching `action` with `arg`.
+pub fn button(label: &str, action: &str, arg: &str) -> Element {
+    let b = el("button")
+        .attr("type", "button")
+        .attr("data-action", action)
+        .text(label);
+    if arg.is_empty() {
+        b
+    } else {
+        b.attr("data-arg", arg)
+    }
+}
