@@ -36,6 +36,7 @@ pub mod report;
 pub mod runner;
 pub mod score;
 pub mod share;
+pub mod trace;
 
 /// Identifies the scoring semantics: wildtool's version and the official evaluation code
 /// it reproduces (WildToolBench commit 80a5f42). Carried in share links and reports.
