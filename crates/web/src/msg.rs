@@ -123,7 +123,7 @@ pub enum Msg {
     UploadFile(FileRef),
     /// A run file to import into the history.
     ImportFile(FileRef),
-    /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`).
+    /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
     TraceMore,
@@ -131,6 +131,8 @@ pub enum Msg {
     TraceTask(String, bool),
     /// A step was opened or closed (`session:task:step`).
     TraceStep(String, bool),
+    /// Open the traces filtered to an error class (a column title of the taxonomy chart).
+    TraceClass(String),
     /// A disclosure was opened or closed (its name).
     Toggle(String, bool),
     /// The page's width in CSS pixels (at start and after a resize).
@@ -204,6 +206,7 @@ impl Msg {
             "trace-more" => Msg::TraceMore,
             "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
             "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
+            "trace-class" => Msg::TraceClass(arg.to_owned()),
             "toggle" => Msg::Toggle(arg.to_owned(), flag),
             "viewport" => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
             _ => return None,

@@ -324,6 +324,9 @@ impl AppState {
                         fx.extend(self.open_history(&id));
                     }
                 }
+                if fx.is_empty() && self.route.view == View::Traces {
+                    self.open_route_trace();
+                }
                 fx
             }
             Msg::Set(field, value) => self.set_field(field, &value),
@@ -492,10 +495,8 @@ impl AppState {
                 Vec::new()
             }
             Msg::TraceTask(key, open) => self.trace_task(&key, open),
-            Msg::TraceStep(key, open) => {
-                self.traces.toggle_step(&key, open);
-                Vec::new()
-            }
+            Msg::TraceStep(key, open) => self.trace_step(&key, open),
+            Msg::TraceClass(class) => self.trace_class(&class),
         }
     }
 

@@ -1,16 +1,81 @@
-//! The trace view's state (filters, what is open, how many rows) and the reading of a
-//! scored session's log into display-ready steps: the messages the model saw, its
-//! output, the gold candidates accepted at that step, the verdict and its reason.
+//! The trace view's state and behaviour: filters (failed only, type, subtype, and the
+//! error class by the taxonomy chart's column titles), text search, sorting, what is open,
+//! how many rows are shown, and deep links (the address names session, task and step,
+//! 1-based; opening one shows, opens, scrolls to and focuses that task or step).
+//!
+//! Reading a task's log is the core's (`wildtool_core::trace`); this module keeps, per
+//! scored run, each task's recorded tokens, latency and search text, built once on first
+//! use.
 
-use wildtool_core::json::{dumps, loads, Escape, Value};
-use wildtool_core::outcome::TaskOutcome;
+use std::collections::BTreeMap;
+
+use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
+use wildtool_core::trace::{matches_query, session_digests, TaskDigest};
 
 use crate::msg::Effect;
 use crate::route::View;
+use crate::scoring::Scored;
 use crate::state::AppState;
 
 /// Rows shown per page of the trace list.
 pub const PAGE: usize = 50;
+
+/// Each scored task's digest by `(session, position)`.
+pub type Digests = BTreeMap<(u32, u8), TaskDigest>;
+
+/// The digests of a scored run (built on first use, then kept with its score files).
+pub fn digests(scored: &Scored) -> &Digests {
+    scored.digests.get_or_init(|| {
+        let mut out = Digests::new();
+        for (session, line) in scored.lines() {
+            for (k, d) in session_digests(line).into_iter().enumerate() {
+                if let (Ok(s), Ok(t)) = (u32::try_from(session), u8::try_from(k)) {
+                    out.insert((s, t), d);
+                }
+            }
+        }
+        out
+    })
+}
+
+/// How the trace list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// Session, then task (dataset order).
+    #[default]
+    Task,
+    /// Error class in the chart's column order, then correct, then unscored tasks.
+    ErrorClass,
+    /// Most tokens first.
+    Tokens,
+    /// Slowest first.
+    Latency,
+}
+
+impl Sort {
+    /// Every order, as the sort menu lists them.
+    pub const ALL: [Sort; 4] = [Sort::Task, Sort::ErrorClass, Sort::Tokens, Sort::Latency];
+
+    /// Value in the sort menu.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Sort::Task => "task",
+            Sort::ErrorClass => "error",
+            Sort::Tokens => "tokens",
+            Sort::Latency => "latency",
+        }
+    }
+
+    /// Label in the sort menu.
+    pub fn title(self) -> &'static str {
+        match self {
+            Sort::Task => "Session and task",
+            Sort::ErrorClass => "Error class",
+            Sort::Tokens => "Tokens (most first)",
+            Sort::Latency => "Latency (slowest first)",
+        }
+    }
+}
 
 /// Trace view state.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,13 +86,17 @@ pub struct TraceUi {
     pub task_type: String,
     /// Subtype filter (empty: all; `First turn` for first tasks).
     pub subtype: String,
-    /// Error label filter (empty: all).
+    /// Error class filter: a column title of the error-taxonomy chart (empty: all).
     pub error: String,
+    /// Search words (every word must occur; case is ignored).
+    pub search: String,
+    /// Order of the list.
+    pub sort: Sort,
     /// Rows shown.
     pub limit: usize,
-    /// Open tasks `(session, position)`.
+    /// Open tasks `(session, position)`, 0-based.
     pub open_tasks: Vec<(u32, u8)>,
-    /// Open steps `(session, position, step)`.
+    /// Open steps `(session, position, step)`, 0-based.
     pub open_steps: Vec<(u32, u8, usize)>,
 }
 
@@ -38,6 +107,8 @@ impl Default for TraceUi {
             task_type: String::new(),
             subtype: String::new(),
             error: String::new(),
+            search: String::new(),
+            sort: Sort::Task,
             limit: PAGE,
             open_tasks: Vec::new(),
             open_steps: Vec::new(),
@@ -50,18 +121,73 @@ pub fn subtype_name(o: &TaskOutcome) -> &'static str {
     o.subtype.map(|s| s.as_str()).unwrap_or("First turn")
 }
 
+/// The error class of a failed task, titled as the error-taxonomy chart titles it.
+pub fn error_class(o: &TaskOutcome) -> Option<ErrorColumn> {
+    o.error.map(|e| e.default_column())
+}
+
+/// `correct`, `failed` or `unscored`.
+pub fn verdict(o: &TaskOutcome) -> &'static str {
+    if o.incomplete {
+        "unscored"
+    } else if o.correct {
+        "correct"
+    } else {
+        "failed"
+    }
+}
+
+/// The element id of a task's summary (1-based numbers, as on the page).
+pub fn task_anchor(session: u32, position: u8) -> String {
+    format!(
+        "trace-{}-{}",
+        u64::from(session) + 1,
+        u16::from(position) + 1
+    )
+}
+
+/// The element id of a step's summary (1-based numbers).
+pub fn step_anchor(session: u32, position: u8, step: usize) -> String {
+    format!("{}-{}", task_anchor(session, position), step + 1)
+}
+
+/// What a search matches besides the log: numbers, session id, type, subtype, verdict
+/// and error class of the task.
+fn outcome_text(o: &TaskOutcome, session_id: &str) -> String {
+    format!(
+        "session {} {} task {} {} {} {} {} {}",
+        o.session + 1,
+        session_id,
+        o.position + 1,
+        o.task_type.as_str(),
+        subtype_name(o),
+        verdict(o),
+        error_class(o).map(|c| c.as_str()).unwrap_or(""),
+        o.error.map(|e| e.as_str()).unwrap_or("")
+    )
+    .to_lowercase()
+}
+
 fn parse_key(key: &str) -> Option<Vec<usize>> {
     key.split(':').map(|p| p.parse().ok()).collect()
 }
 
 impl TraceUi {
-    /// Sets a filter (`failed`, `type`, `subtype`, `error`).
+    /// Sets a filter, the search or the order (`failed`, `type`, `subtype`, `error`,
+    /// `search`, `sort`).
     pub fn set_filter(&mut self, name: &str, value: &str) {
         match name {
             "failed" => self.failed_only = value == "true",
             "type" => self.task_type = value.to_owned(),
             "subtype" => self.subtype = value.to_owned(),
             "error" => self.error = value.to_owned(),
+            "search" => self.search = value.to_owned(),
+            "sort" => {
+                self.sort = Sort::ALL
+                    .into_iter()
+                    .find(|s| s.slug() == value)
+                    .unwrap_or_default()
+            }
             _ => return,
         }
         self.limit = PAGE;
@@ -72,22 +198,64 @@ impl TraceUi {
         self.limit += PAGE;
     }
 
-    /// True when `o` passes the filters.
+    /// True when `o` passes the filters (not the search).
     pub fn matches(&self, o: &TaskOutcome) -> bool {
         (!self.failed_only || !o.correct)
             && (self.task_type.is_empty() || o.task_type.as_str() == self.task_type)
             && (self.subtype.is_empty() || subtype_name(o) == self.subtype)
-            && (self.error.is_empty() || o.error.map(|e| e.as_str()) == Some(self.error.as_str()))
+            && (self.error.is_empty()
+                || error_class(o).map(|c| c.as_str()) == Some(self.error.as_str()))
     }
 
-    /// Opens or closes a step (`session:task:step`).
-    pub fn toggle_step(&mut self, key: &str, open: bool) {
-        if let Some(&[s, t, k]) = parse_key(key).as_deref() {
-            let k = (s as u32, t as u8, k);
-            self.open_steps.retain(|x| *x != k);
-            if open {
-                self.open_steps.push(k);
-            }
+    /// The tasks the filters and the search let through, in the chosen order.
+    /// `session_id` names a session (dataset ids); `digests` are the run's, when it has
+    /// score files.
+    pub fn rows<'a>(
+        &self,
+        outcomes: &'a [TaskOutcome],
+        digests: Option<&Digests>,
+        session_id: impl Fn(u32) -> String,
+    ) -> Vec<&'a TaskOutcome> {
+        let digest = |o: &TaskOutcome| digests.and_then(|d| d.get(&(o.session, o.position)));
+        let query = self.search.trim();
+        let mut rows: Vec<&TaskOutcome> = outcomes
+            .iter()
+            .filter(|o| self.matches(o))
+            .filter(|o| {
+                query.is_empty()
+                    || matches_query(
+                        &[
+                            &outcome_text(o, &session_id(o.session)),
+                            digest(o).map(|d| d.text.as_str()).unwrap_or(""),
+                        ],
+                        query,
+                    )
+            })
+            .collect();
+        match self.sort {
+            Sort::Task => {}
+            Sort::ErrorClass => rows.sort_by_key(|o| {
+                (
+                    error_class(o).map_or(ErrorColumn::ALL.len(), |c| c as usize),
+                    o.incomplete,
+                )
+            }),
+            Sort::Tokens => rows.sort_by_key(|o| {
+                std::cmp::Reverse(digest(o).map(|d| d.usage.tokens() as i128).unwrap_or(-1))
+            }),
+            Sort::Latency => rows.sort_by(|a, b| {
+                let l = |o: &TaskOutcome| digest(o).map_or(-1.0, |d| d.usage.latency);
+                l(b).total_cmp(&l(a))
+            }),
+        }
+        rows
+    }
+
+    /// Opens or closes a step (`session:task:step`, 0-based).
+    fn toggle_step(&mut self, k: (u32, u8, usize), open: bool) {
+        self.open_steps.retain(|x| *x != k);
+        if open {
+            self.open_steps.push(k);
         }
     }
 }
@@ -98,7 +266,10 @@ impl AppState {
         let Some(&[s, t]) = parse_key(key).as_deref() else {
             return Vec::new();
         };
-        let k = (s as u32, t as u8);
+        let (Ok(s32), Ok(t8)) = (u32::try_from(s), u8::try_from(t)) else {
+            return Vec::new();
+        };
+        let k = (s32, t8);
         self.traces.open_tasks.retain(|x| *x != k);
         if open {
             self.traces.open_tasks.push(k);
@@ -109,6 +280,7 @@ impl AppState {
         if open {
             self.route.session = Some(s);
             self.route.task = Some(t);
+            self.route.step = None;
         } else if self.route.session == Some(s) && self.route.task == Some(t) {
             self.route.session = None;
             self.route.task = None;
@@ -117,204 +289,218 @@ impl AppState {
         vec![Effect::ReplaceUrl(self.address())]
     }
 
-    /// Opens the task and step the address names (deep links).
-    pub fn open_route_trace(&mut self) {
-        if let (Some(s), Some(t)) = (self.route.session, self.route.task) {
-            self.traces.open_tasks.push((s as u32, t as u8));
-            if let Some(k) = self.route.step {
-                self.traces.open_steps.push((s as u32, t as u8, k));
-            }
+    /// Opens or closes a step (`session:task:step`); the address names the open step.
+    pub fn trace_step(&mut self, key: &str, open: bool) -> Vec<Effect> {
+        let Some(&[s, t, k]) = parse_key(key).as_deref() else {
+            return Vec::new();
+        };
+        let (Ok(s32), Ok(t8)) = (u32::try_from(s), u8::try_from(t)) else {
+            return Vec::new();
+        };
+        self.traces.toggle_step((s32, t8, k), open);
+        if self.route.view != View::Traces {
+            return Vec::new();
         }
+        let here = self.route.session == Some(s) && self.route.task == Some(t);
+        if open {
+            self.route.session = Some(s);
+            self.route.task = Some(t);
+            self.route.step = Some(k);
+        } else if here && self.route.step == Some(k) {
+            self.route.step = None;
+        } else {
+            return Vec::new();
+        }
+        vec![Effect::ReplaceUrl(self.address())]
     }
-}
 
-/// One message as the trace shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceMessage {
-    /// Role.
-    pub role: String,
-    /// Text content.
-    pub text: String,
-    /// Tool calls as `name(arguments)`.
-    pub calls: Vec<String>,
-}
-
-/// One step of a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TraceStep {
-    /// Step name in the log (`step_1` …).
-    pub name: String,
-    /// Name label.
-    pub names: String,
-    /// Arguments label.
-    pub arguments: String,
-    /// Correct at this step.
-    pub correct: bool,
-    /// Verdict reasons.
-    pub reasons: Vec<String>,
-    /// The model's output.
-    pub output: TraceMessage,
-    /// Reasoning text.
-    pub reasoning: Option<String>,
-    /// Gold candidates accepted at this step.
-    pub gold: Vec<String>,
-    /// Messages the model saw.
-    pub seen: Vec<TraceMessage>,
-}
-
-/// A task's trace.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TaskTrace {
-    /// The session's result is an error string.
-    SessionError(String),
-    /// No record for this task.
-    Missing,
-    /// The task's steps and labels.
-    Steps {
-        /// Final label.
-        label: String,
-        /// Name label.
-        names: String,
-        /// Optimal path.
-        optimal: bool,
-        /// Steps.
-        steps: Vec<TraceStep>,
-    },
-}
-
-fn as_text(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => String::new(),
-        Some(Value::Str(s)) => s.clone(),
-        Some(other) => dumps(other, Escape::Utf8),
+    /// Opens the traces of the shown run filtered to one error class (a column title of
+    /// the error-taxonomy chart), from the dashboard.
+    pub fn trace_class(&mut self, class: &str) -> Vec<Effect> {
+        let Some(column) = ErrorColumn::parse(class) else {
+            return Vec::new();
+        };
+        let open_tasks = std::mem::take(&mut self.traces.open_tasks);
+        let open_steps = std::mem::take(&mut self.traces.open_steps);
+        self.traces = TraceUi {
+            error: column.as_str().to_owned(),
+            open_tasks,
+            open_steps,
+            ..TraceUi::default()
+        };
+        let fx = self.go_view(View::Traces);
+        self.focus = Some("traces-title".into());
+        fx
     }
-}
 
-fn message(v: &Value) -> TraceMessage {
-    let calls = v
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .map(|calls| {
-            calls
-                .iter()
-                .map(|c| {
-                    let f = c.get("function");
-                    format!(
-                        "→ {}({})",
-                        as_text(f.and_then(|f| f.get("name"))),
-                        as_text(f.and_then(|f| f.get("arguments")))
-                    )
+    /// Opens the task and step the address names (deep links, Back and Forward): the task
+    /// is shown even when the filters or the page of rows would hide it, and it (or its
+    /// step, once the run's score files are there) takes the focus, which scrolls to it.
+    pub fn open_route_trace(&mut self) {
+        let (Some(s), Some(t)) = (self.route.session, self.route.task) else {
+            return;
+        };
+        let (Ok(s), Ok(t)) = (u32::try_from(s), u8::try_from(t)) else {
+            return;
+        };
+        let Some(shown) = &self.shown else {
+            return;
+        };
+        let Some(hidden) = shown
+            .outcomes
+            .iter()
+            .find(|o| o.session == s && o.position == t)
+            .map(|o| !self.traces.matches(o) || !self.traces.search.trim().is_empty())
+        else {
+            return;
+        };
+        let has_lines = shown.scored.is_some();
+        if hidden {
+            let ui = std::mem::take(&mut self.traces);
+            self.traces = TraceUi {
+                sort: ui.sort,
+                open_tasks: ui.open_tasks,
+                open_steps: ui.open_steps,
+                ..TraceUi::default()
+            };
+        }
+        if let Some(shown) = &self.shown {
+            let d = self.dataset;
+            let at = self
+                .traces
+                .rows(&shown.outcomes, shown.scored.as_ref().map(digests), |i| {
+                    session_id(d, i)
                 })
-                .collect()
-        })
-        .unwrap_or_default();
-    TraceMessage {
-        role: as_text(v.get("role")),
-        text: as_text(v.get("content")),
-        calls,
-    }
-}
-
-/// Reads task `position` of a `score.jsonl` line.
-pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
-    let Ok(session) = loads(score_line) else {
-        return TaskTrace::Missing;
-    };
-    let results = session.get("results");
-    if let Some(Value::Str(e)) = results {
-        return TaskTrace::SessionError(e.clone());
-    }
-    let Some(task) = results
-        .and_then(Value::as_array)
-        .and_then(|a| a.get(position))
-    else {
-        return TaskTrace::Missing;
-    };
-    let mut steps = Vec::new();
-    if let Some(log) = task.get("inference_log").and_then(Value::as_object) {
-        for (name, step) in log.iter() {
-            if !name.starts_with("step_") {
-                continue;
-            }
-            let out = step.get("inference_output");
-            let get = |k: &str| out.and_then(|o| o.get(k));
-            let names = as_text(get("current_action_name_label"));
-            let arguments = as_text(get("current_action_arguments_label"));
-            let correct = names == "correct" && (arguments.is_empty() || arguments == "correct");
-            let mut reasons = Vec::new();
-            let why = as_text(get("error_reason"));
-            if !why.is_empty() {
-                reasons.push(why);
-            }
-            if let Some(checks) =
-                get("current_action_arguments_check_result").and_then(Value::as_array)
-            {
-                let checks: Vec<String> = checks.iter().map(|c| as_text(Some(c))).collect();
-                if checks.iter().any(|c| c != "correct") {
-                    reasons.push(format!("argument checks: {}", checks.join("; ")));
+                .iter()
+                .position(|x| x.session == s && x.position == t)
+                .unwrap_or(0);
+            self.traces.limit = self.traces.limit.max((at / PAGE + 1) * PAGE);
+        }
+        if !self.traces.open_tasks.contains(&(s, t)) {
+            self.traces.open_tasks.push((s, t));
+        }
+        self.focus = Some(match self.route.step {
+            Some(k) => {
+                self.traces.toggle_step((s, t, k), true);
+                if has_lines {
+                    step_anchor(s, t, k)
+                } else {
+                    task_anchor(s, t)
                 }
             }
-            let output = TraceMessage {
-                role: "assistant".into(),
-                text: as_text(get("content")),
-                calls: message(out.unwrap_or(&Value::Null)).calls,
-            };
-            let reasoning = Some(as_text(get("reasoning_content"))).filter(|r| !r.is_empty());
-            let gold = step
-                .get("inference_answer")
-                .and_then(Value::as_object)
-                .map(|cands| {
-                    cands
-                        .iter()
-                        .map(|(k, cand)| {
-                            let actions = cand
-                                .get("action")
-                                .and_then(Value::as_array)
-                                .map(|a| {
-                                    a.iter()
-                                        .map(|x| {
-                                            format!(
-                                                "{}({})",
-                                                as_text(x.get("name")),
-                                                as_text(x.get("arguments"))
-                                            )
-                                        })
-                                        .collect::<Vec<_>>()
-                                        .join(", ")
-                                })
-                                .unwrap_or_default();
-                            let obs = cand
-                                .get("observation")
-                                .map(|o| format!("\n  observation: {}", as_text(Some(o))))
-                                .unwrap_or_default();
-                            format!("{k}: {actions}{obs}")
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let seen = step
-                .get("inference_input")
-                .and_then(|i| i.get("messages"))
-                .and_then(Value::as_array)
-                .map(|m| m.iter().map(message).collect())
-                .unwrap_or_default();
-            steps.push(TraceStep {
-                name: name.to_owned(),
-                names,
-                arguments,
-                correct,
-                reasons,
-                output,
-                reasoning,
-                gold,
-                seen,
-            });
+            None => task_anchor(s, t),
+        });
+    }
+
+    /// The shown run's score files arrived: a step named by the address can take the
+    /// focus now.
+    pub fn trace_lines_arrived(&mut self) {
+        if self.route.view == View::Traces && self.route.step.is_some() {
+            self.open_route_trace();
         }
     }
-    TaskTrace::Steps {
-        label: as_text(task.get("label")),
-        names: as_text(task.get("action_name_label")),
-        optimal: matches!(task.get("is_optimal"), Some(Value::Bool(true))),
-        steps,
+}
+
+/// The id of session `index` in `dataset` (empty when unknown).
+pub fn session_id(dataset: Option<crate::data::Dataset>, index: u32) -> String {
+    dataset
+        .and_then(|d| d.session(index as usize))
+        .map(|s| s.id.clone())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wildtool_core::outcome::{RawErrorLabel, TaskType};
+
+    fn outcome(session: u32, position: u8, error: Option<RawErrorLabel>) -> TaskOutcome {
+        TaskOutcome {
+            session,
+            position,
+            task_type: TaskType::SingleTool,
+            subtype: None,
+            transitions: 0,
+            correct: error.is_none(),
+            name_correct: true,
+            optimal: false,
+            steps_logged: 1,
+            nodes_total: 1,
+            nodes_done: 1,
+            error,
+            incomplete: false,
+        }
+    }
+
+    fn digest(tokens: u64, latency: f64, text: &str) -> TaskDigest {
+        TaskDigest {
+            usage: wildtool_core::trace::Usage {
+                input_tokens: tokens,
+                output_tokens: 0,
+                latency,
+                requests: 1,
+            },
+            text: text.into(),
+        }
+    }
+
+    fn keys(rows: &[&TaskOutcome]) -> Vec<(u32, u8)> {
+        rows.iter().map(|o| (o.session, o.position)).collect()
+    }
+
+    #[test]
+    fn filters_search_and_sorts() {
+        let outcomes = vec![
+            outcome(0, 0, None),
+            outcome(0, 1, Some(RawErrorLabel::MissingRequired)),
+            outcome(1, 0, Some(RawErrorLabel::Refusal)),
+            outcome(1, 1, Some(RawErrorLabel::ParamValue)),
+        ];
+        let mut d = Digests::new();
+        d.insert((0, 0), digest(10, 3.0, "get_weather(paris)"));
+        d.insert((0, 1), digest(40, 1.0, "book_table"));
+        d.insert((1, 0), digest(20, 2.0, "i cannot help"));
+        let id = |s: u32| format!("wtb_{s}");
+        let mut ui = TraceUi::default();
+        assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)).len(), 4);
+        // Both raw labels map to the chart's "Param Value Error" column.
+        ui.set_filter("error", "Param Value Error");
+        assert_eq!(
+            keys(&ui.rows(&outcomes, Some(&d), id)),
+            vec![(0, 1), (1, 1)]
+        );
+        ui.set_filter("error", "");
+        ui.set_filter("search", "  PARIS ");
+        assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)), vec![(0, 0)]);
+        ui.set_filter("search", "wtb_1 \"task 2\"");
+        assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)), vec![(1, 1)]);
+        ui.set_filter("search", "refusal");
+        assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)), vec![(1, 0)]);
+        ui.set_filter("search", "");
+        ui.set_filter("sort", "tokens");
+        assert_eq!(
+            keys(&ui.rows(&outcomes, Some(&d), id)),
+            vec![(0, 1), (1, 0), (0, 0), (1, 1)],
+            "no digest: last"
+        );
+        ui.set_filter("sort", "latency");
+        assert_eq!(
+            keys(&ui.rows(&outcomes, Some(&d), id)),
+            vec![(0, 0), (1, 0), (0, 1), (1, 1)]
+        );
+        ui.set_filter("sort", "error");
+        assert_eq!(
+            keys(&ui.rows(&outcomes, Some(&d), id)),
+            vec![(1, 0), (0, 1), (1, 1), (0, 0)],
+            "Refusal, then Param Value Error (twice), then correct"
+        );
+        ui.set_filter("sort", "nonsense");
+        assert_eq!(ui.sort, Sort::Task);
+    }
+
+    #[test]
+    fn anchors_are_one_based() {
+        assert_eq!(task_anchor(0, 0), "trace-1-1");
+        assert_eq!(step_anchor(9, 3, 0), "trace-10-4-1");
     }
 }

@@ -793,3 +793,6 @@ fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
         "the named step is open: {list:.300}"
     );
 }
+
+#[path = "page/traces.rs"]
+mod traces;

@@ -325,12 +325,20 @@ pub fn session_digests(score_line: &str) -> Vec<TaskDigest> {
         .collect()
 }
 
-/// True when every whitespace-separated word of `query` occurs in `text` (both compared
-/// lower-cased; `text` is expected lower-cased already, as [`search_text`] gives it).
-/// An empty query matches everything.
-pub fn matches_query(text: &str, query: &str) -> bool {
+/// True when every word of `query` occurs in one of `texts`, case ignored; a quoted
+/// phrase (`"task 2"`) counts as one word. `texts` are expected lower-cased already, as
+/// [`search_text`] gives them. An empty query matches everything.
+pub fn matches_query(texts: &[&str], query: &str) -> bool {
     let q = query.to_lowercase();
-    q.split_whitespace().all(|w| text.contains(w))
+    let mut words = Vec::new();
+    for (i, part) in q.split('"').enumerate() {
+        if i % 2 == 1 {
+            words.extend(Some(part.trim()).filter(|p| !p.is_empty()));
+        } else {
+            words.extend(part.split_whitespace());
+        }
+    }
+    words.iter().all(|w| texts.iter().any(|t| t.contains(w)))
 }
 
 #[cfg(test)]
@@ -400,8 +408,12 @@ mod tests {
             assert!(t.contains(needle), "{needle} in {t}");
         }
         assert!(!t.contains("earlier task"), "{t}");
-        assert!(matches_query(t, "PARISS  Mismatch"));
-        assert!(matches_query(t, ""));
-        assert!(!matches_query(t, "pariss london"));
+        assert!(matches_query(&[t], "PARISS  Mismatch"));
+        assert!(matches_query(&["london"], ""));
+        assert!(!matches_query(&[t], "pariss london"));
+        assert!(matches_query(&[t, "london"], "pariss london"));
+        assert!(matches_query(&["task 2 of 4"], "\"Task 2\""));
+        assert!(!matches_query(&["task 12 2"], "\"task 2\" 4"));
+        assert!(!matches_query(&["task 12, 2"], "\"task 2\""));
     }
 }

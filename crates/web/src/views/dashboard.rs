@@ -106,6 +106,23 @@ fn compare_box(state: &AppState) -> Element {
         })
 }
 
+/// What every number means (the core's glossary), folded under the headline.
+fn glossary(state: &AppState) -> Element {
+    el("details")
+        .id("glossary")
+        .class("glossary")
+        .action("toggle", "glossary")
+        .flag("open", state.is_open("glossary"))
+        .child(el_text("summary", "What the numbers mean"))
+        .child(
+            el("dl").children(
+                wildtool_core::report::glossary::GLOSSARY
+                    .iter()
+                    .flat_map(|(term, text)| [el_text("dt", *term), el_text("dd", *text)]),
+            ),
+        )
+}
+
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
     let mut section = el("section")
@@ -137,17 +154,19 @@ pub fn view(state: &AppState) -> Element {
             ))),
         )
         .child_opt(banner(state))
-        .child(headline("headline", s));
+        .child(headline("headline", s))
+        .child(glossary(state));
     let failed = s.headline.status == RunStatus::Failed;
     if !failed {
-        section = section.child(
-            el("div").id("charts").class("charts").children(
-                s.charts
-                    .iter()
-                    .chain(std::iter::once(&s.comparison))
-                    .map(chart_figure),
-            ),
-        );
+        section =
+            section.child(el("div").id("charts").class("charts").children(
+                s.charts.iter().chain(std::iter::once(&s.comparison)).map(
+                    |c| match c.id.as_str() {
+                        "errors" => chart_figure(c).child_opt(super::traces::class_links(s)),
+                        _ => chart_figure(c),
+                    },
+                ),
+            ));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
