@@ -159,8 +159,8 @@ impl AppState {
                         &shown.outcomes,
                         |i| crate::traces::session_id(d, i),
                         |o| {
-                            let digests = crate::traces::digests(scored?);
-                            digests.get(&(o.session, o.position)).map(|x| x.usage)
+                            let digests = crate::traces::run_digests(shown)?;
+                            digests.get(o.session, o.position).map(|x| x.usage)
                         },
                     ),
                 ))

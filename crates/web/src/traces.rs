@@ -7,35 +7,50 @@
 //! scored run, each task's recorded tokens, latency and search text, built once on first
 //! use.
 
-use std::collections::BTreeMap;
-
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
 use wildtool_core::trace::{matches_query, session_digests, TaskDigest};
 
 use crate::msg::Effect;
 use crate::route::View;
-use crate::scoring::Scored;
+use crate::shown::ShownRun;
 use crate::state::AppState;
 
 /// Rows shown per page of the trace list.
 pub const PAGE: usize = 50;
 
-/// Each scored task's digest by `(session, position)`.
-pub type Digests = BTreeMap<(u32, u8), TaskDigest>;
+/// Each scored task's digest (tokens, latency, search text), by session index and task
+/// position.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Digests(Vec<Vec<TaskDigest>>);
 
-/// The digests of a scored run (built on first use, then kept with its score files).
-pub fn digests(scored: &Scored) -> &Digests {
-    scored.digests.get_or_init(|| {
-        let mut out = Digests::new();
+impl Digests {
+    /// The digest of task `position` of session `session` (0-based).
+    pub fn get(&self, session: u32, position: u8) -> Option<&TaskDigest> {
+        self.0.get(session as usize)?.get(usize::from(position))
+    }
+}
+
+/// The digests of the shown run's score files (read on first use, then kept with them);
+/// `None` when the run has none (opened from a link).
+pub fn run_digests(shown: &ShownRun) -> Option<&Digests> {
+    let scored = shown.scored.as_ref()?;
+    // Score lines name sessions by their ids; only the dataset's sessions are kept.
+    let sessions = shown.outcomes.last().map_or(0, |o| o.session as usize + 1);
+    Some(scored.digests.get_or_init(|| {
+        let mut out: Vec<Vec<TaskDigest>> = Vec::new();
         for (session, line) in scored.lines() {
-            for (k, d) in session_digests(line).into_iter().enumerate() {
-                if let (Ok(s), Ok(t)) = (u32::try_from(session), u8::try_from(k)) {
-                    out.insert((s, t), d);
-                }
+            if session >= sessions {
+                continue;
+            }
+            if out.len() <= session {
+                out.resize_with(session + 1, Vec::new);
+            }
+            if let Some(slot) = out.get_mut(session) {
+                *slot = session_digests(line);
             }
         }
-        out
-    })
+        Digests(out)
+    }))
 }
 
 /// How the trace list is ordered.
@@ -216,9 +231,9 @@ impl TraceUi {
         digests: Option<&Digests>,
         session_id: impl Fn(u32) -> String,
     ) -> Vec<&'a TaskOutcome> {
-        let digest = |o: &TaskOutcome| digests.and_then(|d| d.get(&(o.session, o.position)));
+        let digest = |o: &TaskOutcome| digests.and_then(|d| d.get(o.session, o.position));
         let query = self.search.trim();
-        let mut rows: Vec<&TaskOutcome> = outcomes
+        let rows: Vec<&TaskOutcome> = outcomes
             .iter()
             .filter(|o| self.matches(o))
             .filter(|o| {
@@ -232,23 +247,34 @@ impl TraceUi {
                     )
             })
             .collect();
-        match self.sort {
-            Sort::Task => {}
-            Sort::ErrorClass => rows.sort_by_key(|o| {
-                (
-                    error_class(o).map_or(ErrorColumn::ALL.len(), |c| c as usize),
-                    o.incomplete,
-                )
-            }),
-            Sort::Tokens => rows.sort_by_key(|o| {
-                std::cmp::Reverse(digest(o).map(|d| d.usage.tokens() as i128).unwrap_or(-1))
-            }),
-            Sort::Latency => rows.sort_by(|a, b| {
-                let l = |o: &TaskOutcome| digest(o).map_or(-1.0, |d| d.usage.latency);
-                l(b).total_cmp(&l(a))
-            }),
+        if self.sort == Sort::Task {
+            return rows;
         }
-        rows
+        // One sort of packed keys: the order's key times 2^20 plus the row's place (so
+        // equal keys keep dataset order), exact in an f64. Larger first for tokens and
+        // latency; tasks without a recorded log last.
+        const NONE: f64 = 4_294_967_295.0;
+        let down = |x: f64| NONE - 1.0 - x.clamp(0.0, NONE - 1.0).floor();
+        let mut keys = Vec::with_capacity(rows.len());
+        for (i, o) in rows.iter().enumerate() {
+            let key = match self.sort {
+                Sort::ErrorClass => {
+                    (error_class(o).map_or(ErrorColumn::ALL.len(), |c| c as usize) * 2
+                        + usize::from(o.incomplete)) as f64
+                }
+                Sort::Tokens => digest(o).map_or(NONE, |d| down(d.usage.tokens() as f64)),
+                _ => digest(o).map_or(NONE, |d| down(d.usage.latency * 1000.0)),
+            };
+            keys.push(key * 1_048_576.0 + (i % 1_048_576) as f64);
+        }
+        keys.sort_by(f64::total_cmp);
+        let mut out = Vec::with_capacity(rows.len());
+        for k in keys {
+            if let Some(o) = rows.get((k % 1_048_576.0) as usize) {
+                out.push(*o);
+            }
+        }
+        out
     }
 
     /// Opens or closes a step (`session:task:step`, 0-based).
@@ -368,9 +394,7 @@ impl AppState {
             let d = self.dataset;
             let at = self
                 .traces
-                .rows(&shown.outcomes, shown.scored.as_ref().map(digests), |i| {
-                    session_id(d, i)
-                })
+                .rows(&shown.outcomes, run_digests(shown), |i| session_id(d, i))
                 .iter()
                 .position(|x| x.session == s && x.position == t)
                 .unwrap_or(0);
@@ -456,10 +480,13 @@ mod tests {
             outcome(1, 0, Some(RawErrorLabel::Refusal)),
             outcome(1, 1, Some(RawErrorLabel::ParamValue)),
         ];
-        let mut d = Digests::new();
-        d.insert((0, 0), digest(10, 3.0, "get_weather(paris)"));
-        d.insert((0, 1), digest(40, 1.0, "book_table"));
-        d.insert((1, 0), digest(20, 2.0, "i cannot help"));
+        let d = Digests(vec![
+            vec![
+                digest(10, 3.0, "get_weather(paris)"),
+                digest(40, 1.0, "book_table"),
+            ],
+            vec![digest(20, 2.0, "i cannot help")],
+        ]);
         let id = |s: u32| format!("wtb_{s}");
         let mut ui = TraceUi::default();
         assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)).len(), 4);

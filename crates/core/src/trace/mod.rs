@@ -130,9 +130,11 @@ fn call(v: &Value) -> Call {
 }
 
 fn calls(v: Option<&Value>) -> Vec<Call> {
-    v.and_then(Value::as_array)
-        .map(|a| a.iter().map(call).collect())
-        .unwrap_or_default()
+    let mut out = Vec::new();
+    for c in v.and_then(Value::as_array).into_iter().flatten() {
+        out.push(call(c));
+    }
+    out
 }
 
 fn message(v: &Value) -> Message {
@@ -169,19 +171,28 @@ fn step(v: &Value) -> Step {
             reasons.push(format!("argument checks: {}", checks.join("; ")));
         }
     }
-    let candidates = v
+    let mut candidates = Vec::new();
+    for (_, c) in v
         .get("inference_answer")
         .and_then(Value::as_object)
-        .map(|cands| {
-            cands
-                .iter()
-                .map(|(_, c)| Candidate {
-                    actions: calls(c.get("action")),
-                    observation: c.get("observation").map(|o| as_text(Some(o))),
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+        .into_iter()
+        .flat_map(Map::iter)
+    {
+        candidates.push(Candidate {
+            actions: calls(c.get("action")),
+            observation: c.get("observation").map(|o| as_text(Some(o))),
+        });
+    }
+    let mut seen = Vec::new();
+    for m in v
+        .get("inference_input")
+        .and_then(|i| i.get("messages"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        seen.push(message(m));
+    }
     Step {
         names,
         arguments,
@@ -194,12 +205,7 @@ fn step(v: &Value) -> Step {
         },
         reasoning: Some(as_text(get("reasoning_content"))).filter(|r| !r.is_empty()),
         candidates,
-        seen: v
-            .get("inference_input")
-            .and_then(|i| i.get("messages"))
-            .and_then(Value::as_array)
-            .map(|m| m.iter().map(message).collect())
-            .unwrap_or_default(),
+        seen,
     }
 }
 
@@ -315,14 +321,14 @@ pub fn session_digests(score_line: &str) -> Vec<TaskDigest> {
     let Ok(session) = loads(score_line) else {
         return Vec::new();
     };
-    tasks_of(&session)
-        .unwrap_or(&[])
-        .iter()
-        .map(|t| TaskDigest {
+    let mut out = Vec::new();
+    for t in tasks_of(&session).unwrap_or(&[]) {
+        out.push(TaskDigest {
             usage: usage(t),
             text: search_text(t),
-        })
-        .collect()
+        });
+    }
+    out
 }
 
 /// True when every word of `query` occurs in one of `texts`, case ignored; a quoted

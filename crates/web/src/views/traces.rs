@@ -3,44 +3,36 @@
 //! time; a task's steps are read from its score line only when it is opened, and each of
 //! the model's calls is printed beside the closest gold candidate with the differences
 //! marked. Sessions, tasks, steps and candidates are numbered from 1.
+//!
+//! (Loops rather than iterator adapters build the lists here: each adapter chain is its
+//! own code in the app shell.)
 
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
-use wildtool_core::trace::diff::{closest, pretty, CallDiff, Mark, Piece};
-use wildtool_core::trace::{task_trace, Message, Step, TaskTrace};
+use wildtool_core::trace::diff::{closest, pretty, Mark, Piece};
+use wildtool_core::trace::{task_trace, Call, Message, Step, TaskTrace};
 
 use crate::shown::ShownRun;
 use crate::state::AppState;
 use crate::traces::{
-    digests, error_class, session_id, step_anchor, subtype_name, task_anchor, verdict, Sort,
+    error_class, run_digests, session_id, step_anchor, subtype_name, task_anchor, verdict, Sort,
 };
 use crate::ui::{el, el_text, Element};
 
 use super::widgets::{button, heading};
 
-fn select(
-    id: &str,
-    label: &str,
-    filter: &str,
-    current: &str,
-    options: Vec<(String, String)>,
-) -> Element {
-    el("label").attr("for", id).text(format!("{label} ")).child(
-        el("select")
-            .id(id)
-            .action("trace-filter", filter)
-            .attr("value", current)
-            .children(
-                options
-                    .into_iter()
-                    .map(|(value, text)| el("option").attr("value", value).text(text)),
-            ),
-    )
-}
-
-fn all_and(names: impl Iterator<Item = &'static str>) -> Vec<(String, String)> {
-    std::iter::once((String::new(), "all".to_owned()))
-        .chain(names.map(|n| (n.to_owned(), n.to_owned())))
-        .collect()
+/// A filter menu: `options` are `(value, label)`, an empty value first meaning "all".
+fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, &str)]) -> Element {
+    let mut s = el("select")
+        .id(id)
+        .action("trace-filter", filter)
+        .attr("value", current);
+    for (value, text) in options {
+        s = s.child(el("option").attr("value", *value).text(*text));
+    }
+    el("label")
+        .attr("for", id)
+        .text(format!("{label} "))
+        .child(s)
 }
 
 /// `1234567` as `1,234,567`.
@@ -56,103 +48,60 @@ pub fn thousands(n: u64) -> String {
     out
 }
 
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
 fn message(m: &Message) -> Element {
     let role: String = m.role.chars().filter(|c| c.is_ascii_lowercase()).collect();
-    el("div")
+    let mut e = el("div")
         .class(format!("msg role-{role}"))
-        .child(el_text("span", m.role.clone()).class("msg-role"))
-        .child_opt((!m.text.is_empty()).then(|| el_text("pre", m.text.clone()).class("msg-text")))
-        .children(
-            m.calls.iter().map(|c| {
-                el_text("pre", format!("→ {}({})", c.name, c.arguments)).class("msg-call")
-            }),
-        )
-}
-
-/// A marked piece of arguments: a span with the mark's class and, for screen readers, the
-/// mark's name before it.
-fn piece(p: &Piece) -> crate::ui::Node {
-    match p.mark {
-        Mark::Same => p.text.clone().into(),
-        Mark::Expected => el_text("span", p.text.clone()).class("d-expected").into(),
-        m => el("span")
-            .class(format!("d-{}", m.name()))
-            .child(el_text("span", format!("{}: ", m.name())).class("visually-hidden"))
-            .text(p.text.clone())
-            .into(),
+        .child(el_text("span", m.role.clone()).class("msg-role"));
+    if !m.text.is_empty() {
+        e = e.child(el_text("pre", m.text.clone()).class("msg-text"));
     }
+    for c in &m.calls {
+        e = e.child(el_text("pre", format!("→ {}({})", c.name, c.arguments)).class("msg-call"));
+    }
+    e
 }
 
-fn call_diff(c: &CallDiff, candidate: usize) -> Element {
-    let note = match &c.gold {
-        None => format!(
-            "no gold action of candidate {} is left for this call",
-            candidate + 1
-        ),
-        Some(g) if g.name != c.call.name => format!(
-            "closest gold action: {} (another function) · {} argument difference{}",
-            g.name,
-            c.differences,
-            if c.differences == 1 { "" } else { "s" }
-        ),
-        Some(_) if c.unreadable => "arguments are not JSON".to_owned(),
-        Some(_) if c.differences == 0 => "arguments as in the gold".to_owned(),
-        Some(_) => format!(
-            "{} argument difference{} from the gold",
-            c.differences,
-            if c.differences == 1 { "" } else { "s" }
-        ),
-    };
+/// A call: its name, a note, and its arguments as marked pieces.
+fn call_box(name: &str, note: &str, pieces: &[Piece]) -> Element {
+    let mut args = el("pre").class("args");
+    for p in pieces {
+        args = args.child(match p.mark {
+            Mark::Same => p.text.clone().into(),
+            Mark::Expected => el_text("span", p.text.clone()).class("d-expected").into(),
+            // The mark's name, for screen readers, before the marked text.
+            m => crate::ui::Node::from(
+                el("span")
+                    .class(format!("d-{}", m.name()))
+                    .child(el_text("span", format!("{}: ", m.name())).class("visually-hidden"))
+                    .text(p.text.clone()),
+            ),
+        });
+    }
     el("div")
         .class("call")
         .child(
             el("p")
                 .class("call-head")
-                .child(el_text("code", c.call.name.clone()))
-                .text(format!(" — {note}")),
+                .child(el_text("code", name))
+                .text(note),
         )
-        .child(el("pre").class("args").children(c.pieces.iter().map(piece)))
+        .child(args)
 }
 
-fn candidates(s: &Step, closest_at: Option<usize>) -> Element {
-    el("div")
-        .class("sub")
-        .child(el_text("h3", "Gold candidates accepted at this step"))
-        .children(s.candidates.iter().enumerate().map(|(i, c)| {
-            el("div")
-                .class(if closest_at == Some(i) {
-                    "cand closest"
-                } else {
-                    "cand"
-                })
-                .child(el_text(
-                    "p",
-                    format!(
-                        "Candidate {}{}",
-                        i + 1,
-                        if closest_at == Some(i) {
-                            " (closest)"
-                        } else {
-                            ""
-                        }
-                    ),
-                ))
-                .children(c.actions.iter().map(|a| {
-                    el("div")
-                        .class("call")
-                        .child(
-                            el("p")
-                                .class("call-head")
-                                .child(el_text("code", a.name.clone())),
-                        )
-                        .child(el_text("pre", pretty(&a.arguments)).class("args"))
-                }))
-                .child_opt(
-                    c.observation
-                        .as_ref()
-                        .map(|o| el_text("p", format!("Observation: {o}")).class("muted")),
-                )
-        }))
+fn plain(c: &Call, note: &str, mark: Mark) -> Element {
+    call_box(
+        &c.name,
+        note,
+        &[Piece {
+            text: pretty(&c.arguments),
+            mark,
+        }],
+    )
 }
 
 fn step(session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
@@ -165,7 +114,7 @@ fn step(session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
         }
     };
     let key = format!("{session}:{position}:{k}");
-    let mut d = el("details")
+    let d = el("details")
         .class(format!("step verdict-{v}"))
         .action("trace-step", key.clone())
         .flag("open", open)
@@ -186,87 +135,89 @@ fn step(session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
         return d;
     }
     let diff = closest(&s.output.calls, &s.candidates);
-    let mut output = el("div")
-        .class("sub")
-        .child(el_text("h3", "Model output"))
-        .child_opt(
-            (!s.output.text.is_empty())
-                .then(|| el_text("pre", s.output.text.clone()).class("msg-text")),
-        )
-        .child_opt(
-            s.reasoning
-                .as_ref()
-                .map(|r| el_text("pre", r.clone()).class("msg-text muted")),
-        );
+    let mut output = el("div").class("sub").child(el_text("h3", "Model output"));
+    if !s.output.text.is_empty() {
+        output = output.child(el_text("pre", s.output.text.clone()).class("msg-text"));
+    }
+    if let Some(r) = &s.reasoning {
+        output = output.child(el_text("pre", r.clone()).class("msg-text muted"));
+    }
+    let closest_at = diff.as_ref().map(|d| d.candidate);
     match &diff {
         Some(diff) => {
-            output = output
-                .child(
-                    el_text(
-                        "p",
-                        format!(
-                            "Calls beside gold candidate {} (the closest).",
-                            diff.candidate + 1
-                        ),
-                    )
-                    .class("muted"),
+            let n = diff.candidate + 1;
+            output = output.child(
+                el_text(
+                    "p",
+                    format!("Calls beside gold candidate {n} (the closest)."),
                 )
-                .children(diff.calls.iter().map(|c| call_diff(c, diff.candidate)))
-                .children(diff.unpaired.iter().map(|a| {
-                    el("div")
-                        .class("call")
-                        .child(
-                            el("p")
-                                .class("call-head")
-                                .child(el_text("code", a.name.clone()))
-                                .text(" — in the gold, not called"),
+                .class("muted"),
+            );
+            for c in &diff.calls {
+                let count = plural(c.differences, "argument difference");
+                let note = match &c.gold {
+                    None => format!(" — no gold action of candidate {n} is left for this call"),
+                    Some(g) if g.name != c.call.name => {
+                        format!(
+                            " — closest gold action: {} (another function) · {count}",
+                            g.name
                         )
-                        .child(el("pre").class("args").child(piece(&Piece {
-                            text: pretty(&a.arguments),
-                            mark: Mark::Missing,
-                        })))
-                }));
+                    }
+                    Some(_) if c.unreadable => " — arguments are not JSON".to_owned(),
+                    Some(_) if c.differences == 0 => " — arguments as in the gold".to_owned(),
+                    Some(_) => format!(" — {count} from the gold"),
+                };
+                output = output.child(call_box(&c.call.name, &note, &c.pieces));
+            }
+            for a in &diff.unpaired {
+                output = output.child(plain(a, " — in the gold, not called", Mark::Missing));
+            }
         }
         None => {
-            output = output.children(s.output.calls.iter().map(|c| {
-                el("div")
-                    .class("call")
-                    .child(
-                        el("p")
-                            .class("call-head")
-                            .child(el_text("code", c.name.clone())),
-                    )
-                    .child(el_text("pre", pretty(&c.arguments)).class("args"))
-            }));
+            for c in &s.output.calls {
+                output = output.child(plain(c, "", Mark::Same));
+            }
         }
     }
-    d = d
-        .child(
-            el_text(
+    let mut gold = el("div")
+        .class("sub")
+        .child(el_text("h3", "Gold candidates accepted at this step"));
+    for (i, c) in s.candidates.iter().enumerate() {
+        let best = closest_at == Some(i);
+        let mut cand = el("div")
+            .class(if best { "cand closest" } else { "cand" })
+            .child(el_text(
                 "p",
                 format!(
-                    "Verdict: {v}{}",
-                    if s.reasons.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" — {}", s.reasons.join(" · "))
-                    }
+                    "Candidate {}{}",
+                    i + 1,
+                    if best { " (closest)" } else { "" }
                 ),
-            )
-            .class(format!("verdict {v}")),
-        )
+            ));
+        for a in &c.actions {
+            cand = cand.child(plain(a, "", Mark::Same));
+        }
+        if let Some(o) = &c.observation {
+            cand = cand.child(el_text("p", format!("Observation: {o}")).class("muted"));
+        }
+        gold = gold.child(cand);
+    }
+    let mut seen = el("details").class("sub").child(el_text(
+        "summary",
+        format!("Messages the model saw ({})", s.seen.len()),
+    ));
+    for m in &s.seen {
+        seen = seen.child(message(m));
+    }
+    let reasons = if s.reasons.is_empty() {
+        String::new()
+    } else {
+        format!(" — {}", s.reasons.join(" · "))
+    };
+    d.child(el_text("p", format!("Verdict: {v}{reasons}")).class(format!("verdict {v}")))
         .child(output)
-        .child(candidates(s, diff.map(|d| d.candidate)))
-        .child(
-            el("details")
-                .class("sub")
-                .child(el_text(
-                    "summary",
-                    format!("Messages the model saw ({})", s.seen.len()),
-                ))
-                .children(s.seen.iter().map(message)),
-        );
-    d
+        .child(gold)
+        .child(seen)
 }
 
 fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
@@ -299,14 +250,12 @@ fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
         );
     };
     match task_trace(line, position as usize) {
-        TaskTrace::SessionError(e) => {
-            box_ = box_.child(
-                el_text("p", format!("The session's result is an error string: {e}"))
-                    .class("verdict error"),
-            );
-        }
+        TaskTrace::SessionError(e) => box_.child(
+            el_text("p", format!("The session's result is an error string: {e}"))
+                .class("verdict error"),
+        ),
         TaskTrace::Missing => {
-            box_ = box_.child(el_text("p", "No trace recorded for this task.").class("muted"));
+            box_.child(el_text("p", "No trace recorded for this task.").class("muted"))
         }
         TaskTrace::Steps {
             label,
@@ -314,46 +263,29 @@ fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
             optimal,
             steps,
         } => {
+            let raw = match o.error {
+                Some(e) => format!(" · raw error label {}", e.as_str()),
+                None => String::new(),
+            };
             box_ = box_.child(el_text(
                 "p",
                 format!(
-                    "Label {label} · names {names} · optimal {}{}",
-                    if optimal { "yes" } else { "no" },
-                    o.error
-                        .map(|e| format!(" · raw error label {}", e.as_str()))
-                        .unwrap_or_default()
+                    "Label {label} · names {names} · optimal {}{raw}",
+                    if optimal { "yes" } else { "no" }
                 ),
             ));
             for (k, s) in steps.iter().enumerate() {
                 let open = state.traces.open_steps.contains(&(session, position, k));
                 box_ = box_.child(step(session, position, k, s, open));
             }
+            box_
         }
     }
-    box_
-}
-
-fn legend() -> Element {
-    el("p")
-        .class("muted legend")
-        .text("Arguments are marked against the closest gold candidate: ")
-        .child(el_text("span", "extra").class("d-extra"))
-        .text(" (only the model's), ")
-        .child(el_text("span", "missing").class("d-missing"))
-        .text(" (only the gold's), ")
-        .child(el_text("span", "changed").class("d-changed"))
-        .text(" (a different value, the expected one after it).")
 }
 
 fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
-    let t = &state.traces;
-    let open = t.open_tasks.contains(&(o.session, o.position));
+    let open = state.traces.open_tasks.contains(&(o.session, o.position));
     let id = session_id(state.dataset, o.session);
-    let usage = shown
-        .scored
-        .as_ref()
-        .and_then(|s| digests(s).get(&(o.session, o.position)))
-        .map(|d| d.usage);
     let v = verdict(o);
     let mut summary = el("summary")
         .id(task_anchor(o.session, o.position))
@@ -369,7 +301,8 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
     if let Some(c) = error_class(o) {
         summary = summary.text(format!(" · {}", c.as_str()));
     }
-    if let Some(u) = usage {
+    if let Some(d) = run_digests(shown).and_then(|d| d.get(o.session, o.position)) {
+        let u = d.usage;
         summary = summary.child(
             el_text(
                 "span",
@@ -392,39 +325,39 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
 }
 
 /// The dashboard's way into the traces: one button per error class of the taxonomy chart
-/// (its column titles), with the number of failed tasks in it.
+/// (its column titles) with failed tasks, saying how many.
 pub fn class_links(shown: &ShownRun) -> Option<Element> {
-    let counts: Vec<(ErrorColumn, usize)> = ErrorColumn::ALL
-        .iter()
-        .map(|c| {
-            let n = shown
-                .outcomes
-                .iter()
-                .filter(|o| !o.incomplete && error_class(o) == Some(*c))
-                .count();
-            (*c, n)
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect();
-    if counts.is_empty() {
-        return None;
+    let mut counts = [0usize; ErrorColumn::ALL.len()];
+    for o in &shown.outcomes {
+        if let Some(c) = error_class(o).filter(|_| !o.incomplete) {
+            if let Some(n) = counts.get_mut(c as usize) {
+                *n += 1;
+            }
+        }
     }
-    Some(
+    let mut list = el("ul");
+    for (c, n) in ErrorColumn::ALL.iter().zip(counts) {
+        if n > 0 {
+            let title = c.as_str();
+            list = list.child(
+                el("li").child(
+                    button(
+                        &format!("{title} · {}", plural(n, "task")),
+                        "trace-class",
+                        title,
+                    )
+                    .attr("data-class", title),
+                ),
+            );
+        }
+    }
+    counts.iter().any(|n| *n > 0).then(|| {
         el("nav")
             .class("class-links")
             .attr("aria-label", "Traces by error class")
-            .child(el_text("p", "Open the traces of a class:").class("muted"))
-            .child(el("ul").children(counts.into_iter().map(|(c, n)| {
-                el("li").child(
-                    button(
-                        &format!("{} · {n} task{}", c.as_str(), if n == 1 { "" } else { "s" }),
-                        "trace-class",
-                        c.as_str(),
-                    )
-                    .attr("data-class", c.as_str()),
-                )
-            }))),
-    )
+            .child(el_text("p", "Open the traces of a class:"))
+            .child(list)
+    })
 }
 
 /// The traces view.
@@ -440,10 +373,15 @@ pub fn view(state: &AppState) -> Element {
     };
     let t = &state.traces;
     let d = state.dataset;
-    let matching = t.rows(&shown.outcomes, shown.scored.as_ref().map(digests), |i| {
-        session_id(d, i)
-    });
+    let matching = t.rows(&shown.outcomes, run_digests(shown), |i| session_id(d, i));
     let shown_rows = matching.len().min(t.limit);
+    let mut types = vec![("", "all")];
+    types.extend(TaskType::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let mut subtypes = vec![("", "all"), ("First turn", "First turn")];
+    subtypes.extend(TurnSubtype::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let mut classes = vec![("", "all")];
+    classes.extend(ErrorColumn::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let sorts: Vec<(&str, &str)> = Sort::ALL.iter().map(|s| (s.slug(), s.title())).collect();
     let filters = el("div")
         .class("panel filters")
         .child(
@@ -476,43 +414,38 @@ pub fn view(state: &AppState) -> Element {
                         )
                         .text(" Failed only"),
                 )
-                .child(select(
-                    "f-type",
-                    "Type",
-                    "type",
-                    &t.task_type,
-                    all_and(TaskType::ALL.iter().map(|x| x.as_str())),
-                ))
+                .child(select("f-type", "Type", "type", &t.task_type, &types))
                 .child(select(
                     "f-subtype",
                     "Subtype",
                     "subtype",
                     &t.subtype,
-                    all_and(
-                        std::iter::once("First turn")
-                            .chain(TurnSubtype::ALL.iter().map(|x| x.as_str())),
-                    ),
+                    &subtypes,
                 ))
                 .child(select(
                     "f-error",
                     "Error class",
                     "error",
                     &t.error,
-                    all_and(ErrorColumn::ALL.iter().map(|c| c.as_str())),
+                    &classes,
                 ))
-                .child(select(
-                    "f-sort",
-                    "Sort by",
-                    "sort",
-                    t.sort.slug(),
-                    Sort::ALL
-                        .iter()
-                        .map(|s| (s.slug().to_owned(), s.title().to_owned()))
-                        .collect(),
-                )),
+                .child(select("f-sort", "Sort by", "sort", t.sort.slug(), &sorts)),
         )
-        .child(legend());
-    let rows = matching.iter().take(t.limit).map(|o| row(state, shown, o));
+        .child(
+            el("p")
+                .class("muted legend")
+                .text("Arguments are marked against the closest gold candidate: ")
+                .child(el_text("span", "extra").class("d-extra"))
+                .text(" (only the model's), ")
+                .child(el_text("span", "missing").class("d-missing"))
+                .text(" (only the gold's), ")
+                .child(el_text("span", "changed").class("d-changed"))
+                .text(" (a different value; the expected one follows)."),
+        );
+    let mut list = el("ol").id("trace-list").class("trace-list");
+    for o in matching.iter().take(t.limit) {
+        list = list.child(row(state, shown, o));
+    }
     section
         .child(
             el("div")
@@ -529,7 +462,7 @@ pub fn view(state: &AppState) -> Element {
         .child_opt(shown.scored.is_none().then(|| {
             el_text("p", "This run has outcomes only (opened from a link, or its files are not stored): tasks can be listed but not opened down to the steps.").class("muted").id("trace-empty")
         }))
-        .child(el("ol").id("trace-list").class("trace-list").children(rows))
+        .child(list)
         .child_opt((shown_rows < matching.len()).then(|| button("Show more", "trace-more", "").id("trace-more")))
 }
 
