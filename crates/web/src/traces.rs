@@ -296,6 +296,11 @@ impl AppState {
             return Vec::new();
         };
         let k = (s32, t8);
+        // The browser reports a disclosure the page itself opened or closed too: nothing
+        // changes then (the address keeps its step).
+        if self.traces.open_tasks.contains(&k) == open {
+            return Vec::new();
+        }
         self.traces.open_tasks.retain(|x| *x != k);
         if open {
             self.traces.open_tasks.push(k);
@@ -323,6 +328,9 @@ impl AppState {
         let (Ok(s32), Ok(t8)) = (u32::try_from(s), u8::try_from(t)) else {
             return Vec::new();
         };
+        if self.traces.open_steps.contains(&(s32, t8, k)) == open {
+            return Vec::new();
+        }
         self.traces.toggle_step((s32, t8, k), open);
         if self.route.view != View::Traces {
             return Vec::new();
@@ -359,9 +367,10 @@ impl AppState {
         fx
     }
 
-    /// Opens the task and step the address names (deep links, Back and Forward): the task
-    /// is shown even when the filters or the page of rows would hide it, and it (or its
-    /// step, once the run's score files are there) takes the focus, which scrolls to it.
+    /// Opens the task and step the address names (deep links, Back and Forward): filters
+    /// that would hide the task are lifted (the view shows it after the first rows when it
+    /// is further down), and it (or its step, once the run's score files are there) takes
+    /// the focus, which scrolls to it.
     pub fn open_route_trace(&mut self) {
         let (Some(s), Some(t)) = (self.route.session, self.route.task) else {
             return;
@@ -389,16 +398,6 @@ impl AppState {
                 open_steps: ui.open_steps,
                 ..TraceUi::default()
             };
-        }
-        if let Some(shown) = &self.shown {
-            let d = self.dataset;
-            let at = self
-                .traces
-                .rows(&shown.outcomes, run_digests(shown), |i| session_id(d, i))
-                .iter()
-                .position(|x| x.session == s && x.position == t)
-                .unwrap_or(0);
-            self.traces.limit = self.traces.limit.max((at / PAGE + 1) * PAGE);
         }
         if !self.traces.open_tasks.contains(&(s, t)) {
             self.traces.open_tasks.push((s, t));

@@ -145,6 +145,14 @@ fn message(v: &Value) -> Message {
     }
 }
 
+fn messages_of(step: &Value) -> impl Iterator<Item = &Value> {
+    step.get("inference_input")
+        .and_then(|i| i.get("messages"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
 fn steps_of(task: &Value) -> impl Iterator<Item = &Value> {
     task.get("inference_log")
         .and_then(Value::as_object)
@@ -154,7 +162,8 @@ fn steps_of(task: &Value) -> impl Iterator<Item = &Value> {
         .map(|(_, v)| v)
 }
 
-fn step(v: &Value) -> Step {
+/// A step; the messages the model saw only `with_seen` (they repeat the whole history).
+fn step(v: &Value, with_seen: bool) -> Step {
     let out = v.get("inference_output");
     let get = |k: &str| out.and_then(|o| o.get(k));
     let names = as_text(get("current_action_name_label"));
@@ -184,13 +193,7 @@ fn step(v: &Value) -> Step {
         });
     }
     let mut seen = Vec::new();
-    for m in v
-        .get("inference_input")
-        .and_then(|i| i.get("messages"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for m in messages_of(v).filter(|_| with_seen) {
         seen.push(message(m));
     }
     Step {
@@ -233,7 +236,7 @@ pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
         label: as_text(task.get("label")),
         names: as_text(task.get("action_name_label")),
         optimal: matches!(task.get("is_optimal"), Some(Value::Bool(true))),
-        steps: steps_of(task).map(step).collect(),
+        steps: steps_of(task).map(|v| step(v, true)).collect(),
     }
 }
 
@@ -282,20 +285,20 @@ fn push_calls(out: &mut String, calls: &[Call]) {
 /// reasoning, verdict and reasons, and the gold candidates' calls — lower-cased.
 pub fn search_text(task: &Value) -> String {
     let mut out = String::new();
-    let steps: Vec<Step> = steps_of(task).map(step).collect();
-    if let Some(last) = steps.last() {
-        let from = last
-            .seen
+    if let Some(last) = steps_of(task).last() {
+        let seen: Vec<&Value> = messages_of(last).collect();
+        let from = seen
             .iter()
-            .rposition(|m| m.role == "user")
+            .rposition(|m| m.get("role").and_then(Value::as_str) == Some("user"))
             .unwrap_or(0);
-        for m in last.seen.iter().skip(from) {
+        for m in seen.into_iter().skip(from).map(message) {
             out.push_str(&m.text);
             out.push('\n');
             push_calls(&mut out, &m.calls);
         }
     }
-    for s in &steps {
+    for v in steps_of(task) {
+        let s = step(v, false);
         out.push_str(&s.output.text);
         out.push('\n');
         push_calls(&mut out, &s.output.calls);

@@ -301,15 +301,19 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
     if let Some(c) = error_class(o) {
         summary = summary.text(format!(" · {}", c.as_str()));
     }
+    // Tokens and latency as recorded (built-in agents record none).
     if let Some(d) = run_digests(shown).and_then(|d| d.get(o.session, o.position)) {
         let u = d.usage;
-        summary = summary.child(
-            el_text(
-                "span",
-                format!(" · {} tokens · {:.1} s", thousands(u.tokens()), u.latency),
-            )
-            .class("usage"),
-        );
+        let mut text = String::new();
+        if u.tokens() > 0 {
+            text = format!(" · {} tokens", thousands(u.tokens()));
+        }
+        if u.latency > 0.0 {
+            text.push_str(&format!(" · {:.1} s", u.latency));
+        }
+        if !text.is_empty() {
+            summary = summary.child(el_text("span", text).class("usage"));
+        }
     }
     let mut d = el("details")
         .action("trace-task", format!("{}:{}", o.session, o.position))
@@ -445,6 +449,25 @@ pub fn view(state: &AppState) -> Element {
     let mut list = el("ol").id("trace-list").class("trace-list");
     for o in matching.iter().take(t.limit) {
         list = list.child(row(state, shown, o));
+    }
+    // A task the address names (a deep link) further down is shown after the first rows.
+    let (s, k) = (state.route.session, state.route.task);
+    let linked = matching
+        .iter()
+        .enumerate()
+        .skip(t.limit)
+        .find(|(_, o)| Some(o.session as usize) == s && Some(usize::from(o.position)) == k);
+    if let Some((at, o)) = linked {
+        list = list
+            .child(
+                el_text(
+                    "li",
+                    format!("… the linked task, row {} of {}:", at + 1, matching.len()),
+                )
+                .class("muted gap")
+                .key("gap"),
+            )
+            .child(row(state, shown, o));
     }
     section
         .child(

@@ -290,10 +290,17 @@ fn a_deep_link_shows_focuses_and_keeps_a_task_beyond_the_first_page() {
     assert_eq!(r.hook("view").as_deref(), Some("traces"));
     assert!(r.state.traces.open_tasks.contains(&(39, 2)));
     let keys = rows(&r);
-    assert!(
-        keys.iter().position(|k| k == "39:2").unwrap() >= 50,
-        "beyond the first page"
-    );
+    assert_eq!(keys.len(), 51, "the first 50 rows, then the linked task");
+    assert_eq!(keys[50], "39:2");
+    assert!(r
+        .text("trace-list")
+        .contains("… the linked task, row 159 of 256:"));
+    // The browser reports the disclosures the page opened: the address keeps its step.
+    let urls = r.urls.len();
+    r.act("trace-task", "39:2", "true");
+    r.act("trace-step", "39:2:0", "true");
+    assert_eq!(r.urls.len(), urls, "nothing changed, nothing rewritten");
+    assert_eq!(r.state.route.step, Some(0));
     // The step is open and focused (which scrolls it into view) once the run's files are read.
     assert_eq!(r.state.focus.as_deref(), Some("trace-40-3-1"));
     let f = r.frame();
