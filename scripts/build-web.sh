@@ -39,6 +39,18 @@ node_modules/.bin/wasm-opt -Oz \
   --enable-mutable-globals --enable-reference-types --enable-multivalue \
   --enable-bulk-memory-opt --enable-call-indirect-overlong \
   www/pkg/jieba/wildtool_jieba_bg.wasm -o www/pkg/jieba/wildtool_jieba_bg.wasm
+# The lab module (comparisons, trials, leaderboard table, generator, sweeps), loaded the
+# first time the page needs one of its calls (not part of the app shell).
+log "cargo build wildtool-lab (wasm32, wasm-release)"
+cargo build -p wildtool-lab --target wasm32-unknown-unknown --profile wasm-release \
+  --config 'profile.wasm-release.opt-level="z"'
+wasm-bindgen --target web --no-typescript --out-dir www/pkg/lab --out-name wildtool_lab \
+  target/wasm32-unknown-unknown/wasm-release/wildtool_lab.wasm
+node_modules/.bin/wasm-opt -Oz \
+  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+  --enable-mutable-globals --enable-reference-types --enable-multivalue \
+  --enable-bulk-memory-opt --enable-call-indirect-overlong \
+  www/pkg/lab/wildtool_lab_bg.wasm -o www/pkg/lab/wildtool_lab_bg.wasm
 
 # Reference data the page loads at run time (not part of the app shell; gitignored copies):
 # the bundled suite, the published leaderboard and jieba's dictionary (fetched only when a
@@ -53,4 +65,4 @@ if [ -z "$DICT" ]; then
   DICT="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/jieba-rs-*/src/data/dict.txt | head -n 1)"
 fi
 cp "$DICT" www/data/jieba-dict.txt
-log "built www/ ($(wc -c < www/pkg/wildtool_bg.wasm) bytes of wasm)"
+log "built www/ ($(wc -c < www/pkg/wildtool_bg.wasm) bytes of wasm; lab module $(wc -c < www/pkg/lab/wildtool_lab_bg.wasm) bytes)"

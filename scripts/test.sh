@@ -13,7 +13,7 @@ bash scripts/setup.sh --browser
 step "format and lints (rustfmt, clippy native and wasm32)"
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy -p wildtool-core -p wildtool-web -p wildtool-jieba --all-targets --target wasm32-unknown-unknown -- -D warnings
+cargo clippy -p wildtool-core -p wildtool-ui -p wildtool-web -p wildtool-lab -p wildtool-jieba --all-targets --target wasm32-unknown-unknown -- -D warnings
 
 step "native tests (cargo test --workspace)"
 cargo test --workspace

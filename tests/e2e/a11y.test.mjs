@@ -51,7 +51,7 @@ const smallestChartText = (page) => page.evaluate(() => {
   return min;
 });
 
-const VIEWS = ['setup', 'run', 'dashboard', 'traces', 'offline', 'history'];
+const VIEWS = ['setup', 'run', 'dashboard', 'traces', 'offline', 'history', 'compare'];
 
 test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', async () => {
   const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&autorun=1`);

@@ -26,17 +26,13 @@ const FORBIDDEN_IN_CORE: &[&str] = &[
 ];
 
 fn core_tree(target: Option<&str>) -> Vec<String> {
+    tree("wildtool-core", target)
+}
+
+fn tree(package: &str, target: Option<&str>) -> Vec<String> {
     let mut cmd = Command::new(env!("CARGO"));
     cmd.current_dir(root()).args([
-        "tree",
-        "-p",
-        "wildtool-core",
-        "-e",
-        "normal",
-        "--prefix",
-        "none",
-        "--format",
-        "{p}",
+        "tree", "-p", package, "-e", "normal", "--prefix", "none", "--format", "{p}",
     ]);
     if let Some(t) = target {
         cmd.args(["--target", t]);
@@ -67,6 +63,27 @@ fn the_core_depends_on_no_io_or_front_end_crate() {
                 "{bad} is in wildtool-core's dependency tree ({target:?})"
             );
         }
+    }
+}
+
+#[test]
+fn the_element_tree_crate_is_pure_and_the_lab_module_stays_out_of_the_app_shell() {
+    for target in [None, Some("wasm32-unknown-unknown")] {
+        let ui = tree("wildtool-ui", target);
+        assert!(ui.iter().any(|n| n == "wildtool-ui"), "{ui:?}");
+        for bad in FORBIDDEN_IN_CORE {
+            assert!(
+                !ui.iter().any(|n| n == bad),
+                "{bad} is in wildtool-ui's dependency tree ({target:?})"
+            );
+        }
+        // The page's main module reaches the lab module only through its JSON calls.
+        let web = tree("wildtool-web", target);
+        assert!(web.iter().any(|n| n == "wildtool-ui"), "{web:?}");
+        assert!(
+            !web.iter().any(|n| n == "wildtool-lab"),
+            "wildtool-lab is linked into the page's main module ({target:?})"
+        );
     }
 }
 

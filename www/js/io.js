@@ -1,7 +1,7 @@
 // The IO adapters Rust calls (crates/web/src/app/io.rs): a key-value store in IndexedDB,
 // downloads, the clipboard, history (URLs), the remembered key in localStorage, and the
-// lazily loaded jieba segmenter. They make no decisions: what is stored under which key,
-// and when, is Rust's.
+// lazily loaded jieba segmenter and lab module. They make no decisions: what is stored
+// under which key, and when, is Rust's.
 
 const DB = 'wildtool-kv';
 const STORE = 'kv';
@@ -47,6 +47,7 @@ function save(blob, name) {
 }
 
 let segmenter = null;
+let lab = null;
 
 export async function makeIo(requestRender) {
   const db = await openDb();
@@ -138,6 +139,18 @@ export async function makeIo(requestRender) {
         segmenter.catch(() => { segmenter = null; });
       }
       return segmenter;
+    },
+    /** The lab module (crates/lab), loaded once: resolves to run(call, input) -> output. */
+    loadLab() {
+      if (!lab) {
+        lab = (async () => {
+          const mod = await import('../pkg/lab/wildtool_lab.js');
+          await mod.default();
+          return (call, input) => mod[call](input);
+        })();
+        lab.catch(() => { lab = null; });
+      }
+      return lab;
     },
     requestRender,
   };

@@ -2,7 +2,8 @@
 //! hands dispatched actions to [`AppState::update`] and carries out the effects it
 //! returns — `fetch` (with an `AbortController` per request, redirects not followed),
 //! timers (`gloo-timers`), file slices (`Blob.slice` and `arrayBuffer`), and the IO adapters JS passes in
-//! (key-value store, downloads, clipboard, history, the remembered key, jieba).
+//! (key-value store, downloads, clipboard, history, the remembered key, jieba, the lab
+//! module).
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -51,6 +52,8 @@ extern "C" {
     fn key_remove(this: &Io);
     #[wasm_bindgen(method, js_name = loadJieba)]
     fn load_jieba(this: &Io) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = loadLab)]
+    fn load_lab(this: &Io) -> js_sys::Promise;
     #[wasm_bindgen(method, js_name = requestRender)]
     fn request_render(this: &Io);
 }
@@ -282,6 +285,40 @@ impl Inner {
                         Err(e) => Err(js_message(&e)),
                     };
                     me.deliver(Msg::JiebaLoaded(r));
+                });
+            }
+            Effect::Lab {
+                call,
+                input,
+                purpose,
+            } => {
+                let p = self.io.load_lab();
+                let me = self.clone();
+                spawn_local(async move {
+                    let answer = match JsFuture::from(p).await {
+                        Ok(run) => match run.dyn_into::<js_sys::Function>() {
+                            Ok(run) => run
+                                .call2(
+                                    &JsValue::NULL,
+                                    &JsValue::from_str(call),
+                                    &JsValue::from_str(&input),
+                                )
+                                .map_err(|e| js_message(&e))
+                                .and_then(|out| {
+                                    out.as_string()
+                                        .ok_or_else(|| "the lab module returned no text".to_owned())
+                                }),
+                            Err(_) => Err("the lab module did not load".to_owned()),
+                        },
+                        Err(e) => Err(format!(
+                            "the lab module could not be loaded: {}",
+                            js_message(&e)
+                        )),
+                    };
+                    me.deliver(match answer {
+                        Ok(output) => Msg::LabDone { purpose, output },
+                        Err(error) => Msg::LabFailed { purpose, error },
+                    });
                 });
             }
             Effect::Send(out) => self.send(out),

@@ -15,6 +15,7 @@ pub mod data;
 pub mod engine;
 pub mod exports;
 pub mod history;
+pub mod lab;
 pub mod links;
 pub mod live;
 pub mod msg;
@@ -24,9 +25,11 @@ pub mod settings;
 pub mod shown;
 pub mod state;
 pub mod traces;
-pub mod ui;
 pub mod upload;
 pub mod views;
+
+/// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
+pub use wildtool_ui as ui;
 
 #[cfg(target_arch = "wasm32")]
 pub mod app;

@@ -64,6 +64,16 @@ pub enum GetPurpose {
     Outcomes(String),
     /// A run's stored result text (history id), to open its traces.
     ResultText(String),
+    /// A run's outcomes (history id), for the comparison view.
+    LabOutcomes(String),
+}
+
+/// What a call into the lab module is for; its answer is kept under this name (see
+/// [`crate::lab`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LabPurpose {
+    /// The comparison view.
+    Compare,
 }
 
 /// Everything that can happen to the page.
@@ -105,6 +115,8 @@ pub enum Msg {
     CompareRemove(String),
     /// Show or hide a published model in the comparison chart.
     CompareModel(String, bool),
+    /// A history entry was ticked (or unticked) for the comparison.
+    ComparePick(String, bool),
     /// Open a history entry on the dashboard.
     HistoryOpen(String),
     /// Start renaming a history entry.
@@ -170,6 +182,21 @@ pub enum Msg {
     AgentStep,
     /// Time to score the next piece of a long job.
     Continue,
+    /// The lab module answered a call.
+    LabDone {
+        /// What the call was for.
+        purpose: LabPurpose,
+        /// Its output (for a view, the wire JSON of a node).
+        output: String,
+    },
+    /// A call into the lab module failed (the module did not load, or the call refused
+    /// its input, with the reason to show).
+    LabFailed {
+        /// What the call was for.
+        purpose: LabPurpose,
+        /// Why.
+        error: String,
+    },
 }
 
 impl Msg {
@@ -195,6 +222,7 @@ impl Msg {
             "compare-add" => Msg::CompareAdd(arg.to_owned()),
             "compare-remove" => Msg::CompareRemove(arg.to_owned()),
             "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
+            "compare-pick" => Msg::ComparePick(arg.to_owned(), flag),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
@@ -294,6 +322,16 @@ pub enum Effect {
     AgentsSoon,
     /// Yield to the browser, then [`Msg::Continue`].
     ContinueSoon,
+    /// Load the lab module (once) and run its call `call` on `input`; answer with
+    /// [`Msg::LabDone`] or [`Msg::LabFailed`].
+    Lab {
+        /// The call's name (an export of the lab module).
+        call: &'static str,
+        /// Its input (JSON).
+        input: String,
+        /// What it is for.
+        purpose: LabPurpose,
+    },
 }
 
 #[cfg(test)]

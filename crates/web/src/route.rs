@@ -19,17 +19,20 @@ pub enum View {
     Upload,
     /// Every run kept in this browser.
     History,
+    /// Runs of the history compared pair by pair.
+    Compare,
 }
 
 impl View {
     /// The views in navigation order.
-    pub const ALL: [View; 6] = [
+    pub const ALL: [View; 7] = [
         View::Setup,
         View::Run,
         View::Dashboard,
         View::Traces,
         View::Upload,
         View::History,
+        View::Compare,
     ];
 
     /// The name in URLs and `data-view` attributes.
@@ -41,6 +44,7 @@ impl View {
             View::Traces => "traces",
             View::Upload => "offline",
             View::History => "history",
+            View::Compare => "compare",
         }
     }
 
@@ -53,6 +57,7 @@ impl View {
             View::Traces => "Traces",
             View::Upload => "Offline scoring",
             View::History => "History",
+            View::Compare => "Compare",
         }
     }
 

@@ -157,6 +157,8 @@ pub struct AppState {
     pub rescore: Option<crate::scoring::Rescore>,
     /// The Chinese segmenter, once loaded (installed into every dataset).
     pub cut: Option<data::SharedCut>,
+    /// Calls into the lab module and their answers.
+    pub lab: crate::lab::LabState,
 }
 
 impl AppState {
@@ -240,6 +242,7 @@ impl AppState {
             pending_resume: None,
             rescore: None,
             cut: None,
+            lab: crate::lab::LabState::default(),
         }
     }
 
@@ -308,6 +311,12 @@ impl AppState {
 
     /// Handles one message.
     pub fn update(&mut self, msg: Msg, now: Now) -> Vec<Effect> {
+        let mut fx = self.handle(msg, now);
+        fx.extend(self.lab_refresh());
+        fx
+    }
+
+    fn handle(&mut self, msg: Msg, now: Now) -> Vec<Effect> {
         self.now_ms = now.unix_ms;
         match msg {
             Msg::Navigate(view) => {
@@ -457,6 +466,9 @@ impl AppState {
                 self.refresh_shown();
                 Vec::new()
             }
+            Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
+            Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {
                 let mut fx = self.open_history(&id);
                 let mut r = Route::view(View::Dashboard);
@@ -740,6 +752,7 @@ impl AppState {
             }
             GetPurpose::Outcomes(id) => self.outcomes_arrived(&id, value, now),
             GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
+            GetPurpose::LabOutcomes(id) => self.lab_outcomes_arrived(&id, value),
         }
     }
 

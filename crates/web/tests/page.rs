@@ -41,6 +41,10 @@ struct Browser {
     downloads: Vec<(String, String)>,
     jieba_loads: usize,
     jieba_fails: bool,
+    /// Lab calls carried out (by name).
+    lab_calls: Vec<&'static str>,
+    /// The lab module cannot be loaded (the reason).
+    lab_fails: Option<String>,
     now: f64,
 }
 
@@ -76,6 +80,8 @@ impl Browser {
             downloads: Vec::new(),
             jieba_loads: 0,
             jieba_fails: false,
+            lab_calls: Vec::new(),
+            lab_fails: None,
             now: 1000.0,
         };
         let fx = b.state.start();
@@ -169,6 +175,29 @@ impl Browser {
                     }
                     self.sent.push(out);
                 }
+                // The lab module's pure functions, called directly (the page loads them
+                // as a second WebAssembly module).
+                Effect::Lab {
+                    call,
+                    input,
+                    purpose,
+                } => {
+                    self.lab_calls.push(call);
+                    let msg = match &self.lab_fails {
+                        Some(why) => Msg::LabFailed {
+                            purpose,
+                            error: why.clone(),
+                        },
+                        None => match wildtool_lab::call(call, &input) {
+                            Ok(output) => Msg::LabDone { purpose, output },
+                            Err(e) => Msg::LabFailed {
+                                purpose,
+                                error: e.to_string(),
+                            },
+                        },
+                    };
+                    self.queue.push_back(msg);
+                }
                 Effect::Abort(id) => self.aborted.push(id),
                 Effect::WakeAt(at) => self.timer = Some(at),
                 Effect::AgentsSoon => self.queue.push_back(Msg::AgentStep),
@@ -237,6 +266,16 @@ impl Browser {
             .by_id(id)
             .map(|e| e.text_content())
             .unwrap_or_default()
+    }
+
+    /// Text of the element `id`, looking inside views rendered by the lab module too.
+    fn deep_text(&self, id: &str) -> String {
+        let tree = self
+            .frame()
+            .root
+            .expand()
+            .expect("the frame is an element tree");
+        tree.by_id(id).map(|e| e.text_content()).unwrap_or_default()
     }
 
     fn hook(&self, name: &str) -> Option<String> {
@@ -792,6 +831,120 @@ fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
         list.contains("Verdict:"),
         "the named step is open: {list:.300}"
     );
+}
+
+/// Two finished runs of the bundled suite in one browser: gold, then baseline.
+fn gold_and_baseline() -> (Browser, String, String) {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    let gold = b.state.shown.as_ref().unwrap().id.clone();
+    b.act("nav", "setup", "");
+    b.act("set", "m-provider", "baseline");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    let baseline = b.state.shown.as_ref().unwrap().id.clone();
+    assert_ne!(gold, baseline);
+    (b, gold, baseline)
+}
+
+#[test]
+fn the_comparison_view_asks_the_lab_module_once_per_selection() {
+    let (mut b, gold, baseline) = gold_and_baseline();
+    b.act("nav", "compare", "");
+    assert_eq!(b.hook("compare").as_deref(), Some("waiting"));
+    assert!(
+        b.text("compare-wait").contains("(0 chosen)"),
+        "{}",
+        b.text("compare-wait")
+    );
+    b.act("compare-pick", &gold, "true");
+    assert!(b.text("compare-wait").contains("(1 chosen)"));
+    assert!(b.lab_calls.is_empty());
+    b.act("compare-pick", &baseline, "true");
+    assert_eq!(b.lab_calls, ["compare_view"]);
+    assert_eq!(b.hook("compare").as_deref(), Some("ready"));
+    // The numbers are the core's comparison of the two stored runs.
+    let stored = |id: &str| -> Vec<wildtool_core::outcome::TaskOutcome> {
+        serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()
+    };
+    let d = b.state.dataset.unwrap();
+    let run = |id: &str| wildtool_core::compare::RunInput {
+        label: b.state.history.get(id).unwrap().label.clone(),
+        fingerprint: d.fingerprint_u64(),
+        trials: vec![stored(id)],
+    };
+    let doc = wildtool_core::compare::compare_runs(
+        &[run(&gold), run(&baseline)],
+        wildtool_core::compare::DatasetRef {
+            fingerprint: d.fingerprint_u64(),
+            shapes: &d.shapes,
+        },
+        &Default::default(),
+    )
+    .unwrap();
+    let pair = &doc.pairs[0];
+    assert_eq!(pair.b_only, 0, "gold passes every task");
+    assert!(pair.a_only > 0);
+    assert!(
+        b.deep_text("pair-1-a-only")
+            .ends_with(&pair.a_only.to_string()),
+        "{}",
+        b.deep_text("pair-1-a-only")
+    );
+    assert!(b
+        .deep_text("pair-1-p")
+        .contains(&wildtool_core::compare::html::format_p(pair.mcnemar_p)));
+    // The answer is spliced in as it came, not rebuilt.
+    let json = b.frame().to_json();
+    let answer = match b.state.lab.answer(wildtool_web::msg::LabPurpose::Compare) {
+        Some(Ok(a)) => a.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert!(json.contains(&answer));
+    // Moving away and back, or any other message, does not compute it again.
+    b.act("nav", "history", "");
+    b.act("nav", "compare", "");
+    assert_eq!(b.lab_calls.len(), 1);
+    // Renaming a run changes the comparison.
+    b.act("history-rename", &gold, "");
+    b.act("history-label", "", "the gold agent");
+    b.act("history-rename-save", "", "");
+    b.act("nav", "compare", "");
+    assert_eq!(b.lab_calls.len(), 2);
+    assert!(b.deep_text("pair-1-title").starts_with("the gold agent vs"));
+    // After a reload the chosen runs are read back and compared again.
+    let r = Browser::open("http://page/?view=compare", b.kv.clone());
+    assert_eq!(r.hook("view").as_deref(), Some("compare"));
+    assert_eq!(r.lab_calls, ["compare_view"]);
+    assert_eq!(r.deep_text("pair-1-p"), b.deep_text("pair-1-p"));
+}
+
+#[test]
+fn a_lab_module_that_cannot_load_or_refuses_says_why() {
+    let (mut b, gold, baseline) = gold_and_baseline();
+    b.lab_fails = Some("the lab module could not be loaded: HTTP 404".into());
+    b.act("nav", "compare", "");
+    b.act("compare-pick", &gold, "true");
+    b.act("compare-pick", &baseline, "true");
+    assert_eq!(b.hook("compare").as_deref(), Some("error"));
+    assert!(b.text("compare-error").contains("HTTP 404"));
+    assert!(b.text("status").contains("HTTP 404"));
+    // A refusal by the core (here: a run of another dataset) is shown with its reason.
+    b.lab_fails = None;
+    let mut entry = b.state.history.get(&baseline).unwrap().clone();
+    entry.dataset_fingerprint = "0123456789abcdef".into();
+    entry.label = "elsewhere".into();
+    b.state.history.put(entry);
+    b.act("nav", "history", "");
+    b.act("nav", "compare", "");
+    assert!(
+        b.text("compare-error")
+            .contains("scored on a different dataset"),
+        "{}",
+        b.text("compare-error")
+    );
+    assert!(b.text("compare-picker").contains("elsewhere"));
+    assert!(b.text("compare-picker").contains("(another dataset)"));
 }
 
 #[path = "page/traces.rs"]

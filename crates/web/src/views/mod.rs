@@ -6,6 +6,7 @@
 //! A view is a file here with one `pub fn view(&AppState) -> Element`, a variant of
 //! [`View`] and a line in [`view_for`].
 
+pub mod compare;
 pub mod dashboard;
 pub mod history;
 pub mod run;
@@ -14,15 +15,13 @@ pub mod traces;
 pub mod upload;
 pub mod widgets;
 
-use serde::Serialize;
-
 use crate::route::{Route, View};
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element, Node};
 use widgets::button;
 
 /// What the runtime renders.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Frame {
     /// The page.
     pub root: Node,
@@ -31,7 +30,6 @@ pub struct Frame {
     /// Id of the element to focus, once.
     pub focus: Option<String>,
     /// `document.body.dataset` entries (camelCase names).
-    #[serde(serialize_with = "hooks_as_object")]
     pub hooks: Hooks,
 }
 
@@ -52,19 +50,33 @@ impl Hooks {
     }
 }
 
-fn hooks_as_object<S: serde::Serializer>(h: &Hooks, s: S) -> Result<S::Ok, S::Error> {
-    use serde::ser::SerializeMap;
-    let mut m = s.serialize_map(Some(h.0.len()))?;
-    for (k, v) in &h.0 {
-        m.serialize_entry(k, v)?;
-    }
-    m.end()
-}
-
 impl Frame {
-    /// JSON for the runtime.
+    /// JSON for the runtime: `{"root": node, "title": …, "focus": id or null, "hooks":
+    /// {name: value}}`. Raw subtrees (views rendered by the lab module) are spliced in
+    /// as they are.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "{}".into())
+        use crate::ui::push_json_string;
+        let mut out = String::with_capacity(16 * 1024);
+        out.push_str("{\"root\":");
+        self.root.write_json(&mut out);
+        out.push_str(",\"title\":");
+        push_json_string(&mut out, &self.title);
+        out.push_str(",\"focus\":");
+        match &self.focus {
+            Some(f) => push_json_string(&mut out, f),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"hooks\":{");
+        for (i, (k, v)) in self.hooks.0.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            push_json_string(&mut out, k);
+            out.push(':');
+            push_json_string(&mut out, v);
+        }
+        out.push_str("}}");
+        out
     }
 }
 
@@ -77,6 +89,7 @@ pub fn view_for(state: &AppState) -> Element {
         View::Traces => traces::view(state),
         View::Upload => upload::view(state),
         View::History => history::view(state),
+        View::Compare => compare::view(state),
     }
 }
 
@@ -185,6 +198,20 @@ fn hooks(state: &AppState) -> Hooks {
     }
     if state.flags.dictionary {
         h.insert("dictionary", "loaded".to_owned());
+    }
+    if state.route.view == View::Compare {
+        use crate::msg::LabPurpose;
+        let v = if state.lab.busy(LabPurpose::Compare) {
+            "busy"
+        } else {
+            match state.lab.answer(LabPurpose::Compare) {
+                _ if state.compare_wait().is_some() => "waiting",
+                Some(Ok(_)) => "ready",
+                Some(Err(_)) => "error",
+                None => "waiting",
+            }
+        };
+        h.insert("compare", v.to_owned());
     }
     if state.history.loaded {
         h.insert("history", state.history.entries.len().to_string());

@@ -1,22 +1,28 @@
-//! The page's element tree: what a view function returns and what crosses to the JS
-//! renderer as JSON.
+//! The element tree of wildtool's page: what a view function returns and what crosses to
+//! the JS renderer as JSON. Both WebAssembly modules of the page build it (the app shell
+//! and the lazily loaded lab module), so it lives in this small crate with no browser
+//! dependency.
 //!
 //! A [`Node`] is an element (tag, attributes, children and an optional list key), a text
-//! node or an [`Node::Svg`] leaf holding chart markup rendered by the core. Tags and
-//! attribute *names* are `&'static str`, chosen by the views; only attribute *values* and
-//! text can carry data, and the renderer writes them with `setAttribute`/`textContent`,
-//! so nothing a dataset, a model or a link holds can become markup.
+//! node, an [`Node::Svg`] leaf holding chart markup rendered by the core, or a
+//! [`Node::Raw`] subtree already serialised elsewhere (a view the lab module rendered),
+//! which is spliced into the output as it is, never parsed again. Tags and attribute
+//! *names* are `&'static str`, chosen by the views; only attribute *values* and text can
+//! carry data, and the renderer writes them with `setAttribute`/`textContent`, so nothing
+//! a dataset, a model or a link holds can become markup.
 //!
 //! Wire format (compact, read by `www/js/render.js`): a text node is a JSON string, an
 //! SVG leaf `{"svg": markup}`, an element `{"t": tag, "a": {name: value}, "c": [children],
-//! "k": key}` with empty parts left out.
+//! "k": key}` with empty parts left out. [`wire`] reads it back into an owned tree (for
+//! tests and for looking inside raw subtrees).
 //!
 //! Events are declared, not attached: an element with `data-action` (and `data-arg`)
 //! makes the runtime call `App.dispatch(action, arg, value)` on click, input, change,
 //! toggle or file drop ([`Element::action`], [`Element::on_drop`]).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
-use serde::ser::{SerializeMap, SerializeSeq};
-use serde::{Serialize, Serializer};
+pub mod wire;
 
 /// One node of a view.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,6 +34,10 @@ pub enum Node {
     /// An SVG document rendered by the core (charts); parsed by the runtime as
     /// `image/svg+xml` with scripts and `foreignObject` removed.
     Svg(String),
+    /// A subtree already in the wire format (the JSON of one node, as [`Node::to_json`]
+    /// writes it), spliced into the output verbatim. The queries below do not look
+    /// inside it; [`wire::parse`] does.
+    Raw(String),
 }
 
 /// An element: tag, attributes (in order, names unique), children and a list key.
@@ -196,7 +206,7 @@ impl Node {
     fn collect_text(&self, out: &mut String) {
         match self {
             Node::Text(t) => out.push_str(t),
-            Node::Svg(_) => {}
+            Node::Svg(_) | Node::Raw(_) => {}
             Node::Element(e) => {
                 for c in &e.children {
                     c.collect_text(out);
@@ -238,7 +248,7 @@ impl Node {
     fn collect_svgs<'a>(&'a self, out: &mut Vec<&'a str>) {
         match self {
             Node::Svg(s) => out.push(s),
-            Node::Text(_) => {}
+            Node::Text(_) | Node::Raw(_) => {}
             Node::Element(e) => {
                 for c in &e.children {
                     c.collect_svgs(out);
@@ -249,7 +259,28 @@ impl Node {
 
     /// Serialises the tree to the renderer's JSON.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|_| "\"\"".to_owned())
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    /// Appends the tree's JSON to `out` (raw subtrees verbatim).
+    pub fn write_json(&self, out: &mut String) {
+        match self {
+            Node::Text(t) => push_json_string(out, t),
+            Node::Svg(markup) => {
+                out.push_str("{\"svg\":");
+                push_json_string(out, markup);
+                out.push('}');
+            }
+            Node::Raw(json) => out.push_str(json),
+            Node::Element(e) => e.write_json(out),
+        }
+    }
+
+    /// The owned tree this node stands for, raw subtrees included (its JSON read back).
+    pub fn expand(&self) -> Result<wire::Wire, wire::WireError> {
+        wire::parse(&self.to_json())
     }
 }
 
@@ -279,63 +310,80 @@ impl Element {
     }
 }
 
-impl Serialize for Node {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Node::Text(t) => s.serialize_str(t),
-            Node::Svg(markup) => {
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry("svg", markup)?;
-                m.end()
-            }
-            Node::Element(e) => e.serialize(s),
-        }
-    }
-}
-
-struct Attrs<'a>(&'a [(&'static str, String)]);
-
-impl Serialize for Attrs<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (k, v) in self.0 {
-            m.serialize_entry(k, v)?;
-        }
-        m.end()
-    }
-}
-
-struct Kids<'a>(&'a [Node]);
-
-impl Serialize for Kids<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut q = s.serialize_seq(Some(self.0.len()))?;
-        for n in self.0 {
-            q.serialize_element(n)?;
-        }
-        q.end()
-    }
-}
-
-impl Serialize for Element {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let len = 1
-            + usize::from(!self.attrs.is_empty())
-            + usize::from(!self.children.is_empty())
-            + usize::from(self.key.is_some());
-        let mut m = s.serialize_map(Some(len))?;
-        m.serialize_entry("t", self.tag)?;
+impl Element {
+    /// Appends the element's JSON to `out`.
+    pub fn write_json(&self, out: &mut String) {
+        out.push_str("{\"t\":");
+        push_json_string(out, self.tag);
         if !self.attrs.is_empty() {
-            m.serialize_entry("a", &Attrs(&self.attrs))?;
+            out.push_str(",\"a\":{");
+            for (i, (k, v)) in self.attrs.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_json_string(out, k);
+                out.push(':');
+                push_json_string(out, v);
+            }
+            out.push('}');
         }
         if !self.children.is_empty() {
-            m.serialize_entry("c", &Kids(&self.children))?;
+            out.push_str(",\"c\":[");
+            for (i, c) in self.children.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                c.write_json(out);
+            }
+            out.push(']');
         }
         if let Some(k) = &self.key {
-            m.serialize_entry("k", k)?;
+            out.push_str(",\"k\":");
+            push_json_string(out, k);
         }
-        m.end()
+        out.push('}');
     }
+
+    /// The element's JSON.
+    pub fn to_json(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+}
+
+/// Appends `s` as a JSON string literal: quotes, backslashes and control characters
+/// escaped (`\n`, `\t` … or `\u00XX`), everything else as it is (the escapes
+/// `serde_json` writes).
+pub fn push_json_string(out: &mut String, s: &str) {
+    out.reserve(s.len() + 2);
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: &str = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            b'\n' => "\\n",
+            b'\r' => "\\r",
+            b'\t' => "\\t",
+            0x08 => "\\b",
+            0x0c => "\\f",
+            0..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.push_str("\\u00");
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        } else {
+            out.push_str(esc);
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
 }
 
 #[cfg(test)]
@@ -382,5 +430,61 @@ mod tests {
         );
         assert_eq!(tree.svgs(), vec!["<svg>s</svg>"]);
         assert_eq!(tree.elements().len(), 3);
+    }
+
+    #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them() {
+        let samples = [
+            "",
+            "plain",
+            "quote \" and \\ backslash",
+            "lines\nand\ttabs\r",
+            "\u{0}\u{1}\u{8}\u{b}\u{c}\u{1f}\u{7f}",
+            "中文 émoji 🙂 \u{2028}",
+            "</script><!--",
+        ];
+        for s in samples {
+            let mut out = String::new();
+            push_json_string(&mut out, s);
+            assert_eq!(out, serde_json::to_string(s).unwrap(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn raw_subtrees_are_spliced_verbatim_and_read_back() {
+        let inner = el("section").id("lab").child(el("p").text("from \"lab\""));
+        let tree: Node = el("main")
+            .child(el("h1").text("page"))
+            .child(Node::Raw(inner.to_json()))
+            .into();
+        let json = tree.to_json();
+        assert_eq!(
+            json,
+            format!(
+                r#"{{"t":"main","c":[{{"t":"h1","c":["page"]}},{}]}}"#,
+                inner.to_json()
+            )
+        );
+        // The element queries stay outside the raw part; the wire reader sees it all.
+        assert_eq!(tree.text_content(), "page");
+        assert!(tree.by_id("lab").is_none());
+        let wire = tree.expand().unwrap();
+        assert_eq!(wire.text_content(), "pagefrom \"lab\"");
+        let lab = wire.by_id("lab").unwrap();
+        assert_eq!(lab.tag, "section");
+        assert_eq!(lab.text_content(), "from \"lab\"");
+        assert_eq!(wire::parse(&json).unwrap(), wire);
+    }
+
+    #[test]
+    fn the_wire_reader_refuses_what_is_not_a_tree() {
+        assert!(wire::parse("[1]").is_err());
+        assert!(wire::parse(r#"{"a":{}}"#).is_err());
+        assert!(wire::parse(r#"{"t":"p","c":[1]}"#).is_err());
+        assert!(wire::parse("{").is_err());
+        assert_eq!(
+            wire::parse(r#"{"svg":"<svg/>"}"#).unwrap(),
+            wire::Wire::Svg("<svg/>".into())
+        );
     }
 }

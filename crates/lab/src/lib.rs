@@ -1,0 +1,85 @@
+//! The page's lab module: views and computations the page needs only on demand —
+//! comparisons of runs, repeated-trial statistics, the ranked leaderboard, and the
+//! generator and sweeps — in a second WebAssembly module that is loaded the first time
+//! one of them is asked for, so the app shell stays small.
+//!
+//! Every call is a pure function from JSON text to text, `fn(input: &str) ->
+//! Result<String, LabError>`: a view call returns the wire JSON of a `wildtool_ui` node,
+//! which the main module splices into its frame as `Node::Raw` without parsing it again.
+//! The main module reaches a call by name (its `Effect::Lab`); [`call`] dispatches by
+//! name natively (the page's tests), and on wasm32 each call is also exported under its
+//! name through wasm-bindgen. Calls are listed once, in [`CALLS`].
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod compare;
+
+/// Why a call failed; the message is shown to the user as it is.
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    /// The input is not what the call reads (a bug in the caller, never the user's data).
+    #[error("the lab module could not read its input: {0}")]
+    Input(String),
+    /// No call has this name (the page and the lab module are of different versions).
+    #[error("the lab module has no call named \"{0}\" (reload the page)")]
+    UnknownCall(String),
+    /// The runs cannot be compared or summarised (the core's reason).
+    #[error("{0}")]
+    Compare(#[from] wildtool_core::compare::CompareError),
+}
+
+/// Reads a call's JSON input.
+pub(crate) fn read<T: serde::de::DeserializeOwned>(input: &str) -> Result<T, LabError> {
+    serde_json::from_str(input).map_err(|e| LabError::Input(e.to_string()))
+}
+
+/// Declares the calls: the name → function table [`call`] and [`CALLS`] use, and the
+/// wasm-bindgen exports under the same names.
+macro_rules! calls {
+    ($($(#[doc = $doc:literal])* $name:ident => $($path:ident)::+;)*) => {
+        /// Names of every call, in declaration order.
+        pub const CALLS: &[&str] = &[$(stringify!($name)),*];
+
+        /// Runs call `name` on `input` (what the page's `Effect::Lab` asks for).
+        pub fn call(name: &str, input: &str) -> Result<String, LabError> {
+            match name {
+                $(stringify!($name) => $($path)::+(input),)*
+                _ => Err(LabError::UnknownCall(name.to_owned())),
+            }
+        }
+
+        /// The wasm-bindgen exports: each call under its own name; a failure becomes a
+        /// JS `Error` with the message.
+        #[cfg(target_arch = "wasm32")]
+        mod exports {
+            use wasm_bindgen::prelude::*;
+            $(
+                $(#[doc = $doc])*
+                #[wasm_bindgen]
+                pub fn $name(input: &str) -> Result<String, JsError> {
+                    $($path)::+(input).map_err(|e| JsError::new(&e.to_string()))
+                }
+            )*
+        }
+    };
+}
+
+calls! {
+    /// The comparison view of two or more runs of one dataset (see [`compare`]).
+    compare_view => crate::compare::view;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_dispatch_by_name_and_refuse_unknown_names() {
+        assert_eq!(CALLS, &["compare_view"]);
+        let e = call("no_such_call", "{}").unwrap_err();
+        assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
+        assert!(e.to_string().contains("no call named \"no_such_call\""));
+        let e = call("compare_view", "not json").unwrap_err();
+        assert!(matches!(e, LabError::Input(_)), "{e}");
+    }
+}
