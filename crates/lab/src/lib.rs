@@ -1,7 +1,7 @@
 //! The page's lab module: views and computations the page needs only on demand —
-//! comparisons of runs, repeated-trial statistics, the ranked leaderboard, and the
-//! generator and sweeps — in a second WebAssembly module that is loaded the first time
-//! one of them is asked for, so the app shell stays small.
+//! comparisons of runs, opened trace steps, repeated-trial statistics, the ranked
+//! leaderboard, and the generator and sweeps — in a second WebAssembly module that is
+//! loaded the first time one of them is asked for, so the app shell stays small.
 //!
 //! Every call is a pure function from JSON text to text, `fn(input: &str) ->
 //! Result<String, LabError>`: a view call returns the wire JSON of a `wildtool_ui` node,
@@ -13,6 +13,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod trace;
 
 /// Why a call failed; the message is shown to the user as it is.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +68,8 @@ macro_rules! calls {
 calls! {
     /// The comparison view of two or more runs of one dataset (see [`compare`]).
     compare_view => crate::compare::view;
+    /// An opened step of a trace (see [`trace`]).
+    trace_step => crate::trace::step_view;
 }
 
 #[cfg(test)]
@@ -75,7 +78,7 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view"]);
+        assert_eq!(CALLS, &["compare_view", "trace_step"]);
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

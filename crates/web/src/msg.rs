@@ -74,6 +74,8 @@ pub enum GetPurpose {
 pub enum LabPurpose {
     /// The comparison view.
     Compare,
+    /// An opened step of a trace (session, task, step; 0-based).
+    TraceStep(u32, u8, u16),
 }
 
 /// Everything that can happen to the page.

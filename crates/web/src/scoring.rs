@@ -251,7 +251,7 @@ impl crate::state::AppState {
         if let Some(s) = &mut self.shown {
             if s.id == r.id {
                 s.scored = Some(scored);
-                self.trace_lines_arrived();
+                fx.extend(self.trace_lines_arrived());
             }
         }
         if self.history.export_when_open.as_deref() == Some(r.id.as_str()) {

@@ -334,7 +334,7 @@ impl AppState {
                     }
                 }
                 if fx.is_empty() && self.route.view == View::Traces {
-                    self.open_route_trace();
+                    fx = self.open_route_trace();
                 }
                 fx
             }

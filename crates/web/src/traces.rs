@@ -8,12 +8,15 @@
 //! use.
 
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
-use wildtool_core::trace::{matches_query, session_digests, TaskDigest};
+use wildtool_core::trace::{matches_query, session_digests, step_text, TaskDigest};
 
-use crate::msg::Effect;
+use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
 use crate::shown::ShownRun;
 use crate::state::AppState;
+
+/// The lab module's call that renders an opened step.
+pub const TRACE_STEP: &str = "trace_step";
 
 /// Rows shown per page of the trace list.
 pub const PAGE: usize = 50;
@@ -332,8 +335,13 @@ impl AppState {
             return Vec::new();
         }
         self.traces.toggle_step((s32, t8, k), open);
+        let mut fx = if open {
+            self.read_step(s32, t8, k)
+        } else {
+            Vec::new()
+        };
         if self.route.view != View::Traces {
-            return Vec::new();
+            return fx;
         }
         let here = self.route.session == Some(s) && self.route.task == Some(t);
         if open {
@@ -343,9 +351,36 @@ impl AppState {
         } else if here && self.route.step == Some(k) {
             self.route.step = None;
         } else {
-            return Vec::new();
+            return fx;
         }
-        vec![Effect::ReplaceUrl(self.address())]
+        fx.push(Effect::ReplaceUrl(self.address()));
+        fx
+    }
+
+    /// Asks the lab module to render an opened step of the shown run (when its score
+    /// files are there; [`AppState::trace_lines_arrived`] asks again once they are).
+    fn read_step(&mut self, s: u32, t: u8, k: usize) -> Vec<Effect> {
+        let text = self
+            .shown
+            .as_ref()
+            .and_then(|r| r.scored.as_ref())
+            .and_then(|sc| sc.line_of(s as usize))
+            .and_then(|line| step_text(line, usize::from(t), k));
+        let Ok(k) = u16::try_from(k) else {
+            return Vec::new();
+        };
+        // An answer kept from another run (or an earlier reading) is not shown meanwhile.
+        self.lab.clear(LabPurpose::TraceStep(s, t, k));
+        match text {
+            Some(text) => {
+                let input = format!(
+                    "{{\"step\":{}}}",
+                    serde_json::to_string(&text).unwrap_or_default()
+                );
+                self.lab_call(TRACE_STEP, input, LabPurpose::TraceStep(s, t, k))
+            }
+            None => Vec::new(),
+        }
     }
 
     /// Opens the traces of the shown run filtered to one error class (a column title of
@@ -371,15 +406,15 @@ impl AppState {
     /// that would hide the task are lifted (the view shows it after the first rows when it
     /// is further down), and it (or its step, once the run's score files are there) takes
     /// the focus, which scrolls to it.
-    pub fn open_route_trace(&mut self) {
+    pub fn open_route_trace(&mut self) -> Vec<Effect> {
         let (Some(s), Some(t)) = (self.route.session, self.route.task) else {
-            return;
+            return Vec::new();
         };
         let (Ok(s), Ok(t)) = (u32::try_from(s), u8::try_from(t)) else {
-            return;
+            return Vec::new();
         };
         let Some(shown) = &self.shown else {
-            return;
+            return Vec::new();
         };
         let Some(hidden) = shown
             .outcomes
@@ -387,7 +422,7 @@ impl AppState {
             .find(|o| o.session == s && o.position == t)
             .map(|o| !self.traces.matches(o) || !self.traces.search.trim().is_empty())
         else {
-            return;
+            return Vec::new();
         };
         let has_lines = shown.scored.is_some();
         if hidden {
@@ -402,25 +437,46 @@ impl AppState {
         if !self.traces.open_tasks.contains(&(s, t)) {
             self.traces.open_tasks.push((s, t));
         }
-        self.focus = Some(match self.route.step {
-            Some(k) => {
-                self.traces.toggle_step((s, t, k), true);
-                if has_lines {
-                    step_anchor(s, t, k)
-                } else {
-                    task_anchor(s, t)
-                }
-            }
-            None => task_anchor(s, t),
-        });
+        let Some(k) = self.route.step else {
+            self.focus = Some(task_anchor(s, t));
+            return Vec::new();
+        };
+        let newly = !self.traces.open_steps.contains(&(s, t, k));
+        self.traces.toggle_step((s, t, k), true);
+        if !has_lines {
+            self.focus = Some(task_anchor(s, t));
+            return Vec::new();
+        }
+        self.focus = Some(step_anchor(s, t, k));
+        if newly
+            || self
+                .lab
+                .answer(LabPurpose::TraceStep(s, t, k as u16))
+                .is_none()
+        {
+            self.read_step(s, t, k)
+        } else {
+            Vec::new()
+        }
     }
 
-    /// The shown run's score files arrived: a step named by the address can take the
-    /// focus now.
-    pub fn trace_lines_arrived(&mut self) {
-        if self.route.view == View::Traces && self.route.step.is_some() {
-            self.open_route_trace();
+    /// The shown run's score files arrived: steps already open are read now, and a step
+    /// named by the address takes the focus.
+    pub fn trace_lines_arrived(&mut self) -> Vec<Effect> {
+        let mut fx = Vec::new();
+        for (s, t, k) in self.traces.open_steps.clone() {
+            fx.extend(self.read_step(s, t, k));
         }
+        if self.route.view == View::Traces && self.route.step.is_some() {
+            if let (Some(s), Some(t), Some(k)) =
+                (self.route.session, self.route.task, self.route.step)
+            {
+                if let (Ok(s), Ok(t)) = (u32::try_from(s), u8::try_from(t)) {
+                    self.focus = Some(step_anchor(s, t, k));
+                }
+            }
+        }
+        fx
     }
 }
 

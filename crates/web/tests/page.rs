@@ -480,7 +480,7 @@ fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
     b.act("nav", "traces", "");
     b.act("trace-task", "0:0", "true");
     b.act("trace-step", "0:0:0", "true");
-    let list = b.text("trace-list");
+    let list = b.deep_text("trace-list");
     assert!(
         list.contains("Verdict:") && list.contains("Gold candidates"),
         "{list:.400}"
@@ -826,7 +826,7 @@ fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
         "{:?}",
         r.state.traces.open_tasks
     );
-    let list = r.text("trace-list");
+    let list = r.deep_text("trace-list");
     assert!(
         list.contains("Verdict:"),
         "the named step is open: {list:.300}"

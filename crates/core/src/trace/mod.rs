@@ -220,7 +220,9 @@ fn tasks_of(session: &Value) -> Result<&[Value], String> {
     }
 }
 
-/// Reads task `position` (0-based) of a `score.jsonl` (or `result.jsonl`) line.
+/// Reads task `position` (0-based) of a `score.jsonl` (or `result.jsonl`) line. The steps
+/// come without the messages the model saw (they repeat the whole history at every step):
+/// [`step_text`] and [`read_step`] give one step in full.
 pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
     let Ok(session) = loads(score_line) else {
         return TaskTrace::Missing;
@@ -236,8 +238,24 @@ pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
         label: as_text(task.get("label")),
         names: as_text(task.get("action_name_label")),
         optimal: matches!(task.get("is_optimal"), Some(Value::Bool(true))),
-        steps: steps_of(task).map(|v| step(v, true)).collect(),
+        steps: steps_of(task).map(|v| step(v, false)).collect(),
     }
+}
+
+/// The logged JSON of step `k` (0-based, in log order) of task `position` of a score line.
+pub fn step_text(score_line: &str, position: usize, k: usize) -> Option<String> {
+    let session = loads(score_line).ok()?;
+    let task = tasks_of(&session).ok()?.get(position)?;
+    let text = steps_of(task).nth(k).map(|v| dumps(v, Escape::Utf8));
+    text
+}
+
+/// One logged step in full (with the messages the model saw), from [`step_text`].
+pub fn read_step(text: &str) -> Option<Step> {
+    loads(text)
+        .ok()
+        .filter(|v| v.as_object().is_some())
+        .map(|v| step(&v, true))
 }
 
 /// A task's recorded usage.
@@ -379,7 +397,16 @@ mod tests {
         assert_eq!(s.output.calls[0].arguments, r#"{"city": "Pariss"}"#);
         assert_eq!(s.candidates.len(), 1);
         assert_eq!(s.candidates[0].observation.as_deref(), Some("18C"));
-        assert_eq!(s.seen.len(), 4);
+        assert!(
+            s.seen.is_empty(),
+            "the task's steps come without the history"
+        );
+        let full = read_step(&step_text(LINE, 0, 0).expect("step 0")).expect("a step");
+        assert_eq!(full.seen.len(), 4);
+        assert_eq!(full.seen[3].text, "Weather in Paris?");
+        assert_eq!((full.names.as_str(), full.candidates.len()), ("correct", 1));
+        assert_eq!(step_text(LINE, 0, 1), None);
+        assert_eq!(read_step("[1]"), None);
         assert_eq!(s.reasoning.as_deref(), Some("Look it up."));
         assert_eq!(task_trace(LINE, 5), TaskTrace::Missing);
         assert_eq!(task_trace("not json", 0), TaskTrace::Missing);

@@ -1,22 +1,23 @@
 //! Traces: session → task → step, with search, filters (the error class by the taxonomy
 //! chart's column titles), sorting, per-task tokens and latency. Rows are shown 50 at a
-//! time; a task's steps are read from its score line only when it is opened, and each of
-//! the model's calls is printed beside the closest gold candidate with the differences
-//! marked. Sessions, tasks, steps and candidates are numbered from 1.
+//! time; a task's steps are read from its score line only when it is opened, and an
+//! opened step (each of the model's calls beside the closest gold candidate, with the
+//! differences marked) is rendered by the lab module. Sessions, tasks and steps are
+//! numbered from 1.
 //!
 //! (Loops rather than iterator adapters build the lists here: each adapter chain is its
 //! own code in the app shell.)
 
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
-use wildtool_core::trace::diff::{closest, pretty, Mark, Piece};
-use wildtool_core::trace::{task_trace, Call, Message, Step, TaskTrace};
+use wildtool_core::trace::{task_trace, Step, TaskTrace};
 
+use crate::msg::LabPurpose;
 use crate::shown::ShownRun;
 use crate::state::AppState;
 use crate::traces::{
     error_class, run_digests, session_id, step_anchor, subtype_name, task_anchor, verdict, Sort,
 };
-use crate::ui::{el, el_text, Element};
+use crate::ui::{el, el_text, Element, Node};
 
 use super::widgets::{button, heading};
 
@@ -52,59 +53,7 @@ fn plural(n: usize, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
-fn message(m: &Message) -> Element {
-    let role: String = m.role.chars().filter(|c| c.is_ascii_lowercase()).collect();
-    let mut e = el("div")
-        .class(format!("msg role-{role}"))
-        .child(el_text("span", m.role.clone()).class("msg-role"));
-    if !m.text.is_empty() {
-        e = e.child(el_text("pre", m.text.clone()).class("msg-text"));
-    }
-    for c in &m.calls {
-        e = e.child(el_text("pre", format!("→ {}({})", c.name, c.arguments)).class("msg-call"));
-    }
-    e
-}
-
-/// A call: its name, a note, and its arguments as marked pieces.
-fn call_box(name: &str, note: &str, pieces: &[Piece]) -> Element {
-    let mut args = el("pre").class("args");
-    for p in pieces {
-        args = args.child(match p.mark {
-            Mark::Same => p.text.clone().into(),
-            Mark::Expected => el_text("span", p.text.clone()).class("d-expected").into(),
-            // The mark's name, for screen readers, before the marked text.
-            m => crate::ui::Node::from(
-                el("span")
-                    .class(format!("d-{}", m.name()))
-                    .child(el_text("span", format!("{}: ", m.name())).class("visually-hidden"))
-                    .text(p.text.clone()),
-            ),
-        });
-    }
-    el("div")
-        .class("call")
-        .child(
-            el("p")
-                .class("call-head")
-                .child(el_text("code", name))
-                .text(note),
-        )
-        .child(args)
-}
-
-fn plain(c: &Call, note: &str, mark: Mark) -> Element {
-    call_box(
-        &c.name,
-        note,
-        &[Piece {
-            text: pretty(&c.arguments),
-            mark,
-        }],
-    )
-}
-
-fn step(session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
+fn step(state: &AppState, session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
     let v = if s.correct { "correct" } else { "error" };
     let dash = |x: &str| {
         if x.is_empty() {
@@ -134,90 +83,15 @@ fn step(session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
     if !open {
         return d;
     }
-    let diff = closest(&s.output.calls, &s.candidates);
-    let mut output = el("div").class("sub").child(el_text("h3", "Model output"));
-    if !s.output.text.is_empty() {
-        output = output.child(el_text("pre", s.output.text.clone()).class("msg-text"));
-    }
-    if let Some(r) = &s.reasoning {
-        output = output.child(el_text("pre", r.clone()).class("msg-text muted"));
-    }
-    let closest_at = diff.as_ref().map(|d| d.candidate);
-    match &diff {
-        Some(diff) => {
-            let n = diff.candidate + 1;
-            output = output.child(
-                el_text(
-                    "p",
-                    format!("Calls beside gold candidate {n} (the closest)."),
-                )
-                .class("muted"),
-            );
-            for c in &diff.calls {
-                let count = plural(c.differences, "argument difference");
-                let note = match &c.gold {
-                    None => format!(" — no gold action of candidate {n} is left for this call"),
-                    Some(g) if g.name != c.call.name => {
-                        format!(
-                            " — closest gold action: {} (another function) · {count}",
-                            g.name
-                        )
-                    }
-                    Some(_) if c.unreadable => " — arguments are not JSON".to_owned(),
-                    Some(_) if c.differences == 0 => " — arguments as in the gold".to_owned(),
-                    Some(_) => format!(" — {count} from the gold"),
-                };
-                output = output.child(call_box(&c.call.name, &note, &c.pieces));
-            }
-            for a in &diff.unpaired {
-                output = output.child(plain(a, " — in the gold, not called", Mark::Missing));
-            }
-        }
-        None => {
-            for c in &s.output.calls {
-                output = output.child(plain(c, "", Mark::Same));
-            }
-        }
-    }
-    let mut gold = el("div")
-        .class("sub")
-        .child(el_text("h3", "Gold candidates accepted at this step"));
-    for (i, c) in s.candidates.iter().enumerate() {
-        let best = closest_at == Some(i);
-        let mut cand = el("div")
-            .class(if best { "cand closest" } else { "cand" })
-            .child(el_text(
-                "p",
-                format!(
-                    "Candidate {}{}",
-                    i + 1,
-                    if best { " (closest)" } else { "" }
-                ),
-            ));
-        for a in &c.actions {
-            cand = cand.child(plain(a, "", Mark::Same));
-        }
-        if let Some(o) = &c.observation {
-            cand = cand.child(el_text("p", format!("Observation: {o}")).class("muted"));
-        }
-        gold = gold.child(cand);
-    }
-    let mut seen = el("details").class("sub").child(el_text(
-        "summary",
-        format!("Messages the model saw ({})", s.seen.len()),
-    ));
-    for m in &s.seen {
-        seen = seen.child(message(m));
-    }
-    let reasons = if s.reasons.is_empty() {
-        String::new()
-    } else {
-        format!(" — {}", s.reasons.join(" · "))
-    };
-    d.child(el_text("p", format!("Verdict: {v}{reasons}")).class(format!("verdict {v}")))
-        .child(output)
-        .child(gold)
-        .child(seen)
+    // The step's content (differences from the closest gold candidate …) is rendered by
+    // the lab module.
+    let purpose = LabPurpose::TraceStep(session, position, k as u16);
+    d.child(match state.lab.answer(purpose) {
+        _ if state.lab.busy(purpose) => el_text("p", "Reading the step…").class("muted"),
+        Some(Ok(json)) => el("div").child(Node::Raw(json.clone())),
+        Some(Err(e)) => el_text("p", e.clone()).class("verdict error"),
+        None => el_text("p", "Reading the step…").class("muted"),
+    })
 }
 
 fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
@@ -276,7 +150,7 @@ fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
             ));
             for (k, s) in steps.iter().enumerate() {
                 let open = state.traces.open_steps.contains(&(session, position, k));
-                box_ = box_.child(step(session, position, k, s, open));
+                box_ = box_.child(step(state, session, position, k, s, open));
             }
             box_
         }

@@ -4,7 +4,7 @@
 //! and the glossary.
 
 use super::*;
-use wildtool_web::ui::Element;
+use wildtool_web::ui::wire::{Wire, WireElement};
 
 /// The `session:task` keys of the rows in the trace list, in order.
 fn rows(b: &Browser) -> Vec<String> {
@@ -19,7 +19,15 @@ fn rows(b: &Browser) -> Vec<String> {
         .collect()
 }
 
-fn with_class<'a>(root: &'a Element, class: &str) -> Vec<&'a Element> {
+/// The page with the lab module's answers spliced in, as the browser renders it.
+fn expanded(b: &Browser) -> Wire {
+    b.frame()
+        .root
+        .expand()
+        .expect("the frame is an element tree")
+}
+
+fn with_class<'a>(root: &'a WireElement, class: &str) -> Vec<&'a WireElement> {
     root.elements()
         .into_iter()
         .filter(|e| e.has_class(class))
@@ -145,8 +153,12 @@ fn search_sort_and_argument_differences() {
     for k in 0..3 {
         b.act("trace-step", &format!("1:0:{k}"), "true");
     }
-    let f = b.frame();
-    let list = f.root.by_id("trace-list").unwrap();
+    assert_eq!(
+        b.lab_calls, ["trace_step"; 3],
+        "each opened step is rendered by the lab"
+    );
+    let f = expanded(&b);
+    let list = f.by_id("trace-list").unwrap();
     let extra: Vec<String> = with_class(list, "d-extra")
         .iter()
         .map(|e| e.text_content())
@@ -177,8 +189,8 @@ fn a_changed_value_is_marked_with_the_expected_one() {
     let key = rows(&b).first().cloned().expect("a task with AAPL.");
     b.act("trace-task", &key, "true");
     b.act("trace-step", &format!("{key}:0"), "true");
-    let f = b.frame();
-    let list = f.root.by_id("trace-list").unwrap();
+    let f = expanded(&b);
+    let list = f.by_id("trace-list").unwrap();
     let changed: Vec<String> = with_class(list, "d-changed")
         .iter()
         .map(|e| e.text_content())
@@ -306,7 +318,12 @@ fn a_deep_link_shows_focuses_and_keeps_a_task_beyond_the_first_page() {
     let f = r.frame();
     let step = f.root.by_id("trace-40-3-1").expect("the step's summary");
     assert!(step.text_content().starts_with("Step 1 · "));
-    assert!(r.text("trace-list").contains("Verdict:"));
+    assert!(r.deep_text("trace-list").contains("Verdict:"));
+    assert_eq!(
+        r.lab_calls,
+        ["trace_step"],
+        "the named step, read once its files are there"
+    );
 
     // Filters that hide the named task are lifted by Back/Forward to its address.
     r.act("trace-filter", "type", "Chat");
