@@ -22,7 +22,7 @@ function render() {
 function schedule() {
   if (pending) return;
   pending = true;
-  requestAnimationFrame(render);
+  requestAnimationFrame(() => { if (pending) render(); });
   setTimeout(() => { if (pending) render(); }, 200);
 }
 
@@ -30,7 +30,8 @@ async function main() {
   await init();
   const io = await makeIo(schedule);
   app = new App(io, location.href);
-  wireEvents(root, app, schedule);
+  // A user's event is answered in the same task: what they see next is its result.
+  wireEvents(root, app, render);
   window.addEventListener('popstate', () => { app.dispatch('popstate', '', location.href); schedule(); });
   let resized = null;
   const viewport = () => { app.dispatch('viewport', '', String(window.innerWidth)); schedule(); };

@@ -68,3 +68,21 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
   await mkdir(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, name), fullPage });
 }
+
+/**
+ * Waits until the field `selector` shows `value` and returns what it shows then (or at the
+ * timeout). The page renders on the next animation frame, so a value read right after an
+ * event can still be the previous one.
+ */
+export async function settledValue(page, selector, value, timeout = 5_000) {
+  try {
+    await page.waitForFunction(
+      ([sel, want]) => document.querySelector(sel)?.value === want,
+      [selector, value],
+      { timeout },
+    );
+  } catch {
+    // Fall through: the caller's assertion reports what the field shows.
+  }
+  return page.inputValue(selector);
+}

@@ -2,7 +2,7 @@
 // chooses another endpoint (automation parameters, autorun) must not send it there.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openPage, startServer } from './helpers.mjs';
+import { launchBrowser, openPage, settledValue, startServer } from './helpers.mjs';
 import { startMock } from './mock-openai.mjs';
 
 const SECRET = 'sk-remembered-e2e-7f3a9c';
@@ -40,7 +40,7 @@ test('a remembered key never reaches another origin, even from an autorun link',
   await page.waitForFunction(() => document.body.dataset.wasm !== 'loading');
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 120_000 });
   await page.click('nav [data-view="setup"]');
-  assert.equal(await page.inputValue('#m-key'), '', 'the remembered key is not shown for another endpoint');
+  assert.equal(await settledValue(page, '#m-key', ''), '', 'the remembered key is not shown for another endpoint');
   assert.ok(capture.stats.requests > 256, `the run reached the capture server (${capture.stats.requests} requests)`);
   assert.equal(carriesKey(capture.stats.auth), false, 'no request to the other origin carried the key');
   assert.ok(capture.stats.auth.every((a) => a === null), 'no credentials at all went to the other origin');
@@ -58,10 +58,11 @@ test('a remembered key never reaches another origin, even from an autorun link',
   // Typing another base URL by hand hides the key again; unticking forgets it.
   await page.click('nav [data-view="setup"]');
   await page.fill('#m-base', capture.url);
-  assert.equal(await page.inputValue('#m-key'), '');
+  assert.equal(await settledValue(page, '#m-key', ''), '');
   await page.fill('#m-base', own.url);
-  assert.equal(await page.inputValue('#m-key'), SECRET);
+  assert.equal(await settledValue(page, '#m-key', SECRET), SECRET);
   await page.uncheck('#m-remember');
+  await page.waitForFunction(() => localStorage.getItem('wildtool.rememberedKey') === null, null, { timeout: 5_000 }).catch(() => {});
   assert.equal(await page.evaluate(() => localStorage.getItem('wildtool.rememberedKey')), null);
   assert.deepEqual(problems, []);
   await page.close();
