@@ -129,6 +129,7 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   const sortMs = await renderAfter(page, () => page.selectOption('#f-sort', 'tokens'));
   assert.ok((await rowsOf(page))[0].startsWith('Session 1 · '));
   await page.selectOption('#f-sort', 'error');
+  await page.waitForFunction(() => document.querySelector('#trace-list > li > details > summary')?.textContent.includes(' · failed · '), null, { timeout: 10_000 }).catch(() => {});
   const classes = (await rowsOf(page)).map((r) => r.includes(' · failed · '));
   assert.ok(classes[0], 'failed tasks first when sorted by error class');
   await page.selectOption('#f-sort', 'task');
@@ -154,7 +155,8 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   assert.match(await p2.textContent('#trace-list'), /… the linked task, row 803 of 1024:/);
   assert.match(p2.url(), /session=201&task=3&step=1/);
   assert.ok((await p2.textContent('#trace-201-3')).startsWith('Session 201 · wild_tool_bench_200 · Task 3'));
-  assert.ok((await p2.$eval('#trace-201-3-1', (s) => s.parentElement.textContent)).includes('Verdict:'));
+  // The opened step's content comes from the lab module (loaded on demand).
+  await p2.waitForFunction(() => document.getElementById('trace-201-3-1')?.parentElement.textContent.includes('Verdict:'), null, { timeout: 30_000 });
   // Back and Forward: to the dashboard and back to the named step.
   await p2.click('nav [data-view="dashboard"]');
   await p2.waitForFunction(() => document.body.dataset.view === 'dashboard');
@@ -173,7 +175,10 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   await page.selectOption('#f-error', param);
   await page.click('#trace-list > li:first-child > details > summary');
   await page.waitForSelector('#trace-list .task-detail details.step');
-  for (const s of await page.$$('#trace-list .task-detail details.step > summary')) await s.click();
+  const steps = await page.$$eval('#trace-list .task-detail details.step > summary', (s) => s.map((x) => x.id));
+  for (const id of steps) await page.click(`#${id}`);
+  // Every opened step's content, rendered by the lab module.
+  await page.waitForFunction((n) => document.querySelectorAll('#trace-list .task-detail details.step .step-body').length === n, steps.length, { timeout: 30_000 });
   await page.waitForSelector('#trace-list .d-changed, #trace-list .d-missing, #trace-list .d-extra');
   const marks = await page.$$eval('#trace-list .d-changed, #trace-list .d-missing, #trace-list .d-extra', (m) => m.map((x) => x.textContent));
   assert.ok(marks.every((t) => /^(changed|missing|extra): /.test(t)), `${marks}`);
