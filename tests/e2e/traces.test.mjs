@@ -193,7 +193,7 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         if (overflow > 0) report.push(`390px ${scheme}: the page scrolls sideways by ${overflow} px`);
       }
-      await page.$eval('#trace-list .task-detail', (e) => e.scrollIntoView());
+      await page.$eval('#trace-list > li:first-child', (e) => e.scrollIntoView());
       await screenshot(page, `traces-diff-${width}-${scheme}.png`, { fullPage: false });
     }
   }
@@ -201,6 +201,8 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   await page.click('nav [data-view="dashboard"]');
   await page.click('#glossary > summary');
   await page.waitForFunction(() => document.getElementById('glossary').open);
+  // Its text comes from the lab module, read when it is unfolded.
+  await page.waitForFunction(() => document.querySelectorAll('#glossary dl dt').length === 11, null, { timeout: 30_000 });
   for (const v of await axe(page)) report.push(`glossary: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
   await page.$eval('#glossary', (e) => e.scrollIntoView());
   await screenshot(page, 'dashboard-glossary-1400-dark.png', { fullPage: false });

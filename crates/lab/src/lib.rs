@@ -1,5 +1,5 @@
 //! The page's lab module: views and computations the page needs only on demand —
-//! comparisons of runs, opened trace steps, repeated-trial statistics, the ranked
+//! comparisons of runs, opened trace steps, the glossary, repeated-trial statistics, the ranked
 //! leaderboard, and the generator and sweeps — in a second WebAssembly module that is
 //! loaded the first time one of them is asked for, so the app shell stays small.
 //!
@@ -70,6 +70,8 @@ calls! {
     compare_view => crate::compare::view;
     /// An opened step of a trace (see [`trace`]).
     trace_step => crate::trace::step_view;
+    /// The dashboard's glossary (see [`trace::glossary_view`]).
+    glossary_view => crate::trace::glossary_view;
 }
 
 #[cfg(test)]
@@ -78,7 +80,7 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view", "trace_step"]);
+        assert_eq!(CALLS, &["compare_view", "trace_step", "glossary_view"]);
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

@@ -2,7 +2,8 @@
 //! each call printed beside the closest gold candidate (the core's `trace::diff`: extra,
 //! missing and changed values marked, the mark's name there for screen readers), the gold
 //! candidates accepted at the step (numbered from 1, the closest one said), and the
-//! messages the model saw.
+//! messages the model saw. Also the dashboard's glossary (the core's `report::glossary`),
+//! shown when it is unfolded.
 
 use serde::Deserialize;
 use wildtool_core::trace::diff::{closest, pretty, Mark, Piece};
@@ -23,6 +24,16 @@ pub fn step_view(input: &str) -> Result<String, LabError> {
     let input: StepInput = read(input)?;
     let step = read_step(&input.step).ok_or_else(|| LabError::Input("not a logged step".into()))?;
     Ok(render(&step).to_json())
+}
+
+/// The dashboard's glossary: every metric's term and meaning (wire JSON of a `dl`; the
+/// input is ignored).
+pub fn glossary_view(_input: &str) -> Result<String, LabError> {
+    let mut dl = el("dl");
+    for (term, text) in wildtool_core::report::glossary::GLOSSARY {
+        dl = dl.child(el_text("dt", term)).child(el_text("dd", text));
+    }
+    Ok(dl.to_json())
 }
 
 fn plural(n: usize, one: &str) -> String {
@@ -205,6 +216,17 @@ mod tests {
         assert!(text.contains("Candidate 1 (closest)"));
         assert!(text.contains("Messages the model saw (1)"));
         assert!(text.contains("Price of AAPL and MSFT?"));
+    }
+
+    #[test]
+    fn the_glossary_lists_every_term() {
+        let tree = wildtool_ui::wire::parse(&glossary_view("{}").unwrap()).expect("wire JSON");
+        let terms = tree
+            .elements()
+            .into_iter()
+            .filter(|e| e.tag == "dt")
+            .count();
+        assert_eq!(terms, wildtool_core::report::glossary::GLOSSARY.len());
     }
 
     #[test]

@@ -76,6 +76,8 @@ pub enum LabPurpose {
     Compare,
     /// An opened step of a trace (session, task, step; 0-based).
     TraceStep(u32, u8, u16),
+    /// The dashboard's glossary.
+    Glossary,
 }
 
 /// Everything that can happen to the page.

@@ -406,11 +406,16 @@ impl AppState {
                 Vec::new()
             }
             Msg::Toggle(name, open) => {
+                let glossary = open && name == crate::traces::GLOSSARY_ID;
                 self.open.retain(|n| n != &name);
                 if open {
                     self.open.push(name);
                 }
-                Vec::new()
+                if glossary {
+                    self.read_glossary()
+                } else {
+                    Vec::new()
+                }
             }
             Msg::JiebaLoaded(result) => {
                 self.jieba_loading = false;

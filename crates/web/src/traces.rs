@@ -18,6 +18,12 @@ use crate::state::AppState;
 /// The lab module's call that renders an opened step.
 pub const TRACE_STEP: &str = "trace_step";
 
+/// The lab module's call that renders the dashboard's glossary.
+pub const GLOSSARY_VIEW: &str = "glossary_view";
+
+/// The id (and disclosure name) of the dashboard's glossary.
+pub const GLOSSARY_ID: &str = "glossary";
+
 /// Rows shown per page of the trace list.
 pub const PAGE: usize = 50;
 
@@ -355,6 +361,15 @@ impl AppState {
         }
         fx.push(Effect::ReplaceUrl(self.address()));
         fx
+    }
+
+    /// The glossary was unfolded: asks the lab module for it (once).
+    pub fn read_glossary(&mut self) -> Vec<Effect> {
+        let p = LabPurpose::Glossary;
+        if self.lab.busy(p) || matches!(self.lab.answer(p), Some(Ok(_))) {
+            return Vec::new();
+        }
+        self.lab_call(GLOSSARY_VIEW, "{}".to_owned(), p)
     }
 
     /// Asks the lab module to render an opened step of the shown run (when its score

@@ -62,6 +62,17 @@ pub struct Step {
     pub seen: Vec<Message>,
 }
 
+/// What a trace's list of steps shows of a step before it is opened: its labels.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepHead {
+    /// Name label (`correct`, `error`; empty when not logged).
+    pub names: String,
+    /// Arguments label (empty when the arguments were not checked).
+    pub arguments: String,
+    /// Correct at this step (name correct, arguments correct or unchecked).
+    pub correct: bool,
+}
+
 /// A task's trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TaskTrace {
@@ -77,8 +88,9 @@ pub enum TaskTrace {
         names: String,
         /// Optimal path.
         optimal: bool,
-        /// Steps in logged order.
-        steps: Vec<Step>,
+        /// Steps in logged order, by their labels ([`step_text`] and [`read_step`] give
+        /// one in full).
+        steps: Vec<StepHead>,
     },
 }
 
@@ -162,13 +174,27 @@ fn steps_of(task: &Value) -> impl Iterator<Item = &Value> {
         .map(|(_, v)| v)
 }
 
+fn head(v: &Value) -> StepHead {
+    let out = v.get("inference_output");
+    let names = as_text(out.and_then(|o| o.get("current_action_name_label")));
+    let arguments = as_text(out.and_then(|o| o.get("current_action_arguments_label")));
+    let correct = names == "correct" && (arguments.is_empty() || arguments == "correct");
+    StepHead {
+        names,
+        arguments,
+        correct,
+    }
+}
+
 /// A step; the messages the model saw only `with_seen` (they repeat the whole history).
 fn step(v: &Value, with_seen: bool) -> Step {
     let out = v.get("inference_output");
     let get = |k: &str| out.and_then(|o| o.get(k));
-    let names = as_text(get("current_action_name_label"));
-    let arguments = as_text(get("current_action_arguments_label"));
-    let correct = names == "correct" && (arguments.is_empty() || arguments == "correct");
+    let StepHead {
+        names,
+        arguments,
+        correct,
+    } = head(v);
     let mut reasons = Vec::new();
     let why = as_text(get("error_reason"));
     if !why.is_empty() {
@@ -220,9 +246,8 @@ fn tasks_of(session: &Value) -> Result<&[Value], String> {
     }
 }
 
-/// Reads task `position` (0-based) of a `score.jsonl` (or `result.jsonl`) line. The steps
-/// come without the messages the model saw (they repeat the whole history at every step):
-/// [`step_text`] and [`read_step`] give one step in full.
+/// Reads task `position` (0-based) of a `score.jsonl` (or `result.jsonl`) line: its labels
+/// and its steps' labels ([`step_text`] and [`read_step`] give one step in full).
 pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
     let Ok(session) = loads(score_line) else {
         return TaskTrace::Missing;
@@ -238,7 +263,7 @@ pub fn task_trace(score_line: &str, position: usize) -> TaskTrace {
         label: as_text(task.get("label")),
         names: as_text(task.get("action_name_label")),
         optimal: matches!(task.get("is_optimal"), Some(Value::Bool(true))),
-        steps: steps_of(task).map(|v| step(v, false)).collect(),
+        steps: steps_of(task).map(head).collect(),
     }
 }
 
@@ -390,21 +415,23 @@ mod tests {
             ("error", "correct", false)
         );
         assert_eq!(steps.len(), 1);
-        let s = &steps[0];
+        assert_eq!(
+            steps[0],
+            StepHead {
+                names: "correct".into(),
+                arguments: "error".into(),
+                correct: false
+            }
+        );
+        let s = read_step(&step_text(LINE, 0, 0).expect("step 0")).expect("a step");
         assert!(!s.correct);
         assert_eq!(s.reasons, vec!["argument checks: error: value mismatch"]);
         assert_eq!(s.output.calls[0].name, "get_weather");
         assert_eq!(s.output.calls[0].arguments, r#"{"city": "Pariss"}"#);
         assert_eq!(s.candidates.len(), 1);
         assert_eq!(s.candidates[0].observation.as_deref(), Some("18C"));
-        assert!(
-            s.seen.is_empty(),
-            "the task's steps come without the history"
-        );
-        let full = read_step(&step_text(LINE, 0, 0).expect("step 0")).expect("a step");
-        assert_eq!(full.seen.len(), 4);
-        assert_eq!(full.seen[3].text, "Weather in Paris?");
-        assert_eq!((full.names.as_str(), full.candidates.len()), ("correct", 1));
+        assert_eq!(s.seen.len(), 4);
+        assert_eq!(s.seen[3].text, "Weather in Paris?");
         assert_eq!(step_text(LINE, 0, 1), None);
         assert_eq!(read_step("[1]"), None);
         assert_eq!(s.reasoning.as_deref(), Some("Look it up."));

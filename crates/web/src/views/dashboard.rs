@@ -106,21 +106,26 @@ fn compare_box(state: &AppState) -> Element {
         })
 }
 
-/// What every number means (the core's glossary), folded under the headline.
+/// What every number means (the core's glossary, rendered by the lab module when it is
+/// unfolded), folded under the headline.
 fn glossary(state: &AppState) -> Element {
-    el("details")
-        .id("glossary")
+    use crate::msg::LabPurpose;
+    use crate::traces::GLOSSARY_ID;
+    let open = state.is_open(GLOSSARY_ID);
+    let d = el("details")
+        .id(GLOSSARY_ID)
         .class("glossary")
-        .action("toggle", "glossary")
-        .flag("open", state.is_open("glossary"))
-        .child(el_text("summary", "What the numbers mean"))
-        .child(
-            el("dl").children(
-                wildtool_core::report::glossary::GLOSSARY
-                    .iter()
-                    .flat_map(|(term, text)| [el_text("dt", *term), el_text("dd", *text)]),
-            ),
-        )
+        .action("toggle", GLOSSARY_ID)
+        .flag("open", open)
+        .child(el_text("summary", "What the numbers mean"));
+    if !open {
+        return d;
+    }
+    d.child(match state.lab.answer(LabPurpose::Glossary) {
+        Some(Ok(json)) => el("div").child(crate::ui::Node::Raw(json.clone())),
+        Some(Err(e)) => el_text("p", e.clone()).class("verdict error"),
+        None => el_text("p", "Reading the glossary…").class("muted"),
+    })
 }
 
 /// The dashboard view.

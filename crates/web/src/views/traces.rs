@@ -9,7 +9,7 @@
 //! own code in the app shell.)
 
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
-use wildtool_core::trace::{task_trace, Step, TaskTrace};
+use wildtool_core::trace::{task_trace, StepHead, TaskTrace};
 
 use crate::msg::LabPurpose;
 use crate::shown::ShownRun;
@@ -53,7 +53,14 @@ fn plural(n: usize, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
-fn step(state: &AppState, session: u32, position: u8, k: usize, s: &Step, open: bool) -> Element {
+fn step(
+    state: &AppState,
+    session: u32,
+    position: u8,
+    k: usize,
+    s: &StepHead,
+    open: bool,
+) -> Element {
     let v = if s.correct { "correct" } else { "error" };
     let dash = |x: &str| {
         if x.is_empty() {

@@ -359,11 +359,11 @@ fn a_deep_link_shows_focuses_and_keeps_a_task_beyond_the_first_page() {
 fn the_dashboard_explains_every_metric() {
     let mut b = open("http://page/?provider=gold");
     b.act("start", "", "");
-    let f = b.frame();
-    let g = f
-        .root
-        .by_id("glossary")
-        .expect("a glossary on the dashboard");
+    assert!(b.lab_calls.is_empty(), "nothing is read while it is folded");
+    b.act("toggle", "glossary", "true");
+    assert_eq!(b.lab_calls, ["glossary_view"]);
+    let f = expanded(&b);
+    let g = f.by_id("glossary").expect("a glossary on the dashboard");
     let terms: Vec<String> = g
         .elements()
         .into_iter()
@@ -388,6 +388,10 @@ fn the_dashboard_explains_every_metric() {
     assert!(g
         .text_content()
         .contains("even the gold agent stays below 100%"));
+    // Folded and unfolded again: read once.
+    b.act("toggle", "glossary", "false");
+    b.act("toggle", "glossary", "true");
+    assert_eq!(b.lab_calls, ["glossary_view"]);
     // The gold agent's own step-based progress is indeed below 100%.
     let p = b.state.shown.as_ref().unwrap().report.progress["Total"];
     assert!(
