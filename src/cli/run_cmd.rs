@@ -14,7 +14,7 @@ use crate::native::store::StoreError;
 use crate::native::{Control, Driver, FileStore, UreqTransport};
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
-use wildtool_core::formats::meta::{rfc3339, Tokens};
+use wildtool_core::formats::meta::{rfc3339, ConcurrencyMeta, Tokens};
 use wildtool_core::formats::RunMeta;
 use wildtool_core::registry;
 use wildtool_core::runner::agents::ReplayAgent;
@@ -513,6 +513,16 @@ fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> 
             output: end.progress.output_tokens,
         });
         meta.requests = Some(end.progress.requests);
+    }
+    if spec.endpoint().is_some() {
+        let c = end.concurrency;
+        meta.concurrency = Some(ConcurrencyMeta {
+            max: c.max as u64,
+            min: c.min_limit as u64,
+            final_limit: c.final_limit as u64,
+            decreases: c.decreases,
+            browser_cap: None,
+        });
     }
     meta
 }

@@ -1,14 +1,16 @@
 //! The blocking HTTP transport. The API key lives only in the transport (memory) and is
 //! attached to each request as it is sent. Redirects are never followed: a 3xx answer is
 //! handed to the engine as it is (which fails the request without retry), so the key is
-//! never sent to another origin.
+//! never sent to another origin. A body over the core's reply limit is not read past the
+//! limit (nor at all when `Content-Length` announces it) and is reported as
+//! [`HttpReply::TooLarge`].
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
-/// Largest response body read (a longer one is a network failure): the core's limit.
+/// Largest response body read (a longer one is reported as too large): the core's limit.
 pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
 
 /// Sends one request and waits for the whole response.
@@ -104,6 +106,10 @@ impl Transport for UreqTransport {
         let status = resp.status().as_u16();
         let retry_after = header("retry-after");
         let location = header("location");
+        let announced = header("content-length").and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(size) = announced.filter(|n| *n > MAX_BODY_BYTES) {
+            return HttpReply::TooLarge { status, size };
+        }
         let body = match resp
             .body_mut()
             .with_config()
@@ -111,6 +117,12 @@ impl Transport for UreqTransport {
             .read_to_string()
         {
             Ok(b) => b,
+            Err(ureq::Error::BodyExceedsLimit(_)) => {
+                return HttpReply::TooLarge {
+                    status,
+                    size: MAX_BODY_BYTES + 1,
+                }
+            }
             Err(e) => return network(classify(&e), format!("reading the body: {e}")),
         };
         HttpReply::Response(HttpResponse {

@@ -3,6 +3,10 @@
 // and how many assistant steps followed it), so the page and `wildtool run` get the
 // same answers in any order and at any concurrency.
 //
+// It also answers the Gemini API's own format (`POST /v1beta/models/M:generateContent`,
+// `GET /v1beta/models`) with the same decisions, and counts how many requests it serves
+// at once (`stats.peak`), under which host name (`stats.hosts`).
+//
 // Usage: node tests/e2e/mock-openai.mjs [port]   → prints "mock openai: http://127.0.0.1:PORT/v1"
 // Options via env: MOCK_DELAY_MS (per request, default 0).
 import { createServer } from 'node:http';
@@ -84,29 +88,73 @@ export function decide(body) {
 const CORS_HEADERS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Methods': 'POST, GET, OPTIONS',
-  'Access-Control-Allow-Headers': 'authorization, content-type, x-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
+  'Access-Control-Allow-Headers': 'authorization, content-type, x-api-key, x-goog-api-key, anthropic-version, anthropic-dangerous-direct-browser-access',
   'Access-Control-Expose-Headers': 'retry-after',
 };
 
+/** A Gemini `generateContent` body as the OpenAI-shaped request `decide` reads. */
+function fromGemini(body) {
+  const messages = [];
+  for (const c of Array.isArray(body.contents) ? body.contents : []) {
+    const parts = Array.isArray(c?.parts) ? c.parts : [];
+    if (c?.role === 'model') {
+      const calls = parts.filter((p) => p.functionCall);
+      const text = parts.filter((p) => typeof p.text === 'string' && !p.thought).map((p) => p.text).join('');
+      messages.push({ role: 'assistant', content: text || null, tool_calls: calls.length ? calls : undefined });
+    } else {
+      for (const p of parts) {
+        if (p.functionResponse) messages.push({ role: 'tool', content: JSON.stringify(p.functionResponse.response ?? {}) });
+        else if (typeof p.text === 'string') messages.push({ role: 'user', content: p.text });
+      }
+    }
+  }
+  const tools = (Array.isArray(body.tools) ? body.tools : []).flatMap((t) => t?.functionDeclarations ?? [])
+    .map((d) => ({ type: 'function', function: { name: d.name, description: d.description, parameters: d.parametersJsonSchema ?? d.parameters ?? {} } }));
+  return { messages, tools };
+}
+
+/** `decide`'s answer in the Gemini API's reply format. */
+function toGemini(message, promptTokens) {
+  const parts = message.tool_calls
+    ? message.tool_calls.map((c) => ({ functionCall: { name: c.function.name, args: JSON.parse(c.function.arguments) } }))
+    : [{ text: message.content ?? '' }];
+  return {
+    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
+    usageMetadata: { promptTokenCount: promptTokens, candidatesTokenCount: 7, totalTokenCount: promptTokens + 7 },
+  };
+}
+
 /**
  * Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests);
- * `fail: {status, body, retryAfter}` answers every chat request with that error.
+ * `fail: {status, body, retryAfter}` answers every chat request with that error;
+ * `strictHost: true` refuses (403) requests addressed to any name but 127.0.0.1, as servers
+ * that check the Host header do.
  */
-export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null } = {}) {
-  const stats = { requests: 0, auth: [] };
+export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null, strictHost = false } = {}) {
+  const stats = { requests: 0, auth: [], geminiKeys: [], urls: [], hosts: {}, serving: 0, peak: 0 };
   const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
+    const host = (req.headers.host || '').replace(/:\d+$/, '');
+    if (strictHost && host !== '127.0.0.1') {
+      res.writeHead(403, { ...CORS, 'Content-Type': 'application/json' });
+      res.end('{"error": {"message": "host not allowed"}}');
+      return;
+    }
     if (req.method === 'OPTIONS') {
       res.writeHead(204, CORS);
       res.end();
       return;
     }
-    if (req.method === 'GET' && req.url.endsWith('/models')) {
+    stats.urls.push(req.url);
+    const gemini = /\/models\/[^/]+:generateContent$/.test(req.url);
+    if (req.method === 'GET' && /\/models(\?.*)?$/.test(req.url)) {
       res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
-      res.end('{"object": "list", "data": [{"id": "mock", "object": "model"}]}');
+      res.end(req.url.includes('/v1beta/')
+        ? '{"models": [{"name": "models/gemini-mock", "supportedGenerationMethods": ["generateContent"]}, {"name": "models/embedder", "supportedGenerationMethods": ["embedContent"]}]}'
+        : '{"object": "list", "data": [{"id": "mock", "object": "model"}, {"id": "mock-large", "object": "model"}]}');
       return;
     }
-    if (req.method !== 'POST' || !req.url.endsWith('/chat/completions')) {
+    if (req.method !== 'POST' || !(req.url.endsWith('/chat/completions') || gemini)) {
       res.writeHead(404, { ...CORS, 'Content-Type': 'application/json' });
       res.end('{"error": {"message": "not found"}}');
       return;
@@ -115,7 +163,9 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
     req.on('data', (c) => { raw += c; });
     req.on('end', () => {
       stats.requests += 1;
-      stats.auth.push(req.headers.authorization ?? req.headers['x-api-key'] ?? null);
+      stats.hosts[host] = (stats.hosts[host] || 0) + 1;
+      stats.auth.push(req.headers.authorization ?? req.headers['x-api-key'] ?? req.headers['x-goog-api-key'] ?? null);
+      if (gemini) stats.geminiKeys.push(req.headers['x-goog-api-key'] ?? null);
       if (fail) {
         const headers = { ...CORS, 'Content-Type': 'application/json' };
         if (fail.retryAfter !== undefined) headers['Retry-After'] = String(fail.retryAfter);
@@ -129,18 +179,26 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
         res.end('{"error": {"message": "bad json"}}');
         return;
       }
-      const message = { role: 'assistant', ...decide(body) };
-      const reply = {
+      const message = { role: 'assistant', ...decide(gemini ? fromGemini(body) : body) };
+      const reply = gemini ? toGemini(message, Math.ceil(raw.length / 4)) : {
         id: 'chatcmpl-mock',
         object: 'chat.completion',
         model: body.model,
         choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
         usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 7, total_tokens: Math.ceil(raw.length / 4) + 7 },
       };
-      setTimeout(() => {
+      stats.serving += 1;
+      stats.peak = Math.max(stats.peak, stats.serving);
+      let open = true;
+      const done = () => { if (open) { open = false; stats.serving -= 1; } };
+      const timer = setTimeout(() => {
+        done();
+        if (res.destroyed) return;
         res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
         res.end(JSON.stringify(reply));
       }, delayMs);
+      // An abandoned request's answer is not kept waiting (nor the test process with it).
+      res.on('close', () => { done(); clearTimeout(timer); });
     });
   });
   return new Promise((resolve) => {

@@ -374,6 +374,59 @@ fn the_circuit_breaker_stops_a_run_that_cannot_succeed() {
 }
 
 #[test]
+fn a_20_mb_reply_is_not_read_nor_retried_and_the_limit_is_named() {
+    // 20 MB of text in a well-formed reply, once with Content-Length (refused before
+    // reading) and once chunked (reading stops at the limit).
+    let reply = format!(
+        r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "{}"}}, "finish_reason": "stop"}}]}}"#,
+        "x".repeat(20 * 1024 * 1024)
+    );
+    for chunked in [false, true] {
+        let body = reply.clone();
+        let server = MockServer::start(move |_| {
+            if chunked {
+                Action::Chunked {
+                    status: 200,
+                    body: body.clone(),
+                }
+            } else {
+                Action::ok(body.clone())
+            }
+        });
+        let out = tmp(&format!("cli-20mb-{chunked}"));
+        let started = Instant::now();
+        let o = wildtool(
+            &[
+                "--base-url",
+                &server.base_url(),
+                "--model",
+                "m",
+                "--concurrency",
+                "1",
+                "--no-preflight",
+            ],
+            &out,
+        );
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(3), "chunked {chunked}: {err}");
+        assert!(
+            err.contains("the limit for a reply body is 16777216 bytes (16.0 MiB)"),
+            "chunked {chunked}: {err}"
+        );
+        // Not retried; the same failure five tasks in a row stops the run.
+        assert_eq!(server.requests().len(), 5, "chunked {chunked}: {err}");
+        let ckpt = std::fs::read_to_string(out.join("checkpoint.jsonl")).unwrap_or_default();
+        assert_eq!(ckpt.lines().count(), 1, "nothing recorded");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            started.elapsed()
+        );
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+#[test]
 fn adaptive_concurrency_finishes_against_a_rate_limit_without_a_retry_storm() {
     // The server serves at most 4 requests at a time (each takes 40 ms) and answers 429
     // to any request beyond that.
@@ -433,6 +486,19 @@ fn adaptive_concurrency_finishes_against_a_rate_limit_without_a_retry_storm() {
         stderr(&o).contains("concurrency: lowered"),
         "{}",
         stderr(&o)
+    );
+    // The run's metadata in report.json records it too.
+    let meta = json(&out.join("report.json"))
+        .get("run")
+        .and_then(|r| r.get("concurrency"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    assert_eq!(num(meta.get("max")), 32.0, "{meta:?}");
+    assert_eq!(num(meta.get("min")), num(c.get("min_limit")), "{meta:?}");
+    assert_eq!(
+        num(meta.get("decreases")),
+        num(c.get("decreases")),
+        "{meta:?}"
     );
     assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);

@@ -76,9 +76,23 @@ pub fn provider_named(name: &str) -> Option<&'static Provider> {
     PROVIDERS.iter().find(|p| p.kind.name() == name)
 }
 
+/// Which built-in agent an entry is (front ends map it to the engine's agent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuiltIn {
+    /// The gold agent.
+    Gold,
+    /// The baseline agent.
+    Baseline,
+    /// The replay agent.
+    Replay,
+}
+
 /// A built-in agent: answers in-process, no endpoint, no key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Agent {
+    /// Which agent.
+    pub kind: BuiltIn,
     /// Name used on the command line and in settings.
     pub name: &'static str,
     /// Name shown to people.
@@ -92,24 +106,30 @@ pub struct Agent {
 /// The built-in agents.
 pub const AGENTS: &[Agent] = &[
     Agent {
+        kind: BuiltIn::Gold,
         name: "gold",
         label: "Built-in: gold agent",
         description: "Answers with the first optimal gold path: a scorer sanity check (100%).",
         needs_results: false,
     },
     Agent {
+        kind: BuiltIn::Baseline,
         name: "baseline",
         label: "Built-in: baseline agent",
         description: "A word-overlap heuristic: a floor any model should beat.",
         needs_results: false,
     },
     Agent {
+        kind: BuiltIn::Replay,
         name: "replay",
         label: "Built-in: replay",
         description: "Re-feeds the outputs recorded in an official-format result file.",
         needs_results: true,
     },
 ];
+
+/// What the page's setup starts with: the gold agent, which needs no endpoint.
+pub const PAGE_BACKEND: &str = "gold";
 
 /// The built-in agent called `name`, if any.
 pub fn agent(name: &str) -> Option<&'static Agent> {
@@ -414,6 +434,7 @@ mod tests {
             assert_eq!(provider_named(kind.name()).map(|p| p.kind), Some(kind));
         }
         assert_eq!(provider_named("gold"), None);
+        assert_eq!(agent(PAGE_BACKEND).map(|a| a.kind), Some(BuiltIn::Gold));
     }
 
     #[test]

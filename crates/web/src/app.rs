@@ -322,6 +322,13 @@ impl Inner {
                 });
             }
             Effect::Send(out) => self.send(out),
+            Effect::Aux(aux) => {
+                let me = self.clone();
+                spawn_local(async move {
+                    let reply = crate::transport::fetch_aux(&aux).await;
+                    me.deliver(Msg::AuxDone(aux.purpose, reply));
+                });
+            }
             Effect::Abort(id) => {
                 if let Some(c) = self.requests.borrow_mut().remove(&id) {
                     c.abort();

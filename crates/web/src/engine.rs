@@ -2,6 +2,7 @@
 //! ([`wildtool_core::runner::engine`]), with the run spec built from the setup form
 //! through the core's one validating constructor.
 
+use wildtool_core::registry::{self, BuiltIn};
 pub use wildtool_core::runner::engine::{
     AgentKind, BackendSettings, Engine, Event, ProgressSnapshot, RequestId, RunEnd, RunSettings,
     RunSpec, RunStatus, SpecError, Transmit,
@@ -59,22 +60,25 @@ pub fn spec_from_form(
     dataset: &str,
     model: Option<&str>,
 ) -> Result<RunSpec, FormError> {
-    let backend =
-        match form.provider.as_str() {
-            "gold" => BackendSettings::Agent(AgentKind::Gold),
-            "baseline" => BackendSettings::Agent(AgentKind::Baseline),
-            "replay" => return Err(FormError::Provider(
-                "replay (it needs a recorded result file; use `wildtool run --provider replay`)"
-                    .into(),
-            )),
-            other => BackendSettings::Http {
-                provider: ProviderKind::from_name(other)
-                    .ok_or_else(|| FormError::Provider(other.to_owned()))?,
-                base_url: form.effective_base_url(),
-                temperature: real("temperature", &form.temperature)?,
-                browser: true,
-            },
-        };
+    let backend = match registry::agent(&form.provider) {
+        Some(a) => match a.kind {
+            BuiltIn::Gold => BackendSettings::Agent(AgentKind::Gold),
+            BuiltIn::Baseline => BackendSettings::Agent(AgentKind::Baseline),
+            BuiltIn::Replay => {
+                return Err(FormError::Provider(format!(
+                    "{} (it needs a recorded result file; use `wildtool run --provider {}`)",
+                    a.name, a.name
+                )))
+            }
+        },
+        None => BackendSettings::Http {
+            provider: ProviderKind::from_name(&form.provider)
+                .ok_or_else(|| FormError::Provider(form.provider.clone()))?,
+            base_url: form.effective_base_url(),
+            temperature: real("temperature", &form.temperature)?,
+            browser: true,
+        },
+    };
     let model = match (model, &backend) {
         (Some(m), _) => m.to_owned(),
         (None, BackendSettings::Agent(_)) if form.model.trim().is_empty() => form.provider.clone(),

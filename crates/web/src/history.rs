@@ -115,6 +115,8 @@ pub struct HistoryEntry {
     pub has_result_text: bool,
     /// Some tasks are missing and the run can be resumed.
     pub resumable: bool,
+    /// Requests in flight (adaptive concurrency and the browser's cap), for live runs.
+    pub concurrency: Option<wildtool_core::formats::meta::ConcurrencyMeta>,
 }
 
 impl HistoryEntry {
@@ -170,6 +172,16 @@ impl HistoryEntry {
             has_checkpoint: flag("has_checkpoint"),
             has_result_text: flag("has_result_text"),
             resumable: flag("resumable"),
+            concurrency: v.get("concurrency").and_then(|c| {
+                let n = |k: &str| c.get(k).and_then(Value::as_u64);
+                Some(wildtool_core::formats::meta::ConcurrencyMeta {
+                    max: n("max")?,
+                    min: n("min")?,
+                    final_limit: n("final")?,
+                    decreases: n("decreases").unwrap_or(0),
+                    browser_cap: n("browser_cap"),
+                })
+            }),
         })
     }
 
@@ -201,6 +213,7 @@ impl HistoryEntry {
         m.requests = (self.requests > 0).then_some(self.requests);
         m.scorer_version = self.scorer_version.clone();
         m.status = Some(RunStatus::of(self.tasks_scored, self.tasks_total));
+        m.concurrency = self.concurrency;
         m
     }
 
@@ -405,6 +418,7 @@ impl AppState {
             has_checkpoint: false,
             has_result_text: false,
             resumable: false,
+            concurrency: None,
         }
     }
 
@@ -785,6 +799,13 @@ mod tests {
             has_checkpoint: true,
             has_result_text: false,
             resumable: true,
+            concurrency: Some(wildtool_core::formats::meta::ConcurrencyMeta {
+                max: 24,
+                min: 6,
+                final_limit: 12,
+                decreases: 2,
+                browser_cap: Some(12),
+            }),
         };
         let text = serde_json::to_string(&e).unwrap();
         assert_eq!(HistoryEntry::parse(&text), Some(e));

@@ -15,6 +15,7 @@ pub mod data;
 pub mod engine;
 pub mod exports;
 pub mod history;
+pub mod hosts;
 pub mod lab;
 pub mod links;
 pub mod live;

@@ -11,11 +11,13 @@
 use crate::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
 pub use crate::engine::{HttpReply as Reply, Transmit};
 use crate::history::{checkpoint_key, meta_key, outcomes_key, HistoryEntry};
+use crate::hosts::HostPool;
 use crate::msg::{Effect, ListPurpose};
 use crate::route::{Route, View};
 use crate::scoring::{JobStep, ScoreJob};
 use crate::shown::{EndNote, RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
+use wildtool_core::formats::meta::ConcurrencyMeta;
 use wildtool_core::runner::engine::Backend;
 
 /// Tasks a built-in agent runs between two yields to the browser.
@@ -78,7 +80,15 @@ pub struct LiveRun {
     pub end: Option<EndNote>,
     /// Last failure text.
     pub last_error: Option<String>,
+    /// The host names requests go to and the browser's cap on requests in flight
+    /// (endpoint runs).
+    pub hosts: Option<HostPool>,
+    /// The lowest concurrency limit so far.
+    pub min_limit: usize,
+    /// What the failed endpoint check found (its class), when the preflight failed.
+    pub check: Option<&'static str>,
     engine: Engine<'static>,
+    decreases: u64,
     auth: Option<(String, String)>,
     agents: bool,
     wake_at: Option<f64>,
@@ -92,6 +102,31 @@ impl LiveRun {
     /// True while the engine runs (running or paused).
     pub fn active(&self) -> bool {
         matches!(self.phase, Phase::Running | Phase::Paused)
+    }
+
+    /// The most requests the browser keeps in flight for this run, when that is fewer
+    /// than the engine's current limit (six per host name over HTTP/1.1).
+    pub fn browser_cap(&self) -> Option<usize> {
+        self.hosts
+            .as_ref()
+            .and_then(HostPool::cap)
+            .filter(|cap| *cap < self.progress.concurrency_limit)
+    }
+
+    /// Adaptive concurrency so far, and the browser's cap, for the run's metadata.
+    pub fn concurrency_meta(&self) -> Option<ConcurrencyMeta> {
+        let hosts = self.hosts.as_ref()?;
+        let p = &self.progress;
+        Some(ConcurrencyMeta {
+            max: p.concurrency_max as u64,
+            min: self.min_limit.min(p.concurrency_limit) as u64,
+            final_limit: p.concurrency_limit as u64,
+            decreases: self.decreases,
+            browser_cap: hosts
+                .cap()
+                .filter(|cap| *cap < p.concurrency_max)
+                .map(|c| c as u64),
+        })
     }
 }
 
@@ -160,12 +195,9 @@ impl AppState {
         };
         let agents = matches!(backend, Backend::Agent(_));
         let auth = match &backend {
-            Backend::Http {
-                base_url, provider, ..
-            } => {
+            Backend::Http { provider, .. } => {
                 // The key typed for this endpoint, or the one remembered for its origin.
                 let key = self.setup.key_for(&self.setup.effective_base_url());
-                let _ = base_url;
                 (!key.is_empty()).then(|| {
                     let (name, value) = provider.auth().header(&key);
                     (name.to_owned(), value)
@@ -176,6 +208,17 @@ impl AppState {
         let id = match &resume {
             Some(e) => e.id.clone(),
             None => self.history.new_id("run"),
+        };
+        let progress = engine.progress(now.mono);
+        let (hosts, probes) = match &backend {
+            Backend::Http {
+                base_url, provider, ..
+            } => {
+                let pool = HostPool::new(base_url, progress.concurrency_max, auth.is_none());
+                let probes = pool.probes(&id, *provider, base_url);
+                (Some(pool), probes)
+            }
+            Backend::Agent(_) => (None, Vec::new()),
         };
         let entry = match resume {
             Some(mut e) => {
@@ -219,6 +262,7 @@ impl AppState {
                 has_checkpoint: true,
                 has_result_text: false,
                 resumable: true,
+                concurrency: None,
             },
         };
         let sessions_job = ScoreJob::new(dataset);
@@ -229,12 +273,16 @@ impl AppState {
             model: model.clone(),
             provider: self.setup.provider.clone(),
             phase: Phase::Running,
-            progress: engine.progress(now.mono),
+            min_limit: progress.concurrency_limit,
+            progress,
             records: stored,
             entry,
             sofar: None,
             end: None,
             last_error: None,
+            hosts,
+            check: None,
+            decreases: 0,
             engine,
             auth,
             agents,
@@ -247,8 +295,25 @@ impl AppState {
         self.say(format!("Running {model}…"), Tone::Info);
         let mut fx = self.go(Route::view(View::Run));
         self.focus = Some("run-title".into());
+        fx.extend(probes.into_iter().map(Effect::Aux));
         fx.extend(self.drive(now));
         fx
+    }
+
+    /// A probe of another host name for the live run's server answered: requests held
+    /// back while probing go out.
+    pub fn alias_probed(&mut self, run: &str, name: &str, reply: &Reply, now: Now) -> Vec<Effect> {
+        let Some(live) = self.run.as_mut().filter(|r| r.id == run) else {
+            return Vec::new();
+        };
+        if let Some(pool) = &mut live.hosts {
+            pool.probed(name, reply);
+        }
+        if live.active() {
+            self.drive(now)
+        } else {
+            Vec::new()
+        }
     }
 
     /// Resumes a stored run (loads its checkpoint lines first).
@@ -281,6 +346,7 @@ impl AppState {
                 ("timeout", crate::settings::Field::Timeout),
                 ("retries", crate::settings::Field::Retries),
                 ("backoff", crate::settings::Field::Backoff),
+                ("preflight", crate::settings::Field::Preflight),
             ] {
                 if let Some((_, v)) = settings.iter().find(|(n, _)| n == k) {
                     let _ = self.setup.set(field, v);
@@ -353,6 +419,9 @@ impl AppState {
         let Some(run) = &mut self.run else {
             return Vec::new();
         };
+        if let Some(pool) = &mut run.hosts {
+            pool.release(id);
+        }
         run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
     }
@@ -388,7 +457,15 @@ impl AppState {
             let Some(run) = &mut self.run else {
                 return fx;
             };
-            while let Some(t) = run.engine.poll_transmit(now.mono) {
+            // While other host names are being probed, the browser gets no more requests
+            // than the names known so far can carry (the rest would queue behind them).
+            while !run.hosts.as_ref().is_some_and(HostPool::saturated) {
+                let Some(mut t) = run.engine.poll_transmit(now.mono) else {
+                    break;
+                };
+                if let Some(pool) = &mut run.hosts {
+                    t.request.url = pool.assign(t.id.0, &t.request.url);
+                }
                 fx.push(Effect::Send(Outgoing {
                     transmit: t,
                     auth: run.auth.clone(),
@@ -396,6 +473,9 @@ impl AppState {
             }
             run.engine.handle_timeout(now.mono);
             while let Some(id) = run.engine.poll_abort() {
+                if let Some(pool) = &mut run.hosts {
+                    pool.release(id.0);
+                }
                 fx.push(Effect::Abort(id.0));
             }
             while let Some(ev) = run.engine.poll_event() {
@@ -416,10 +496,18 @@ impl AppState {
                         if p.last_failure.is_some() {
                             run.last_error = p.last_failure.clone();
                         }
+                        if p.concurrency_limit < run.progress.concurrency_limit {
+                            run.decreases += 1;
+                        }
+                        run.min_limit = run.min_limit.min(p.concurrency_limit);
                         run.progress = p;
                     }
                     Event::Finished(end) => finished = Some(end),
                 }
+            }
+            if !run.engine.is_finished() {
+                // Requests sent since the last event count as in flight at once.
+                run.progress = run.engine.progress(now.mono);
             }
             let wake = run.engine.poll_timeout();
             if wake != run.wake_at {
@@ -440,6 +528,7 @@ impl AppState {
                 run.entry.requests = run.progress.requests;
                 run.entry.input_tokens = run.progress.input_tokens;
                 run.entry.output_tokens = run.progress.output_tokens;
+                run.entry.concurrency = run.concurrency_meta();
                 puts.push((
                     meta_key(&run.id),
                     serde_json::to_string(&run.entry).unwrap_or_default(),
@@ -548,6 +637,9 @@ impl AppState {
             RunStatus::Failed => "failed",
         };
         run.progress = end.progress.clone();
+        run.min_limit = end.concurrency.min_limit;
+        run.check = end.preflight.map(|c| c.label());
+        run.decreases = end.concurrency.decreases;
         run.end = Some(EndNote {
             outcome: outcome.to_owned(),
             reason: end.reason.clone().or_else(|| {
@@ -622,6 +714,7 @@ impl AppState {
         entry.input_tokens = run.progress.input_tokens;
         entry.output_tokens = run.progress.output_tokens;
         entry.resumable = shown.headline.tasks_scored < shown.headline.tasks_total;
+        entry.concurrency = run.concurrency_meta();
         run.entry = entry.clone();
         let puts = vec![
             (

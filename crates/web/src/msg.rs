@@ -80,6 +80,28 @@ pub enum LabPurpose {
     Glossary,
 }
 
+/// What a request beside the run's own is for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuxPurpose {
+    /// The server's model list for the setup form (the form's request number).
+    Models(u64),
+    /// Whether the live run's server answers under another host name (run id, host).
+    Alias(String, String),
+}
+
+/// A request beside the run's own (model list, host-name probes): sent like a run's
+/// request (no cookies, redirects not followed), the key attached only when given, and
+/// given up after a few seconds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuxRequest {
+    /// What for.
+    pub purpose: AuxPurpose,
+    /// The request (key-free).
+    pub request: wildtool_core::runner::http::HttpRequest,
+    /// `(header, value)` carrying the key for the request's own endpoint, if any.
+    pub auth: Option<(String, String)>,
+}
+
 /// Everything that can happen to the page.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Msg {
@@ -92,6 +114,8 @@ pub enum Msg {
     Set(Field, String),
     /// Load the dataset chosen in Setup.
     LoadDataset,
+    /// Ask the endpoint in Setup for its model list.
+    ListModels,
     /// Fill the dataset URL with the official data file.
     OfficialUrl,
     /// A dataset file was chosen.
@@ -180,6 +204,8 @@ pub enum Msg {
     JiebaLoaded(Result<(), String>),
     /// A request of the live run finished.
     Reply(u64, crate::live::Reply),
+    /// A request beside the run finished.
+    AuxDone(AuxPurpose, crate::live::Reply),
     /// The live run's timer fired.
     Tick,
     /// Time for the built-in agents to take their next steps.
@@ -213,6 +239,7 @@ impl Msg {
             "popstate" => Msg::PopState(value.to_owned()),
             "set" => Msg::Set(Field::from_name(arg)?, value.to_owned()),
             "load-dataset" => Msg::LoadDataset,
+            "list-models" => Msg::ListModels,
             "official-url" => Msg::OfficialUrl,
             "start" => Msg::Start,
             "pause" => Msg::Pause,
@@ -320,6 +347,8 @@ pub enum Effect {
     Send(crate::live::Outgoing),
     /// Abort a request of the live run at once.
     Abort(u64),
+    /// Send a request beside the run; answer with [`Msg::AuxDone`].
+    Aux(AuxRequest),
     /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
     WakeAt(f64),
     /// Yield to the browser, then [`Msg::AgentStep`].

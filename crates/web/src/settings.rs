@@ -10,6 +10,13 @@
 use serde::{Deserialize, Serialize};
 
 use wildtool_core::runner::endpoint_url::{key_allowed_for, EndpointUrl};
+use wildtool_core::runner::http::HttpReply;
+use wildtool_core::runner::provider::{models, Endpoint, ProviderKind};
+
+use crate::msg::{AuxPurpose, AuxRequest};
+
+/// Most model names offered in the model field.
+const MAX_MODELS: usize = 1000;
 
 /// Where the dataset comes from in the setup form.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,6 +186,10 @@ pub struct SetupForm {
     pub preset: String,
     /// The key stored on this device.
     pub remembered: Option<RememberedKey>,
+    /// Model names the endpoint offered (its model list), for the model field.
+    pub models: Vec<String>,
+    /// Number of the last model-list request (answers to older ones are dropped).
+    pub models_seq: u64,
 }
 
 impl Default for SetupForm {
@@ -188,7 +199,7 @@ impl Default for SetupForm {
             dataset: DatasetChoice::Bundled,
             dataset_url: String::new(),
             lang: "en".into(),
-            provider: "gold".into(),
+            provider: wildtool_core::registry::PAGE_BACKEND.into(),
             base_url: String::new(),
             model: String::new(),
             key: String::new(),
@@ -202,6 +213,8 @@ impl Default for SetupForm {
             preflight: true,
             preset: String::new(),
             remembered: None,
+            models: Vec::new(),
+            models_seq: 0,
         }
     }
 }
@@ -306,6 +319,12 @@ impl SetupForm {
             Field::Preset => {
                 self.preset = value.to_owned();
                 if let Some(p) = wildtool_core::registry::preset(value) {
+                    let origin = |u: &str| EndpointUrl::parse(u).ok().map(|u| u.origin());
+                    // A key typed for another endpoint is not carried over to this one.
+                    if self.key_typed && origin(&self.effective_base_url()) != origin(p.base_url) {
+                        self.key.clear();
+                        self.key_typed = false;
+                    }
                     self.provider = p.provider.name().to_owned();
                     self.base_url = p.base_url.to_owned();
                     self.sync_remembered();
@@ -313,6 +332,52 @@ impl SetupForm {
             }
         }
         Ok(KeyStorage::Keep)
+    }
+
+    /// The preset chosen, if any.
+    pub fn preset(&self) -> Option<&'static wildtool_core::registry::Preset> {
+        wildtool_core::registry::preset(&self.preset)
+    }
+
+    /// The request for the endpoint's model list (under a new request number), with the
+    /// key for the endpoint's own origin; `None` for built-in agents and base URLs that
+    /// are not endpoints. The list offered so far is dropped.
+    pub fn models_request(&mut self) -> Option<AuxRequest> {
+        let kind = ProviderKind::from_name(&self.provider)?;
+        let base = self.effective_base_url();
+        let url = EndpointUrl::parse(&base).ok()?;
+        self.models_seq += 1;
+        self.models.clear();
+        let request = models::request(
+            kind,
+            &Endpoint {
+                base_url: url.to_string(),
+                browser: true,
+            },
+        );
+        let key = self.key_for(&base);
+        let auth = (!key.is_empty()).then(|| {
+            let (name, value) = kind.auth().header(&key);
+            (name.to_owned(), value)
+        });
+        Some(AuxRequest {
+            purpose: AuxPurpose::Models(self.models_seq),
+            request,
+            auth,
+        })
+    }
+
+    /// The answer to model-list request `seq`: the names it lists, or nothing (a failure
+    /// is quiet: the model field stays a plain text field).
+    pub fn models_arrived(&mut self, seq: u64, reply: &HttpReply) {
+        if seq != self.models_seq {
+            return;
+        }
+        self.models = match reply {
+            HttpReply::Response(r) => models::parse(r.status, &r.body).unwrap_or_default(),
+            _ => Vec::new(),
+        };
+        self.models.truncate(MAX_MODELS);
     }
 
     fn save_key(&mut self) -> Result<KeyStorage, String> {
@@ -385,6 +450,43 @@ mod tests {
         assert_eq!(g.key_for("https://evil.example/v1"), "");
         assert_eq!(g.set(Field::Remember, "false").unwrap(), KeyStorage::Forget);
         assert!(g.remembered.is_none());
+    }
+
+    #[test]
+    fn the_model_list_is_asked_of_the_endpoint_with_its_own_key_only() {
+        use wildtool_core::runner::http::HttpResponse;
+        let mut f = SetupForm::default();
+        assert!(f.models_request().is_none(), "a built-in agent has no list");
+        f.set(Field::Preset, "vllm").unwrap();
+        let r = f.models_request().unwrap();
+        assert_eq!(r.request.url, "http://127.0.0.1:8000/v1/models");
+        assert_eq!(r.request.method, "GET");
+        assert_eq!(r.auth, None);
+        let AuxPurpose::Models(seq) = r.purpose else {
+            panic!("{:?}", r.purpose)
+        };
+        // An older answer is dropped; failures leave no list.
+        let list = r#"{"data": [{"id": "Qwen/Qwen3-8B"}, {"id": "other"}]}"#;
+        let answer = HttpReply::Response(HttpResponse::new(200, list));
+        f.models_arrived(seq - 1, &answer);
+        assert!(f.models.is_empty());
+        f.models_arrived(seq, &answer);
+        assert_eq!(f.models, ["Qwen/Qwen3-8B", "other"]);
+        f.models_arrived(seq, &HttpReply::Response(HttpResponse::new(401, "no")));
+        assert!(f.models.is_empty());
+        // Gemini: the key in its header, for its own endpoint.
+        f.set(Field::Preset, "gemini").unwrap();
+        f.set(Field::Key, "g-key").unwrap();
+        let r = f.models_request().unwrap();
+        assert!(r
+            .request
+            .url
+            .starts_with("https://generativelanguage.googleapis.com/v1beta/models?"));
+        assert_eq!(r.auth, Some(("x-goog-api-key".into(), "g-key".into())));
+        // Choosing another service drops a key typed for this one.
+        f.set(Field::Preset, "openai").unwrap();
+        assert_eq!(f.key, "");
+        assert_eq!(f.models_request().unwrap().auth, None);
     }
 
     #[test]

@@ -11,7 +11,9 @@ use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 use crate::data::{self, Dataset, DatasetSource};
 use crate::history::History;
 use crate::live::LiveRun;
-use crate::msg::{Effect, FetchPurpose, FilePurpose, FileRef, GetPurpose, ListPurpose, Msg};
+use crate::msg::{
+    AuxPurpose, Effect, FetchPurpose, FilePurpose, FileRef, GetPurpose, ListPurpose, Msg,
+};
 use crate::route::{Location, Route, View};
 use crate::settings::{DatasetChoice, Field, KeyStorage, SetupForm};
 use crate::shown::ShownRun;
@@ -345,6 +347,14 @@ impl AppState {
                 Vec::new()
             }
             Msg::LoadDataset => self.load_dataset_from_setup(),
+            Msg::ListModels => self.list_models(),
+            Msg::AuxDone(AuxPurpose::Models(seq), reply) => {
+                self.setup.models_arrived(seq, &reply);
+                Vec::new()
+            }
+            Msg::AuxDone(AuxPurpose::Alias(run, host), reply) => {
+                self.alias_probed(&run, &host, &reply, now)
+            }
             Msg::DatasetFile(file) => {
                 self.setup.dataset = DatasetChoice::Upload;
                 self.pending_dataset = Some(PendingDataset {
@@ -518,7 +528,7 @@ impl AppState {
     }
 
     fn set_field(&mut self, field: Field, value: &str) -> Vec<Effect> {
-        match self.setup.set(field, value) {
+        let mut fx = match self.setup.set(field, value) {
             Ok(KeyStorage::Keep) => Vec::new(),
             Ok(KeyStorage::Save(json)) => vec![Effect::SaveKey(json)],
             Ok(KeyStorage::Forget) => vec![Effect::ForgetKey],
@@ -526,7 +536,20 @@ impl AppState {
                 self.say(e, Tone::Error);
                 Vec::new()
             }
+        };
+        if matches!(field, Field::Preset | Field::Provider) {
+            fx.extend(self.list_models());
         }
+        fx
+    }
+
+    /// Asks the endpoint in Setup for its model list (quietly: a failure offers none).
+    pub fn list_models(&mut self) -> Vec<Effect> {
+        self.setup
+            .models_request()
+            .map(Effect::Aux)
+            .into_iter()
+            .collect()
     }
 
     /// Loads the dataset the setup form names (bundled or URL; uploads come as files).

@@ -3,6 +3,9 @@
 //! not followed — a redirect comes back as status 0 and fails the request, so a key is
 //! only ever sent to the endpoint it was typed for. A failed `fetch` is told apart as
 //! blocked by CORS or unreachable by a second request without CORS (no headers, no key).
+//! A body is read as a stream and no further than the core's reply limit (nor at all when
+//! `Content-Length` announces more): an oversized body is reported as
+//! [`HttpReply::TooLarge`] and its request aborted.
 
 use gloo_timers::callback::Timeout;
 use wasm_bindgen::{JsCast, JsValue};
@@ -10,6 +13,12 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use crate::live::Outgoing;
+use crate::msg::AuxRequest;
+use wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES;
+use wildtool_core::runner::http::HttpRequest;
+
+/// How long a request beside the run (model list, host-name probe) may take, in ms.
+const AUX_TIMEOUT_MS: u32 = 8_000;
 
 fn js_message(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>()
@@ -23,47 +32,96 @@ fn network(kind: NetworkKind, message: String) -> HttpReply {
 }
 
 fn request(
-    out: &Outgoing,
+    req: &HttpRequest,
+    auth: Option<&(String, String)>,
     controller: Option<&web_sys::AbortController>,
 ) -> Result<web_sys::Request, JsValue> {
     let headers = web_sys::Headers::new()?;
-    for (k, v) in &out.transmit.request.headers {
+    for (k, v) in &req.headers {
         headers.set(k, v)?;
     }
-    if let Some((k, v)) = &out.auth {
+    if let Some((k, v)) = auth {
         headers.set(k, v)?;
     }
     let init = web_sys::RequestInit::new();
-    init.set_method(out.transmit.request.method);
+    init.set_method(req.method);
     init.set_headers(&headers);
-    if !out.transmit.request.body.is_empty() {
-        init.set_body(&JsValue::from_str(&out.transmit.request.body));
+    if !req.body.is_empty() {
+        init.set_body(&JsValue::from_str(&req.body));
     }
     if let Some(c) = controller {
         init.set_signal(Some(&c.signal()));
     }
     init.set_redirect(web_sys::RequestRedirect::Manual);
     init.set_credentials(web_sys::RequestCredentials::Omit);
-    web_sys::Request::new_with_str_and_init(&out.transmit.request.url, &init)
+    web_sys::Request::new_with_str_and_init(&req.url, &init)
 }
 
-/// Sends `out` and reports what became of it, as the engine needs it.
-pub async fn fetch_reply(
-    out: &Outgoing,
+/// What reading a body gave.
+enum Body {
+    Text(String),
+    TooLarge(u64),
+    Failed(JsValue),
+}
+
+/// Reads `resp`'s body as UTF-8 text (invalid bytes replaced, a leading byte-order mark
+/// dropped, as `Response.text()` does), stopping beyond the reply limit.
+async fn read_body(resp: &web_sys::Response) -> Body {
+    let Some(stream) = resp.body() else {
+        return Body::Text(String::new());
+    };
+    let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
+    let mut bytes: Vec<u8> = Vec::new();
+    loop {
+        let chunk = match JsFuture::from(reader.read()).await {
+            Ok(c) => c,
+            Err(e) => return Body::Failed(e),
+        };
+        let field = |name: &str| js_sys::Reflect::get(&chunk, &JsValue::from_str(name));
+        if field("done").ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+            break;
+        }
+        let Some(part) = field("value")
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        else {
+            continue;
+        };
+        let len = part.length() as usize;
+        if bytes.len() + len > MAX_REPLY_BODY_BYTES {
+            let _ = reader.cancel();
+            return Body::TooLarge((bytes.len() + len) as u64);
+        }
+        let start = bytes.len();
+        bytes.resize(start + len, 0);
+        part.copy_to(&mut bytes[start..]);
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    Body::Text(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
+}
+
+/// Sends `req` (with `auth` attached) and reports what became of it, as the engine needs
+/// it; `diagnose` tells a failed `fetch` apart as CORS or unreachable with a second
+/// request.
+async fn fetch_http(
+    req: &HttpRequest,
+    auth: Option<&(String, String)>,
     controller: Option<&web_sys::AbortController>,
+    diagnose: bool,
 ) -> HttpReply {
     let aborted = || controller.is_some_and(|c| c.signal().aborted());
-    let req = match request(out, controller) {
+    let request = match request(req, auth, controller) {
         Ok(r) => r,
         Err(e) => return network(NetworkKind::Other, js_message(&e)),
     };
     let Some(window) = web_sys::window() else {
         return network(NetworkKind::Other, "no window".into());
     };
-    let resp = match JsFuture::from(window.fetch_with_request(&req)).await {
+    let resp = match JsFuture::from(window.fetch_with_request(&request)).await {
         Err(_) if aborted() => return HttpReply::Aborted,
+        Err(e) if !diagnose => return network(NetworkKind::Other, js_message(&e)),
         Err(e) => {
-            let kind = if reachable(&out.transmit.request.url).await {
+            let kind = if reachable(&req.url).await {
                 NetworkKind::Cors
             } else {
                 NetworkKind::Unreachable
@@ -88,21 +146,50 @@ pub async fn fetch_reply(
     };
     let header = |name: &str| resp.headers().get(name).ok().flatten();
     let (retry_after, location) = (header("retry-after"), header("location"));
-    let body = match resp.text() {
-        Ok(p) => JsFuture::from(p).await,
-        Err(e) => Err(e),
+    let announced = header("content-length")
+        .and_then(|v| v.trim().parse::<f64>().ok())
+        .map(|n| n as u64);
+    let too_large = |size: u64| {
+        if let Some(c) = controller {
+            c.abort();
+        }
+        HttpReply::TooLarge { status, size }
     };
-    match body {
-        Ok(body) => HttpReply::Response(HttpResponse {
+    if let Some(size) = announced.filter(|n| *n > MAX_REPLY_BODY_BYTES as u64) {
+        return too_large(size);
+    }
+    match read_body(&resp).await {
+        Body::Text(body) => HttpReply::Response(HttpResponse {
             status,
-            body: body.as_string().unwrap_or_default(),
+            body,
             retry_after,
             location,
             now_unix: js_sys::Date::now() / 1000.0,
         }),
-        Err(_) if aborted() => HttpReply::Aborted,
-        Err(e) => network(NetworkKind::Other, js_message(&e)),
+        Body::TooLarge(size) => too_large(size),
+        Body::Failed(_) if aborted() => HttpReply::Aborted,
+        Body::Failed(e) => network(NetworkKind::Other, js_message(&e)),
     }
+}
+
+/// Sends a request of the live run and reports what became of it.
+pub async fn fetch_reply(
+    out: &Outgoing,
+    controller: Option<&web_sys::AbortController>,
+) -> HttpReply {
+    fetch_http(&out.transmit.request, out.auth.as_ref(), controller, true).await
+}
+
+/// Sends a request beside the run (no diagnosis of failures), given up after a few
+/// seconds.
+pub async fn fetch_aux(aux: &AuxRequest) -> HttpReply {
+    let controller = web_sys::AbortController::new().ok();
+    let timer = controller
+        .clone()
+        .map(|c| Timeout::new(AUX_TIMEOUT_MS, move || c.abort()));
+    let reply = fetch_http(&aux.request, aux.auth.as_ref(), controller.as_ref(), false).await;
+    drop(timer);
+    reply
 }
 
 /// True when something answers at `url` (a `no-cors` GET: no headers, no key, an opaque

@@ -25,9 +25,14 @@ const SEED0_SCORE: &str =
 /// A scripted endpoint: the reply to each request.
 type Server = Box<dyn FnMut(&wildtool_web::live::Outgoing) -> Reply>;
 
+/// A scripted endpoint for requests beside the run (model lists, host-name probes).
+type AuxServer = Box<dyn FnMut(&wildtool_web::msg::AuxRequest) -> Reply>;
+
 /// The browser, in memory.
 struct Browser {
     server: Option<Server>,
+    aux_server: Option<AuxServer>,
+    aux_sent: Vec<wildtool_web::msg::AuxRequest>,
     timer: Option<f64>,
     sent: Vec<wildtool_web::live::Outgoing>,
     aborted: Vec<u64>,
@@ -67,6 +72,8 @@ impl Browser {
         );
         let mut b = Browser {
             server: None,
+            aux_server: None,
+            aux_sent: Vec::new(),
             timer: None,
             sent: Vec::new(),
             aborted: Vec::new(),
@@ -199,6 +206,18 @@ impl Browser {
                     self.queue.push_back(msg);
                 }
                 Effect::Abort(id) => self.aborted.push(id),
+                Effect::Aux(aux) => {
+                    let reply = match &mut self.aux_server {
+                        Some(server) => server(&aux),
+                        None => Reply::Network(NetworkFailure {
+                            kind: NetworkKind::Other,
+                            message: "no server".into(),
+                        }),
+                    };
+                    self.queue
+                        .push_back(Msg::AuxDone(aux.purpose.clone(), reply));
+                    self.aux_sent.push(aux);
+                }
                 Effect::WakeAt(at) => self.timer = Some(at),
                 Effect::AgentsSoon => self.queue.push_back(Msg::AgentStep),
                 Effect::ContinueSoon => self.queue.push_back(Msg::Continue),
@@ -831,6 +850,227 @@ fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
         list.contains("Verdict:"),
         "the named step is open: {list:.300}"
     );
+}
+
+fn attr(f: &Frame, id: &str, name: &str) -> Option<String> {
+    f.root
+        .by_id(id)
+        .and_then(|e| e.get(name))
+        .map(str::to_owned)
+}
+
+#[test]
+fn presets_fill_the_endpoint_and_the_model_field_offers_the_servers_list() {
+    let mut b = open("http://page/");
+    b.aux_server = Some(Box::new(|aux| {
+        assert!(aux.auth.is_none(), "no key was typed");
+        Reply::Response(HttpResponse::new(
+            200,
+            r#"{"object": "list", "data": [{"id": "qwen3:8b"}, {"id": "llama3.1:8b"}]}"#,
+        ))
+    }));
+    b.act("set", "m-preset", "ollama");
+    let f = b.frame();
+    assert_eq!(attr(&f, "m-provider", "value").as_deref(), Some("openai"));
+    assert_eq!(
+        attr(&f, "m-base", "value").as_deref(),
+        Some("http://127.0.0.1:11434/v1")
+    );
+    assert!(b.text("preset-note").contains("OLLAMA_ORIGINS"));
+    assert!(b
+        .text("view-setup")
+        .contains("API key (not needed for Ollama"));
+    // The list was asked for at once, from the preset's endpoint, and is offered.
+    assert_eq!(b.aux_sent.len(), 1);
+    assert_eq!(
+        b.aux_sent[0].request.url,
+        "http://127.0.0.1:11434/v1/models"
+    );
+    let f = b.frame();
+    let options: Vec<String> = f
+        .root
+        .by_id("m-models")
+        .map(|d| {
+            d.elements()
+                .into_iter()
+                .filter_map(|e| e.get("value").map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(options, ["qwen3:8b", "llama3.1:8b"]);
+    assert_eq!(attr(&f, "m-model", "list").as_deref(), Some("m-models"));
+    assert!(b.text("m-models-note").contains("2 models"));
+    // A hosted service: the key is needed; its list is asked for with the typed key, in
+    // the service's own header; a refusal is quiet.
+    b.aux_server = Some(Box::new(|_| {
+        Reply::Response(HttpResponse::new(
+            401,
+            r#"{"error": {"message": "no key"}}"#,
+        ))
+    }));
+    b.act("set", "m-preset", "gemini");
+    assert!(b
+        .text("view-setup")
+        .contains("API key (needed for Google Gemini"));
+    assert_eq!(
+        attr(&b.frame(), "m-provider", "value").as_deref(),
+        Some("gemini")
+    );
+    assert!(b.frame().root.by_id("m-models-note").is_none());
+    let status = b.text("status");
+    b.act("set", "m-key", "g-secret");
+    b.act("list-models", "", "");
+    let last = b.aux_sent.last().unwrap();
+    assert!(last
+        .request
+        .url
+        .starts_with("https://generativelanguage.googleapis.com/v1beta/models"));
+    assert_eq!(
+        last.auth,
+        Some(("x-goog-api-key".into(), "g-secret".into()))
+    );
+    assert_eq!(b.text("status"), status, "a failed list says nothing");
+    // Every preset of the registry is offered, with its CORS note in the help.
+    let f = b.frame();
+    let presets = f
+        .root
+        .by_id("m-preset")
+        .map(|s| s.elements().len())
+        .unwrap_or(0);
+    assert_eq!(presets, 1 + 1 + wildtool_core::registry::PRESETS.len());
+    assert!(b.text("cors-help").contains("lms server start --cors"));
+}
+
+#[test]
+fn a_failed_endpoint_check_is_shown_beside_the_endpoint_with_its_fix() {
+    let mut b = open(&endpoint(""));
+    b.server = Some(Box::new(|_| {
+        Reply::Response(HttpResponse::new(
+            400,
+            r#"{"object": "error", "message": "\"auto\" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set", "type": "BadRequestError", "code": 400}"#,
+        ))
+    }));
+    b.act("start", "", "");
+    assert_eq!(b.hook("runState").as_deref(), Some("done"));
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("failed"));
+    assert!(b.hook("runError").unwrap_or_default().contains("tool"));
+    assert_eq!(b.sent.len(), 1, "only the preflight");
+    b.act("nav", "setup", "");
+    let note = b.text("setup-error");
+    assert!(
+        note.contains("The endpoint check failed (the server cannot do tool calls)"),
+        "{note}"
+    );
+    assert!(
+        note.contains("Fix:") && note.contains("--enable-auto-tool-choice"),
+        "{note}"
+    );
+    // Skipping the check: the tasks' own requests go out at once.
+    b.act("set", "m-preflight", "false");
+    b.server = None;
+    b.act("start", "", "");
+    assert!(b.sent.len() > 2, "tasks were sent without a check");
+    assert!(b.sent[1..]
+        .iter()
+        .all(|o| o.transmit.request.body.contains("\"role\": \"system\"")));
+}
+
+#[test]
+fn a_local_server_is_spread_over_host_names_that_answer_and_the_cap_is_shown() {
+    let href = "http://page/?provider=openai&base_url=http%3A%2F%2F127.0.0.1%3A9%2Fv1&model=m&preflight=0&concurrency=24";
+    // Every name answers but wt2.localhost: 18 in flight over three names.
+    let mut b = open(href);
+    b.aux_server = Some(Box::new(|aux| {
+        let status = if aux.request.url.contains("wt2.") {
+            403
+        } else {
+            200
+        };
+        Reply::Response(HttpResponse::new(status, r#"{"data": []}"#))
+    }));
+    b.act("start", "", "");
+    let hosts: Vec<&str> = b.aux_sent.iter().map(|a| a.request.url.as_str()).collect();
+    assert_eq!(
+        hosts,
+        [
+            "http://localhost:9/v1/models",
+            "http://wt1.localhost:9/v1/models",
+            "http://wt2.localhost:9/v1/models"
+        ]
+    );
+    assert_eq!(b.sent.len(), 24, "the engine's 24 requests are out");
+    let count = |b: &Browser, host: &str| {
+        b.sent
+            .iter()
+            .filter(|o| {
+                o.transmit
+                    .request
+                    .url
+                    .starts_with(&format!("http://{host}:9/"))
+            })
+            .count()
+    };
+    assert_eq!(
+        (
+            count(&b, "127.0.0.1"),
+            count(&b, "localhost"),
+            count(&b, "wt1.localhost")
+        ),
+        (8, 8, 8)
+    );
+    let stats = b.text("run-stats");
+    assert!(
+        stats.contains("the browser's per-host limit is 18"),
+        "{stats}"
+    );
+    assert!(stats.contains("3 names of the server"), "{stats}");
+    b.act("cancel", "", "");
+    // Nothing answers under other names: six in flight, and the view says why.
+    let mut b = open(href);
+    b.act("start", "", "");
+    assert_eq!(b.aux_sent.len(), 3);
+    assert!(b
+        .sent
+        .iter()
+        .all(|o| o.transmit.request.url.starts_with("http://127.0.0.1:9/")));
+    let stats = b.text("run-stats");
+    assert!(
+        stats.contains("24 (6 in flight: the browser's per-host limit is 6 (6 connections per host name over HTTP/1.1))"),
+        "{stats}"
+    );
+    b.act("cancel", "", "");
+    let entry = &b.state.run.as_ref().unwrap().entry;
+    let c = entry.concurrency.expect("recorded");
+    assert_eq!((c.max, c.browser_cap), (24, Some(6)));
+    assert_eq!(entry.meta().concurrency, Some(c));
+    // With a key, requests stay on the name it was typed for.
+    let mut b = open(href);
+    b.act("set", "m-key", "sk-local");
+    b.act("start", "", "");
+    assert!(b.aux_sent.is_empty());
+    assert!(!b.sent.is_empty());
+    assert!(b.sent.iter().all(
+        |o| o.transmit.request.url.starts_with("http://127.0.0.1:9/")
+            && o.auth == Some(("authorization".into(), "Bearer sk-local".into()))
+    ));
+    b.act("cancel", "", "");
+    // A key remembered for another name of the same server (localhost) is not this base
+    // URL's: the run is keyless and spreads, and no request carries the key — not even
+    // those that go to localhost.
+    let mut b = open(href);
+    b.state
+        .setup
+        .set_remembered(Some(r#"{"origin": "http://localhost:9", "key": "sk-lh"}"#));
+    b.aux_server = Some(Box::new(|_| {
+        Reply::Response(HttpResponse::new(200, r#"{"data": []}"#))
+    }));
+    b.act("start", "", "");
+    assert!(b.aux_sent.iter().all(|a| a.auth.is_none()));
+    assert!(b
+        .sent
+        .iter()
+        .any(|o| o.transmit.request.url.starts_with("http://localhost:9/")));
+    assert!(b.sent.iter().all(|o| o.auth.is_none()));
 }
 
 /// Two finished runs of the bundled suite in one browser: gold, then baseline.

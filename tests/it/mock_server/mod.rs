@@ -44,6 +44,8 @@ pub enum Action {
         headers: Vec<(String, String)>,
         body: String,
     },
+    /// Answer with status and body in chunked transfer encoding (no `Content-Length`).
+    Chunked { status: u16, body: String },
     /// Wait this long, then close without answering.
     Hang(Duration),
     /// Close the connection at once.
@@ -237,6 +239,28 @@ fn serve(
                     .write_all(out.as_bytes())
                     .and_then(|_| writer.flush())
                     .is_err()
+                {
+                    return;
+                }
+            }
+            Action::Chunked { status, body } => {
+                let head = format!("HTTP/1.1 {status} X\r\n{CORS}content-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n");
+                let mut ok = writer.write_all(head.as_bytes()).is_ok();
+                for chunk in body.as_bytes().chunks(64 * 1024) {
+                    if !ok {
+                        break;
+                    }
+                    ok = writer
+                        .write_all(format!("{:x}\r\n", chunk.len()).as_bytes())
+                        .and_then(|_| writer.write_all(chunk))
+                        .and_then(|_| writer.write_all(b"\r\n"))
+                        .is_ok();
+                }
+                if !ok
+                    || writer
+                        .write_all(b"0\r\n\r\n")
+                        .and_then(|_| writer.flush())
+                        .is_err()
                 {
                     return;
                 }

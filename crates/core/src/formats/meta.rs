@@ -29,6 +29,26 @@ pub struct Tokens {
     pub output: u64,
 }
 
+/// How many requests a live run kept in flight: adaptive concurrency's limit (which
+/// halves on rate limiting and grows back) and, for page runs, the browser's cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct ConcurrencyMeta {
+    /// The concurrency setting: the most requests in flight.
+    pub max: u64,
+    /// The lowest limit adaptive concurrency reached.
+    pub min: u64,
+    /// The limit at the end.
+    #[serde(rename = "final")]
+    pub final_limit: u64,
+    /// How many times the limit was halved.
+    #[serde(default)]
+    pub decreases: u64,
+    /// The most requests the browser kept in flight (six connections per host name over
+    /// HTTP/1.1); absent when nothing capped it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub browser_cap: Option<u64>,
+}
+
 /// What a run was: model, endpoint, dataset, when, how much, and with which scorer.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunMeta {
@@ -72,6 +92,9 @@ pub struct RunMeta {
     /// version-1 export).
     #[serde(default)]
     pub status: Option<RunStatus>,
+    /// Requests in flight during a live run (absent for offline results and older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<ConcurrencyMeta>,
 }
 
 impl RunMeta {
@@ -119,6 +142,16 @@ impl RunMeta {
             wildtool_version: f.opt::<String>("wildtool_version")?.unwrap_or_default(),
             scorer_version: f.opt::<String>("scorer_version")?.unwrap_or_default(),
             status: f.opt("status")?,
+            concurrency: match f.obj("concurrency")? {
+                Some(c) => Some(ConcurrencyMeta {
+                    max: c.opt("max")?.unwrap_or_default(),
+                    min: c.opt("min")?.unwrap_or_default(),
+                    final_limit: c.opt("final")?.unwrap_or_default(),
+                    decreases: c.opt("decreases")?.unwrap_or_default(),
+                    browser_cap: c.opt("browser_cap")?,
+                }),
+                None => None,
+            },
         })
     }
 }

@@ -114,6 +114,11 @@ impl EndpointUrl {
         &self.host
     }
 
+    /// The port, when the URL names one other than the scheme's default.
+    pub fn port(&self) -> Option<u16> {
+        self.port
+    }
+
     /// True for `https`.
     pub fn is_https(&self) -> bool {
         self.scheme == "https"

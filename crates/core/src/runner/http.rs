@@ -69,4 +69,14 @@ pub enum HttpReply {
     /// The driver aborted the request without being asked to (the engine treats it like a
     /// network failure; replies to requests the engine aborted itself are ignored).
     Aborted,
+    /// The response body is larger than
+    /// [`MAX_REPLY_BODY_BYTES`](crate::formats::limits::MAX_REPLY_BODY_BYTES): the driver
+    /// stopped reading it (or did not start, when `Content-Length` said so). The engine
+    /// fails the request without retry and names the limit.
+    TooLarge {
+        /// The status of the response.
+        status: u16,
+        /// Bytes announced or read before the driver stopped (at least this many).
+        size: u64,
+    },
 }

@@ -4,7 +4,7 @@
 //! reply to [`classify_response`] (or a failure below HTTP to [`classify_network`]).
 //!
 //! The servers' error messages recognised here are listed, with their fixes, in
-//! `docs-draft/providers.md`.
+//! the README ("Providers and endpoints").
 
 use crate::json::Value;
 use crate::protocol::SeededIds;

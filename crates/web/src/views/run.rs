@@ -12,6 +12,51 @@ fn stat(name: &str, value: String) -> [Element; 2] {
     [el_text("dt", name), el_text("dd", value)]
 }
 
+/// The concurrency in force: the engine's limit (lowered by rate limiting, with the
+/// lowest so far), requests in flight, and the browser's cap when it is lower.
+fn concurrency(run: &crate::live::LiveRun) -> String {
+    let p = &run.progress;
+    let in_flight = match run.browser_cap() {
+        Some(cap) => format!(
+            "{} in flight: the browser's per-host limit is {cap} ({} connections per host name over HTTP/1.1{})",
+            p.in_flight.min(cap),
+            crate::hosts::PER_HOST_CONNECTIONS,
+            match run.hosts.as_ref().map(|h| h.names().len()).unwrap_or(1) {
+                1 => String::new(),
+                n => format!(", {n} names of the server"),
+            }
+        ),
+        None => format!("{} in flight", p.in_flight),
+    };
+    let spread = run
+        .hosts
+        .as_ref()
+        .map(|h| h.names())
+        .filter(|n| n.len() > 1 && run.browser_cap().is_none())
+        .map(|n| {
+            format!(
+                ", spread over {} host names of the server ({})",
+                n.len(),
+                n.join(", ")
+            )
+        })
+        .unwrap_or_default();
+    let limit = if p.concurrency_limit < p.concurrency_max {
+        format!(
+            "{} of {} after rate limiting",
+            p.concurrency_limit, p.concurrency_max
+        )
+    } else {
+        p.concurrency_limit.to_string()
+    };
+    let lowest = if run.min_limit < p.concurrency_max {
+        format!(", lowest {}", run.min_limit)
+    } else {
+        String::new()
+    };
+    format!("{limit} ({in_flight}{spread}{lowest})")
+}
+
 /// The run view.
 pub fn view(state: &AppState) -> Element {
     let mut section = el("section")
@@ -123,17 +168,7 @@ pub fn view(state: &AppState) -> Element {
         stat("Requests", p.requests.to_string()),
         stat("Retries", p.retries.to_string()),
         stat("Waiting to retry", waits),
-        stat(
-            "Concurrency",
-            if p.concurrency_limit < p.concurrency_max {
-                format!(
-                    "{} of {} after rate limiting ({} in flight)",
-                    p.concurrency_limit, p.concurrency_max, p.in_flight
-                )
-            } else {
-                format!("{} ({} in flight)", p.concurrency_limit, p.in_flight)
-            },
-        ),
+        stat("Concurrency", concurrency(run)),
         stat("Incomplete", p.incomplete.to_string()),
         stat(
             "State",

@@ -251,16 +251,57 @@ fn model_panel(state: &AppState) -> Element {
         )));
     }
     if !f.is_builtin() {
+        let preset = f.preset();
+        let example_model = preset
+            .or_else(|| PRESETS.iter().find(|p| !p.needs_key))
+            .map(|p| p.example_model)
+            .unwrap_or_default();
         let mut sub = el("div").class("sub");
         sub = sub
             .children(field("Base URL", Field::BaseUrl.name(), "url", &f.base_url))
-            .children(field("Model name", Field::Model.name(), "text", &f.model));
-        sub = sub
+            .child(el("label").attr("for", "m-model").text("Model name"))
             .child(
-                el("label")
-                    .attr("for", "m-key")
-                    .text("API key (kept in memory)"),
+                el("div")
+                    .class("row")
+                    .child(
+                        el("input")
+                            .id("m-model")
+                            .attr("type", "text")
+                            .attr("list", "m-models")
+                            .attr("autocomplete", "off")
+                            .attr("placeholder", example_model)
+                            .attr("value", f.model.clone())
+                            .action("set", Field::Model.name()),
+                    )
+                    .child(button("List the server's models", "list-models", "").id("m-list")),
             )
+            .child(
+                el("datalist").id("m-models").children(
+                    f.models
+                        .iter()
+                        .map(|m| el("option").attr("value", m.clone())),
+                ),
+            );
+        if !f.models.is_empty() {
+            sub = sub.child(el("p").id("m-models-note").class("muted").text(format!(
+                "The server offers {} model{}: pick one in the model field or type a name.",
+                f.models.len(),
+                if f.models.len() == 1 { "" } else { "s" }
+            )));
+        }
+        let key_label = match preset {
+            Some(p) if !p.needs_key => format!("API key (not needed for {})", p.label),
+            Some(p) => format!(
+                "API key (needed for {}; kept in memory{})",
+                p.label,
+                p.key_env
+                    .map(|v| format!(", the CLI reads ${v}"))
+                    .unwrap_or_default()
+            ),
+            None => "API key (kept in memory)".to_owned(),
+        };
+        sub = sub
+            .child(el("label").attr("for", "m-key").text(key_label))
             .child(
                 el("input")
                     .id("m-key")
@@ -285,18 +326,39 @@ fn model_panel(state: &AppState) -> Element {
                     ),
             );
         let default_base = registry::provider_named(&f.provider).and_then(|p| p.default_base_url);
-        let example_model = registry::preset(&f.preset)
-            .map(|p| p.example_model)
-            .unwrap_or("qwen3:8b");
-        sub = sub.child(el("p").class("muted").text(match default_base {
-            Some(url) => format!(
+        let local = PRESETS.iter().find(|p| !p.needs_key);
+        sub = sub.child(el("p").class("muted").text(match (default_base, local) {
+            (Some(url), _) => format!(
                 "Empty base URL: {url}. Model name for example {example_model}; it is also the run's label."
             ),
-            None => format!(
-                "For example http://127.0.0.1:11434/v1 (Ollama). Model name for example {example_model}; it is also the run's label."
+            (None, Some(p)) => format!(
+                "For example {} ({}). Model name for example {example_model}; it is also the run's label.",
+                p.base_url, p.label
             ),
+            (None, None) => "The model name is also the run's label.".to_owned(),
         }));
         panel = panel.child(sub);
+    }
+    if let Some(run) = &state.run {
+        if let Some(end) = run.end.as_ref().filter(|e| e.outcome == "failed") {
+            let what = match &run.check {
+                Some(class) => format!("The endpoint check failed ({class}): "),
+                None => "The last run failed: ".to_owned(),
+            };
+            panel = panel.child(
+                el("div")
+                    .id("setup-error")
+                    .class("note note-error")
+                    .attr("role", "alert")
+                    .child(el_text("strong", what))
+                    .text(end.reason.clone().unwrap_or_default())
+                    .child_opt(
+                        end.fix
+                            .as_ref()
+                            .map(|fix| el_text("p", format!("Fix: {fix}"))),
+                    ),
+            );
+        }
     }
     let l = LIMITS;
     let range = |lo: f64, hi: f64| (lo.to_string(), hi.to_string());
@@ -353,25 +415,8 @@ fn model_panel(state: &AppState) -> Element {
                         .flag("checked", f.preflight)
                         .action("set", Field::Preflight.name()),
                 )
-                .text(" Check the endpoint with one request before the run (preflight)"),
+                .text(" Check the endpoint with one request before the run (untick to skip the check, like --no-preflight)"),
         );
-    }
-    if let Some(run) = &state.run {
-        if let Some(end) = run.end.as_ref().filter(|e| e.outcome == "failed") {
-            panel = panel.child(
-                el("div")
-                    .id("setup-error")
-                    .class("note note-error")
-                    .attr("role", "alert")
-                    .child(el_text("strong", "The last run failed: "))
-                    .text(end.reason.clone().unwrap_or_default())
-                    .child_opt(
-                        end.fix
-                            .as_ref()
-                            .map(|fix| el_text("p", format!("Fix: {fix}"))),
-                    ),
-            );
-        }
     }
     panel.child(
         el("div").class("row").child(

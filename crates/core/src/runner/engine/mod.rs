@@ -46,6 +46,12 @@
 //!   ([`RetryPolicy::retry_after_cap`]).
 //! - Redirects are never followed: a 3xx answer (or a browser's opaque redirect, status 0)
 //!   fails the request without retry, so a key is never sent to another origin.
+//! - Limits: a response body over
+//!   [`MAX_REPLY_BODY_BYTES`](crate::formats::limits::MAX_REPLY_BODY_BYTES) (or one a
+//!   driver stopped reading, [`HttpReply::TooLarge`]) fails the request without retry,
+//!   naming the limit; a reply whose recorded fields are over
+//!   [`MAX_STEP_BYTES`](crate::formats::limits::MAX_STEP_BYTES) ends its task as
+//!   incomplete.
 //! - Pause stops starting tasks; started tasks run to their end.
 //! - Seeds: trial 1 uses the per-task seeds of the per-task loop ([`task_seed`]), so its
 //!   prompts and jitter are those of a run without trials; later trials mix in the trial
@@ -73,6 +79,8 @@ use std::time::Duration;
 use crate::dataset::Session;
 use crate::json::{dumps, Escape, Value};
 use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
+
+use crate::formats::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 use super::checkpoint::{
     assemble_json, header_line, record_line, recover_trials, session_result_line,
@@ -263,6 +271,36 @@ fn redirect_message(r: &HttpResponse) -> String {
         "HTTP {}: the endpoint redirected{target}; redirects are not followed (the API key is only sent to the base URL's origin), so use the final URL as the base URL",
         r.status
     )
+}
+
+/// A response whose body is over the reply limit, as the transports report one they
+/// stopped reading; any other reply unchanged.
+fn oversized(reply: HttpReply) -> HttpReply {
+    match reply {
+        HttpReply::Response(r) if r.body.len() > MAX_REPLY_BODY_BYTES => HttpReply::TooLarge {
+            status: r.status,
+            size: r.body.len() as u64,
+        },
+        other => other,
+    }
+}
+
+fn too_large_message(status: u16, size: u64) -> String {
+    let limit = LimitError {
+        limit: Limit::ReplyBody,
+        size: size.max(MAX_REPLY_BODY_BYTES as u64 + 1),
+        line: None,
+    };
+    format!("HTTP {status}: {limit}; the answer is not read and the request is not sent again")
+}
+
+/// The recorded size of a reply: the JSON text of the fields its step stores in the log
+/// (`content`, `tool_calls`, `reasoning_content`).
+fn recorded_bytes(reply: &Reply) -> u64 {
+    [&reply.content, &reply.tool_calls, &reply.reasoning_content]
+        .iter()
+        .map(|v| dumps(v, Escape::Utf8).len() as u64)
+        .sum()
 }
 
 fn network_message(f: &NetworkFailure) -> String {
@@ -456,7 +494,19 @@ impl<'d> Engine<'d> {
             Phase::InFlight { sent_at, .. } => sent_at,
             _ => now,
         };
+        let reply = oversized(reply);
         match reply {
+            HttpReply::TooLarge { status, size } => self.task_failure(
+                idx,
+                Failure {
+                    class: FailureClass::Permanent,
+                    message: too_large_message(status, size),
+                    status: Some(status),
+                    body: String::new(),
+                    retry_after: None,
+                },
+                now,
+            ),
             HttpReply::Response(r) => self.task_response(idx, id, r, (now - sent_at).max(0.0), now),
             HttpReply::Network(f) => self.task_failure(
                 idx,
@@ -868,7 +918,19 @@ impl<'d> Engine<'d> {
 
     fn preflight_reply(&mut self, reply: HttpReply, now: f64) {
         let provider = self.provider();
-        let (failure, retryable, retry_after) = match reply {
+        let (failure, retryable, retry_after) = match oversized(reply) {
+            HttpReply::TooLarge { status, size } => (
+                PreflightFailure {
+                    class: PreflightClass::Other,
+                    reason: too_large_message(status, size),
+                    fix: Some(
+                        "check that the base URL is the model API's root (the answer should be a small JSON reply)"
+                            .to_owned(),
+                    ),
+                },
+                false,
+                None,
+            ),
             HttpReply::Response(r) if r.status == 0 || (300..400).contains(&r.status) => (
                 PreflightFailure {
                     class: PreflightClass::Other,
@@ -1005,6 +1067,12 @@ impl<'d> Engine<'d> {
         }
         self.counters.input_tokens += token_count(&reply.input_tokens);
         self.counters.output_tokens += token_count(&reply.output_tokens);
+        if let Err(e) = check_step(recorded_bytes(&reply)) {
+            let reason = format!("the reply was not recorded: {e}");
+            self.last_failure = Some(reason.clone());
+            self.settle_incomplete(idx, reason, Signal::Other, now);
+            return;
+        }
         let Some(a) = self.active.get_mut(idx) else {
             return;
         };

@@ -960,3 +960,78 @@ fn statuses_partial_and_failed_follow_the_counting_rule() {
     let done = Engine::new(&ss, spec(http_settings(1)), &full.persisted(), 0.0);
     assert!(done.is_ok_and(|e| e.is_finished()));
 }
+
+#[test]
+fn oversized_replies_fail_without_retry_and_oversized_steps_end_their_task() {
+    use crate::formats::limits::{MAX_REPLY_BODY_BYTES, MAX_STEP_BYTES};
+    let ds = mini();
+    let one: Vec<&Session> = ds.sessions.iter().take(1).collect();
+    // A body one byte over the limit, as a transport that read it all reports it, and the
+    // same as a transport that stopped reading reports it: not retried, the limit named.
+    let big = format!(
+        r#"{{"choices": [{{"message": {{"role": "assistant", "content": "{}"}}}}]}}"#,
+        "x".repeat(MAX_REPLY_BODY_BYTES)
+    );
+    assert!(big.len() > MAX_REPLY_BODY_BYTES);
+    for stopped in [false, true] {
+        let mut sim = Sim::new(&one, spec(http_settings(1)), &[]);
+        let end = sim.run(|_, _| {
+            Some(if stopped {
+                HttpReply::TooLarge {
+                    status: 200,
+                    size: MAX_REPLY_BODY_BYTES as u64 + 4096,
+                }
+            } else {
+                HttpReply::Response(HttpResponse::new(200, big.clone()))
+            })
+        });
+        assert_eq!(end.status, RunStatus::Failed);
+        assert_eq!((end.progress.requests, end.progress.retries), (4, 0));
+        assert_eq!(end.incomplete.len(), 4);
+        let reason = &end.incomplete[0].reason;
+        assert!(
+            reason.contains("the limit for a reply body is 16777216 bytes (16.0 MiB)"),
+            "{reason}"
+        );
+    }
+    // A preflight answered with an oversized body fails the run before any task.
+    let mut s = http_settings(1);
+    s.preflight = true;
+    let mut sim = Sim::new(&one, spec(s), &[]);
+    let end = sim.run(|_, _| {
+        Some(HttpReply::TooLarge {
+            status: 200,
+            size: 1 << 30,
+        })
+    });
+    assert_eq!(end.status, RunStatus::Failed);
+    assert_eq!(end.progress.requests, 1);
+    assert!(
+        end.reason
+            .as_deref()
+            .is_some_and(|r| r.contains("reply body")),
+        "{:?}",
+        end.reason
+    );
+    // A body under the limit whose recorded step is over it: object arguments full of
+    // quotes are re-encoded as text, and every quote is escaped once more in the log.
+    let quotes = "\\\"".repeat(MAX_STEP_BYTES / 3);
+    let step = format!(
+        r#"{{"choices": [{{"message": {{"role": "assistant", "content": null, "tool_calls": [{{"id": "c1", "type": "function", "function": {{"name": "f", "arguments": {{"q": "{quotes}"}}}}}}]}}}}]}}"#
+    );
+    assert!(step.len() < MAX_REPLY_BODY_BYTES);
+    let mut sim = Sim::new(&one, spec(http_settings(1)), &[]);
+    let end = sim.run(|_, _| ok(step.clone()));
+    assert_eq!((end.progress.requests, end.progress.retries), (4, 0));
+    assert_eq!(end.progress.incomplete, 4);
+    assert_eq!(
+        sim.persisted().len(),
+        1,
+        "only the header: nothing was recorded"
+    );
+    let reason = &end.incomplete[0].reason;
+    assert!(
+        reason.contains("the limit for a recorded step is 16777216 bytes"),
+        "{reason}"
+    );
+}
