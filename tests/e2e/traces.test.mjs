@@ -113,7 +113,9 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.body.dataset.view === 'traces');
 
-  // Search through messages, arguments and verdicts; render times on 1,024 tasks.
+  // Search through messages, arguments and verdicts (their text comes from the lab
+  // module, read when the traces are first shown); render times on 1,024 tasks.
+  await page.waitForFunction(() => !document.getElementById('trace-reading'), null, { timeout: 60_000 });
   await page.selectOption('#f-error', '');
   const searchMs = [];
   for (const q of ['weather', 'error', 'zz-no-such-text', '"task 3"', 'budget', 'receipt', 'paris', 'failed']) {
@@ -216,6 +218,7 @@ test('search stays fast on a 1,024-task run with full logs (the gold agent)', as
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 300_000 });
   const opened = await clickAndPaint(page, 'nav [data-view="traces"]');
   await page.waitForFunction(() => /^1024 of 1024 tasks match/.test(document.getElementById('trace-count')?.textContent || ''));
+  await page.waitForFunction(() => !document.getElementById('trace-reading'), null, { timeout: 60_000 });
   const searchMs = [];
   const counts = [];
   for (const q of ['ledger', 'prepare_to_answer', 'zz-no-such-text', '"task 3"', 'correct', 'receipt', 'budget', 'march']) {

@@ -70,6 +70,8 @@ calls! {
     compare_view => crate::compare::view;
     /// An opened step of a trace (see [`trace`]).
     trace_step => crate::trace::step_view;
+    /// The search text of every task of a run (see [`trace::search_texts`]).
+    trace_search_texts => crate::trace::search_texts;
     /// The dashboard's glossary (see [`trace::glossary_view`]).
     glossary_view => crate::trace::glossary_view;
 }
@@ -80,7 +82,15 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(CALLS, &["compare_view", "trace_step", "glossary_view"]);
+        assert_eq!(
+            CALLS,
+            &[
+                "compare_view",
+                "trace_step",
+                "trace_search_texts",
+                "glossary_view"
+            ]
+        );
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

@@ -2,12 +2,13 @@
 //! each call printed beside the closest gold candidate (the core's `trace::diff`: extra,
 //! missing and changed values marked, the mark's name there for screen readers), the gold
 //! candidates accepted at the step (numbered from 1, the closest one said), and the
-//! messages the model saw. Also the dashboard's glossary (the core's `report::glossary`),
+//! messages the model saw. Also the text a trace search looks through, for every task of a
+//! run ([`search_texts`]), and the dashboard's glossary (the core's `report::glossary`),
 //! shown when it is unfolded.
 
 use serde::Deserialize;
 use wildtool_core::trace::diff::{closest, pretty, Mark, Piece};
-use wildtool_core::trace::{read_step, Call, Message, Step};
+use wildtool_core::trace::{read_step, session_digests, Call, Message, Step};
 use wildtool_ui::{el, el_text, Element, Node};
 
 use crate::{read, LabError};
@@ -24,6 +25,34 @@ pub fn step_view(input: &str) -> Result<String, LabError> {
     let input: StepInput = read(input)?;
     let step = read_step(&input.step).ok_or_else(|| LabError::Input("not a logged step".into()))?;
     Ok(render(&step).to_json())
+}
+
+/// The search text of every task of a run. The input holds one record per line, a session
+/// index (0-based), a tab and that session's score line; the output one record per task:
+/// session index, tab, task position (0-based), tab, the task's lower-cased search text
+/// (`trace::search_text`) with tabs and line breaks as spaces.
+pub fn search_texts(input: &str) -> Result<String, LabError> {
+    let mut out = String::new();
+    for record in input.lines() {
+        let Some((session, line)) = record.split_once('\t') else {
+            continue;
+        };
+        let session: u32 = session
+            .parse()
+            .map_err(|_| LabError::Input(format!("not a session index: {session:.20}")))?;
+        for (t, d) in session_digests(line).into_iter().enumerate() {
+            out.push_str(&format!("{session}\t{t}\t"));
+            out.extend(d.text.chars().map(|c| {
+                if c == '\t' || c == '\n' || c == '\r' {
+                    ' '
+                } else {
+                    c
+                }
+            }));
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 /// The dashboard's glossary: every metric's term and meaning (wire JSON of a `dl`; the
@@ -216,6 +245,22 @@ mod tests {
         assert!(text.contains("Candidate 1 (closest)"));
         assert!(text.contains("Messages the model saw (1)"));
         assert!(text.contains("Price of AAPL and MSFT?"));
+    }
+
+    #[test]
+    fn search_texts_name_session_and_task() {
+        let line = format!(
+            r#"{{"id": "wild_tool_bench_3", "results": [{{"inference_log": {{"step_0": {}}}}}, {{}}]}}"#,
+            STEP
+        );
+        let out = search_texts(&format!("3\t{line}\n7\tnot json\n")).unwrap();
+        let records: Vec<&str> = out.lines().collect();
+        assert_eq!(records.len(), 2, "{out}");
+        assert!(records[0].starts_with("3\t0\t"), "{out}");
+        assert!(records[0].contains("get_stock_price") && records[0].contains("error"));
+        assert_eq!(records[0].split('\t').count(), 3, "no tab in the text");
+        assert!(records[1].starts_with("3\t1\t"));
+        assert!(search_texts("x\t{}").is_err());
     }
 
     #[test]

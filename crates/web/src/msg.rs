@@ -78,6 +78,8 @@ pub enum LabPurpose {
     TraceStep(u32, u8, u16),
     /// The dashboard's glossary.
     Glossary,
+    /// The search texts of the shown run's tasks (a hash of the run's id).
+    SearchTexts(u32),
 }
 
 /// What a request beside the run's own is for.

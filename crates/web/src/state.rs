@@ -315,6 +315,7 @@ impl AppState {
     pub fn update(&mut self, msg: Msg, now: Now) -> Vec<Effect> {
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
+        fx.extend(self.search_refresh());
         fx
     }
 
@@ -482,7 +483,11 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
-            Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
+            Msg::LabDone { purpose, output } => {
+                let fx = self.lab_answered(purpose, Ok(output));
+                self.search_texts_arrived(purpose);
+                fx
+            }
             Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {
                 let mut fx = self.open_history(&id);

@@ -8,7 +8,7 @@
 //! use.
 
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
-use wildtool_core::trace::{matches_query, session_digests, step_text, TaskDigest};
+use wildtool_core::trace::{matches_query, session_usage, step_text, TaskDigest};
 
 use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
@@ -27,15 +27,42 @@ pub const GLOSSARY_ID: &str = "glossary";
 /// Rows shown per page of the trace list.
 pub const PAGE: usize = 50;
 
+/// The lab module's call that gives the search text of every task of a run.
+pub const SEARCH_TEXTS: &str = "trace_search_texts";
+
 /// Each scored task's digest (tokens, latency, search text), by session index and task
-/// position.
+/// position. Tokens and latency are read here; the search texts come from the lab module
+/// (`trace_search_texts`), asked for when the traces are first shown.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Digests(Vec<Vec<TaskDigest>>);
+pub struct Digests {
+    tasks: Vec<Vec<TaskDigest>>,
+    /// The lab module was asked for the search texts.
+    asked: bool,
+    /// The search texts are in.
+    pub texts: bool,
+}
 
 impl Digests {
     /// The digest of task `position` of session `session` (0-based).
     pub fn get(&self, session: u32, position: u8) -> Option<&TaskDigest> {
-        self.0.get(session as usize)?.get(usize::from(position))
+        self.tasks.get(session as usize)?.get(usize::from(position))
+    }
+
+    /// Takes the lab module's search texts (`session \t task \t text` records).
+    pub fn set_texts(&mut self, records: &str) {
+        for r in records.lines() {
+            let mut f = r.splitn(3, '\t');
+            let (Some(s), Some(t), Some(text)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            let (Ok(s), Ok(t)) = (s.parse::<usize>(), t.parse::<usize>()) else {
+                continue;
+            };
+            if let Some(d) = self.tasks.get_mut(s).and_then(|x| x.get_mut(t)) {
+                d.text = text.to_owned();
+            }
+        }
+        self.texts = true;
     }
 }
 
@@ -46,20 +73,37 @@ pub fn run_digests(shown: &ShownRun) -> Option<&Digests> {
     // Score lines name sessions by their ids; only the dataset's sessions are kept.
     let sessions = shown.outcomes.last().map_or(0, |o| o.session as usize + 1);
     Some(scored.digests.get_or_init(|| {
-        let mut out: Vec<Vec<TaskDigest>> = Vec::new();
+        let mut tasks: Vec<Vec<TaskDigest>> = Vec::new();
         for (session, line) in scored.lines() {
             if session >= sessions {
                 continue;
             }
-            if out.len() <= session {
-                out.resize_with(session + 1, Vec::new);
+            if tasks.len() <= session {
+                tasks.resize_with(session + 1, Vec::new);
             }
-            if let Some(slot) = out.get_mut(session) {
-                *slot = session_digests(line);
+            if let Some(slot) = tasks.get_mut(session) {
+                for usage in session_usage(line) {
+                    slot.push(TaskDigest {
+                        usage,
+                        text: String::new(),
+                    });
+                }
             }
         }
-        Digests(out)
+        Digests {
+            tasks,
+            ..Digests::default()
+        }
     }))
+}
+
+/// A short hash of a run's id (FNV-1a), naming its search-text call.
+fn run_hash(id: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in id.bytes() {
+        h = (h ^ u32::from(b)).wrapping_mul(0x0100_0193);
+    }
+    h
 }
 
 /// How the trace list is ordered.
@@ -363,6 +407,48 @@ impl AppState {
         fx
     }
 
+    /// The traces are shown: asks the lab module (once per run) for the search texts of
+    /// the shown run's tasks.
+    pub fn search_refresh(&mut self) -> Vec<Effect> {
+        if self.route.view != View::Traces {
+            return Vec::new();
+        }
+        let Some(shown) = &mut self.shown else {
+            return Vec::new();
+        };
+        if run_digests(shown).is_none_or(|d| d.asked) {
+            return Vec::new();
+        }
+        let hash = run_hash(&shown.id);
+        let Some(scored) = shown.scored.as_mut() else {
+            return Vec::new();
+        };
+        let mut input = String::new();
+        for (session, line) in scored.lines() {
+            input.push_str(&format!("{session}\t{line}\n"));
+        }
+        if let Some(d) = scored.digests.get_mut() {
+            d.asked = true;
+        }
+        self.lab_call(SEARCH_TEXTS, input, LabPurpose::SearchTexts(hash))
+    }
+
+    /// The lab module answered: search texts of the shown run are kept with its digests.
+    pub fn search_texts_arrived(&mut self, purpose: LabPurpose) {
+        let LabPurpose::SearchTexts(hash) = purpose else {
+            return;
+        };
+        let Some(Ok(records)) = self.lab.answer(purpose).cloned() else {
+            return;
+        };
+        self.lab.clear(purpose);
+        if let Some(shown) = self.shown.as_mut().filter(|s| run_hash(&s.id) == hash) {
+            if let Some(d) = shown.scored.as_mut().and_then(|s| s.digests.get_mut()) {
+                d.set_texts(&records);
+            }
+        }
+    }
+
     /// The glossary was unfolded: asks the lab module for it (once).
     pub fn read_glossary(&mut self) -> Vec<Effect> {
         let p = LabPurpose::Glossary;
@@ -550,13 +636,16 @@ mod tests {
             outcome(1, 0, Some(RawErrorLabel::Refusal)),
             outcome(1, 1, Some(RawErrorLabel::ParamValue)),
         ];
-        let d = Digests(vec![
-            vec![
-                digest(10, 3.0, "get_weather(paris)"),
-                digest(40, 1.0, "book_table"),
+        let d = Digests {
+            tasks: vec![
+                vec![
+                    digest(10, 3.0, "get_weather(paris)"),
+                    digest(40, 1.0, "book_table"),
+                ],
+                vec![digest(20, 2.0, "i cannot help")],
             ],
-            vec![digest(20, 2.0, "i cannot help")],
-        ]);
+            ..Digests::default()
+        };
         let id = |s: u32| format!("wtb_{s}");
         let mut ui = TraceUi::default();
         assert_eq!(keys(&ui.rows(&outcomes, Some(&d), id)).len(), 4);
@@ -593,6 +682,23 @@ mod tests {
         );
         ui.set_filter("sort", "nonsense");
         assert_eq!(ui.sort, Sort::Task);
+    }
+
+    #[test]
+    fn search_texts_from_the_lab_fill_the_digests() {
+        let mut d = Digests {
+            tasks: vec![vec![digest(1, 0.0, ""), digest(2, 0.0, "")]],
+            ..Digests::default()
+        };
+        d.set_texts("0\t1\tbook_table(2 people)\nbad\n9\t0\tnowhere\n");
+        assert!(d.texts);
+        assert_eq!(
+            d.get(0, 1).map(|x| x.text.as_str()),
+            Some("book_table(2 people)")
+        );
+        assert_eq!(d.get(0, 0).map(|x| x.text.as_str()), Some(""));
+        assert_eq!(run_hash("a"), run_hash("a"));
+        assert_ne!(run_hash("a"), run_hash("b"));
     }
 
     #[test]

@@ -361,6 +361,19 @@ pub fn search_text(task: &Value) -> String {
     out.to_lowercase()
 }
 
+/// The recorded usage of every task of a scored session line, in task order (empty for an
+/// error string or an unreadable line).
+pub fn session_usage(score_line: &str) -> Vec<Usage> {
+    let Ok(session) = loads(score_line) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for t in tasks_of(&session).unwrap_or(&[]) {
+        out.push(usage(t));
+    }
+    out
+}
+
 /// Digests of every task of a scored session line, in task order (empty for an error
 /// string or an unreadable line).
 pub fn session_digests(score_line: &str) -> Vec<TaskDigest> {

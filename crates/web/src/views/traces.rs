@@ -363,6 +363,9 @@ pub fn view(state: &AppState) -> Element {
                 ))),
         )
         .child(filters)
+        .child_opt(run_digests(shown).filter(|d| !d.texts).map(|_| {
+            el_text("p", "Reading the logs for search… (until then the search sees sessions, types and classes only)").class("muted").id("trace-reading")
+        }))
         .child_opt(shown.scored.is_none().then(|| {
             el_text("p", "This run has outcomes only (opened from a link, or its files are not stored): tasks can be listed but not opened down to the steps.").class("muted").id("trace-empty")
         }))

@@ -154,8 +154,14 @@ fn search_sort_and_argument_differences() {
         b.act("trace-step", &format!("1:0:{k}"), "true");
     }
     assert_eq!(
-        b.lab_calls, ["trace_step"; 3],
-        "each opened step is rendered by the lab"
+        b.lab_calls,
+        [
+            "trace_search_texts",
+            "trace_step",
+            "trace_step",
+            "trace_step"
+        ],
+        "the search texts once, then each opened step, are read by the lab"
     );
     let f = expanded(&b);
     let list = f.by_id("trace-list").unwrap();
@@ -321,8 +327,8 @@ fn a_deep_link_shows_focuses_and_keeps_a_task_beyond_the_first_page() {
     assert!(r.deep_text("trace-list").contains("Verdict:"));
     assert_eq!(
         r.lab_calls,
-        ["trace_step"],
-        "the named step, read once its files are there"
+        ["trace_step", "trace_search_texts"],
+        "the named step, read once its files are there, and the search texts"
     );
 
     // Filters that hide the named task are lifted by Back/Forward to its address.
