@@ -18,6 +18,9 @@ cargo clippy -p wildtool-core -p wildtool-ui -p wildtool-web -p wildtool-lab -p 
 step "native tests (cargo test --workspace)"
 cargo test --workspace
 
+step "10,000 generated sessions over random seeds and factors: valid, gold agent scores all (release)"
+cargo test --release --test it generate::ten -- --ignored
+
 step "WebAssembly tests in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_ONLY_WEB=1 \
   cargo test -p wildtool-web --target wasm32-unknown-unknown --test web_wasm

@@ -262,7 +262,7 @@ fn run_random(count: usize, sessions: usize, salt: u64) {
 #[test]
 fn random_suites_are_valid_and_the_gold_agent_scores_everything() {
     // 20 suites x 25 sessions here; the 10,000-session version is the ignored test below
-    // (optimised build: `cargo test --release --test it generate::ten -- --ignored`).
+    // (optimised build, run by scripts/test.sh: `cargo test --release --test it generate::ten -- --ignored`).
     run_random(20, 25, 0x5eed);
 }
 

@@ -27,6 +27,7 @@ mod graph_parity;
 mod invariants;
 mod json_parity;
 mod json_props;
+mod order_props;
 mod provider_gemini_run;
 mod provider_models;
 mod provider_preflight;

@@ -66,13 +66,13 @@ impl<T> ScoreOrder<T> {
     /// The items in score-file order, borrowed.
     pub fn sorted(&self) -> Vec<&T> {
         let mut refs: Vec<&(usize, usize, T)> = self.items.iter().collect();
-        refs.sort_by_key(|(key, line, _)| (*key, *line));
+        crate::order::sort_by_key(&mut refs, |(key, line, _)| (*key, *line));
         refs.into_iter().map(|(_, _, item)| item).collect()
     }
 
     /// The items in score-file order.
     pub fn into_sorted(mut self) -> Vec<T> {
-        self.items.sort_by_key(|(key, line, _)| (*key, *line));
+        crate::order::sort_by_key(&mut self.items, |(key, line, _)| (*key, *line));
         self.items.into_iter().map(|(_, _, item)| item).collect()
     }
 }

@@ -85,15 +85,12 @@ impl<'g> PathTracker<'g> {
     /// [`PathTracker::accepted_steps`]), so a caller that owns the graph can keep the
     /// state without borrowing.
     pub fn with_accepted(graph: &'g Graph, accepted: &[(usize, Vec<usize>)]) -> Self {
-        let constraints = accepted
-            .iter()
-            .map(|(s, nodes)| {
-                (
-                    *s,
-                    nodes.iter().fold(0u64, |m, &i| m | super::model::bit(i)),
-                )
-            })
-            .collect();
+        let constraints = crate::order::map_from(accepted.iter().map(|(s, nodes)| {
+            (
+                *s,
+                nodes.iter().fold(0u64, |m, &i| m | super::model::bit(i)),
+            )
+        }));
         PathTracker { graph, constraints }
     }
 

@@ -515,7 +515,7 @@ impl<'s> TaskMachine<'s> {
     /// Node indexes stable-sorted by name.
     fn name_sorted(&self, nodes: &[usize]) -> Vec<usize> {
         let mut sorted = nodes.to_vec();
-        sorted.sort_by(|a, b| {
+        crate::order::sort_by(&mut sorted, |a, b| {
             let na = self
                 .task
                 .nodes

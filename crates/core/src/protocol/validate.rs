@@ -24,7 +24,7 @@ pub fn load_checked(text: &str, lang: Lang) -> LoadedDataset {
     let extra: Vec<_> = loaded.sessions.iter().flat_map(history_problems).collect();
     if !extra.is_empty() {
         loaded.problems.extend(extra);
-        loaded.problems.sort_by_key(|p| p.line);
+        crate::order::sort_by_key(&mut loaded.problems, |p| p.line);
     }
     loaded
 }

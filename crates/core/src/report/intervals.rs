@@ -80,7 +80,7 @@ pub fn session_bootstrap(sessions: &[(u32, u32)], resamples: usize, seed: u64) -
         }
         stats.push(if t == 0 { 0.0 } else { k as f64 / t as f64 });
     }
-    stats.sort_by(f64::total_cmp);
+    crate::order::sort_by(&mut stats, f64::total_cmp);
     let at = |q: f64| -> f64 {
         let idx = ((q * (stats.len() - 1) as f64).round() as usize).min(stats.len() - 1);
         stats.get(idx).copied().unwrap_or(0.0)

@@ -18,6 +18,8 @@ pub mod taxonomy;
 
 use std::collections::BTreeMap;
 
+use crate::order::map_from;
+
 use serde::{Deserialize, Serialize};
 
 use crate::outcome::{ErrorColumn, RawErrorLabel, TaskOutcome, TaskType, TurnSubtype};
@@ -190,7 +192,7 @@ impl RunReport {
         let mut progress: BTreeMap<&'static str, (u64, u64, u64)> = BTreeMap::new();
         let mut sessions: BTreeMap<u32, (u32, u32)> = BTreeMap::new();
         let mut raw: BTreeMap<&'static str, u64> =
-            RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)).collect();
+            map_from(RawErrorLabel::ALL.iter().map(|l| (l.as_str(), 0)));
         let mut columns: BTreeMap<ErrorColumn, u64> = BTreeMap::new();
         let mut failed_labelled = 0u64;
         let mut incomplete = 0u64;
@@ -292,34 +294,24 @@ impl RunReport {
                 BOOTSTRAP_SEED,
             ),
             session_accuracy: Rate::new(session_ok, session_counts.len() as u64),
-            by_type: by_type
-                .into_iter()
-                .map(|(k, c)| (k.to_owned(), c.rate()))
-                .collect(),
-            by_position: by_position
-                .into_iter()
-                .map(|(k, c)| (k, c.rate()))
-                .collect(),
-            by_subtype: by_subtype
-                .into_iter()
-                .map(|(k, c)| (k.to_owned(), c.rate()))
-                .collect(),
-            by_transitions: by_transitions
-                .into_iter()
-                .map(|(k, c)| (k, c.rate()))
-                .collect(),
-            optimal: ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"]
-                .into_iter()
-                .map(|k| {
+            by_type: map_from(by_type.into_iter().map(|(k, c)| (k.to_owned(), c.rate()))),
+            by_position: map_from(by_position.into_iter().map(|(k, c)| (k, c.rate()))),
+            by_subtype: map_from(
+                by_subtype
+                    .into_iter()
+                    .map(|(k, c)| (k.to_owned(), c.rate())),
+            ),
+            by_transitions: map_from(by_transitions.into_iter().map(|(k, c)| (k, c.rate()))),
+            optimal: map_from(
+                ["Total", "Parallel Multi-Tool", "Mixed Multi-Tool"].map(|k| {
                     (
                         k.to_owned(),
                         optimal.get(k).copied().unwrap_or_default().rate(),
                     )
-                })
-                .collect(),
-            progress: ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"]
-                .into_iter()
-                .map(|k| {
+                }),
+            ),
+            progress: map_from(
+                ["Total", "Sequential Multi-Tool", "Mixed Multi-Tool"].map(|k| {
                     let (steps, done, nodes) = progress.get(k).copied().unwrap_or_default();
                     (
                         k.to_owned(),
@@ -329,12 +321,12 @@ impl RunReport {
                             nodes,
                         },
                     )
-                })
-                .collect(),
+                }),
+            ),
             errors: ErrorBreakdown {
                 mapping: taxonomy::MAPPING_VERSION.to_owned(),
                 failed: failed_labelled,
-                raw: raw.into_iter().map(|(k, n)| (k.to_owned(), n)).collect(),
+                raw: map_from(raw.into_iter().map(|(k, n)| (k.to_owned(), n))),
                 columns: ErrorColumn::ALL
                     .iter()
                     .map(|c| {

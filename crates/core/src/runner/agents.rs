@@ -118,7 +118,7 @@ impl BaselineAgent {
             .filter(|w| w.chars().count() >= 3)
             .map(str::to_lowercase)
             .collect();
-        out.sort();
+        crate::order::sort(&mut out);
         out.dedup();
         out
     }

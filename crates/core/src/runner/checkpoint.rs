@@ -138,11 +138,12 @@ pub fn recover(
     model: &str,
     dataset: &str,
 ) -> Result<BTreeMap<(usize, usize), TaskRecord>, CheckpointMismatch> {
-    Ok(recover_trials(lines, model, dataset)?
-        .into_iter()
-        .filter(|((trial, _, _), _)| *trial == 1)
-        .map(|((_, line, task), rec)| ((line, task), rec))
-        .collect())
+    Ok(crate::order::map_from(
+        recover_trials(lines, model, dataset)?
+            .into_iter()
+            .filter(|((trial, _, _), _)| *trial == 1)
+            .map(|((_, line, task), rec)| ((line, task), rec)),
+    ))
 }
 
 /// Finished tasks of every trial recovered from stored lines, keyed by
@@ -206,10 +207,10 @@ pub fn assemble(
     slots: &[SessionSlot],
     done: &BTreeMap<(usize, usize), TaskRecord>,
 ) -> Assembled {
-    let texts: BTreeMap<(usize, usize), String> = done
-        .iter()
-        .map(|(k, r)| (*k, dumps(&r.result, Escape::Utf8)))
-        .collect();
+    let texts: BTreeMap<(usize, usize), String> = crate::order::map_from(
+        done.iter()
+            .map(|(k, r)| (*k, dumps(&r.result, Escape::Utf8))),
+    );
     assemble_json(model, slots, &texts)
 }
 
@@ -220,7 +221,7 @@ pub fn assemble_json(
     done: &BTreeMap<(usize, usize), String>,
 ) -> Assembled {
     let mut sorted: Vec<&SessionSlot> = slots.iter().collect();
-    sorted.sort_by_key(|s| s.line);
+    crate::order::sort_by_key(&mut sorted, |s| s.line);
     let mut out = Assembled::default();
     for slot in sorted {
         let results: Option<Vec<&str>> = (0..slot.tasks)

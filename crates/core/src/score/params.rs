@@ -57,7 +57,7 @@ fn gold_key(action: &Value) -> (String, String) {
 fn sort_by_key_stable(list: &mut [Value], key: fn(&Value) -> (String, String)) {
     let mut keyed: Vec<((String, String), Value)> =
         list.iter().map(|v| (key(v), v.clone())).collect();
-    keyed.sort_by(|a, b| a.0.cmp(&b.0));
+    crate::order::sort_by(&mut keyed, |a, b| a.0.cmp(&b.0));
     for (slot, (_, v)) in list.iter_mut().zip(keyed) {
         *slot = v;
     }

@@ -327,11 +327,8 @@ impl<'d> Engine<'d> {
         }
         let recovered = recover_trials(stored, spec.model(), spec.dataset())?;
         let k = spec.trials();
-        let index: BTreeMap<usize, usize> = sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.line, i))
-            .collect();
+        let index: BTreeMap<usize, usize> =
+            crate::order::map_from(sessions.iter().enumerate().map(|(i, s)| (s.line, i)));
         let mut done: Vec<BTreeMap<(usize, usize), String>> = vec![BTreeMap::new(); k as usize];
         for ((trial, line, task), rec) in recovered {
             let selected = index
@@ -1367,7 +1364,7 @@ impl<'d> Engine<'d> {
                 None,
             ),
         };
-        self.incomplete.sort_by_key(|t| t.key);
+        crate::order::sort_by_key(&mut self.incomplete, |t| t.key);
         self.finished = true;
         let progress = self.progress(now);
         self.push_progress(now);
