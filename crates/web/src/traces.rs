@@ -303,9 +303,10 @@ impl TraceUi {
         if self.sort == Sort::Task {
             return rows;
         }
-        // One sort of packed keys: the order's key times 2^20 plus the row's place (so
-        // equal keys keep dataset order), exact in an f64. Larger first for tokens and
-        // latency; tasks without a recorded log last.
+        // One sort of packed keys (the core's shared `order::sort_by` on f64, the one the
+        // intervals use): the order's key times 2^20 plus the row's place (so equal keys
+        // keep dataset order), exact in an f64. Larger first for tokens and latency; tasks
+        // without a recorded log last.
         const NONE: f64 = 4_294_967_295.0;
         let down = |x: f64| NONE - 1.0 - x.clamp(0.0, NONE - 1.0).floor();
         let mut keys = Vec::with_capacity(rows.len());
@@ -320,7 +321,7 @@ impl TraceUi {
             };
             keys.push(key * 1_048_576.0 + (i % 1_048_576) as f64);
         }
-        keys.sort_by(f64::total_cmp);
+        wildtool_core::order::sort_by(&mut keys, f64::total_cmp);
         let mut out = Vec::with_capacity(rows.len());
         for k in keys {
             if let Some(o) = rows.get((k % 1_048_576.0) as usize) {
