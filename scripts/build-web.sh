@@ -59,6 +59,17 @@ mkdir -p www/data
 cp data/suite.jsonl www/data/suite.jsonl
 cp data/paper-leaderboard.json www/data/paper-leaderboard.json
 cp data/official-datasets.json www/data/official-datasets.json
+# The generator's domain packs, fetched the first time the page generates a suite: one
+# bundle, a JSON array of {name, text} in file-name order (the lab module's `packs`), and
+# the files themselves.
+mkdir -p www/data/packs
+cp data/packs/*.json www/data/packs/
+node -e '
+const fs = require("fs");
+const names = fs.readdirSync("data/packs").filter((n) => n.endsWith(".json")).sort();
+const packs = names.map((name) => ({ name, text: fs.readFileSync(`data/packs/${name}`, "utf8") }));
+fs.writeFileSync("www/data/packs.json", JSON.stringify(packs));
+'
 DICT="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/jieba-rs-"$(awk '/^name = "jieba-rs"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)"/src/data/dict.txt 2>/dev/null | head -n 1)"
 if [ -z "$DICT" ]; then
   cargo fetch --target wasm32-unknown-unknown >/dev/null

@@ -190,3 +190,14 @@ pub fn generate(opts: &GenerateOpts) -> Result<ExitCode, GenerateCmdError> {
     );
     Ok(ExitCode::SUCCESS)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_compiled_packs_are_the_core_list() {
+        let names: Vec<&str> = BUILTIN_PACKS.iter().map(|p| p.name).collect();
+        assert_eq!(names, generate::pack::PACK_FILES);
+    }
+}

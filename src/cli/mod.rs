@@ -6,6 +6,7 @@ mod generate_cmd;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
+mod sweep_cmd;
 mod validate_cmd;
 
 use std::path::PathBuf;
@@ -45,6 +46,9 @@ pub enum CliError {
     /// `wildtool generate`.
     #[error(transparent)]
     Generate(#[from] generate_cmd::GenerateCmdError),
+    /// `wildtool sweep`.
+    #[error(transparent)]
+    Sweep(#[from] sweep_cmd::SweepCmdError),
 }
 
 impl CliError {
@@ -60,6 +64,7 @@ impl CliError {
             CliError::Compare(_) => EXIT_FAILURE,
             CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
             CliError::Generate(_) => EXIT_FAILURE,
+            CliError::Sweep(e) => e.exit_code(),
         }
     }
 }
@@ -173,6 +178,13 @@ enum Command {
     /// Exit codes: 2 invalid settings; 3 some tasks are not scored (incomplete, cancelled
     /// or stopped; re-run to resume); 4 the endpoint failed the preflight.
     Run(RunOpts),
+    /// Sweep one factor of a generated suite: one suite per level (every other factor
+    /// held fixed, sessions paired across levels), each run and scored like `run` in
+    /// DIR/level-<value>/, then DIR/sweep.json, DIR/sweep.html and a table with 95%
+    /// intervals and a test for trend. Re-running the same command resumes unfinished
+    /// levels. Exit codes as `run`: 2 invalid options, 3 some level is not done, 4 the
+    /// endpoint failed the preflight.
+    Sweep(SweepOpts),
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
     Report {
@@ -200,6 +212,16 @@ struct RunOpts {
     /// The dataset (JSON Lines).
     #[arg(long)]
     dataset: PathBuf,
+    /// Output directory (checkpoint.jsonl, result.jsonl, score.jsonl, metric.json, report.json).
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    run: EngineOpts,
+}
+
+/// How a run is made (shared by `wildtool run` and `wildtool sweep`).
+#[derive(Debug, clap::Args)]
+struct EngineOpts {
     /// Model name sent to the endpoint and written to the result file (required for
     /// openai/anthropic; default for the built-in agents: the agent's name).
     #[arg(long)]
@@ -253,15 +275,65 @@ struct RunOpts {
     /// Result file whose outputs --provider replay re-feeds.
     #[arg(long)]
     replay_file: Option<PathBuf>,
-    /// Output directory (checkpoint.jsonl, result.jsonl, score.jsonl, metric.json, report.json).
-    #[arg(long)]
-    out: PathBuf,
     /// Which language's fields to read.
     #[arg(long, value_enum, default_value = "en")]
     lang: LangArg,
     /// Cap on logged candidates after an action error.
     #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
+}
+
+impl EngineOpts {
+    fn args(self, dataset: PathBuf, out: PathBuf) -> run_cmd::RunArgs {
+        run_cmd::RunArgs {
+            dataset,
+            model: self.model,
+            base_url: self.base_url,
+            provider: self.provider,
+            api_key_env: self.api_key_env,
+            concurrency: self.concurrency,
+            fixed_concurrency: self.fixed_concurrency,
+            temperature: self.temperature,
+            timeout: self.timeout,
+            retries: self.retries,
+            backoff: self.backoff,
+            trials: self.trials,
+            no_preflight: self.no_preflight,
+            breaker_threshold: self.breaker_threshold,
+            sessions: self.sessions,
+            replay_file: self.replay_file,
+            out,
+            lang: self.lang.into(),
+            candidate_cap: self.candidate_cap,
+            quiet: false,
+        }
+    }
+}
+
+/// Options of `wildtool sweep`.
+#[derive(Debug, clap::Args)]
+struct SweepOpts {
+    /// The factor and its levels: name=level,level,… (e.g. transitions=0,1,2,3; a list
+    /// value joins its items with +, e.g. types=single+chat+chat+chat,multi+multi+multi+multi).
+    #[arg(long)]
+    factor: String,
+    /// Sessions per level.
+    #[arg(long)]
+    per_level: usize,
+    /// Seed of every level's suite.
+    #[arg(long)]
+    seed: u64,
+    /// Factors held fixed at every level, as name=value pairs joined by commas (e.g.
+    /// distractors=1,domains=weather+maps); the others are drawn per session, paired
+    /// across levels.
+    #[arg(long)]
+    hold: Option<String>,
+    /// Output directory: DIR/level-<value>/ per level (dataset.jsonl and the run's files),
+    /// DIR/sweep.json and DIR/sweep.html.
+    #[arg(long)]
+    out: PathBuf,
+    #[command(flatten)]
+    run: EngineOpts,
 }
 
 /// Runs the CLI and maps errors to exit codes ([`CliError::exit_code`]).
@@ -341,26 +413,14 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             ExitCode::SUCCESS
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
-        Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
-            dataset: o.dataset,
-            model: o.model,
-            base_url: o.base_url,
-            provider: o.provider,
-            api_key_env: o.api_key_env,
-            concurrency: o.concurrency,
-            fixed_concurrency: o.fixed_concurrency,
-            temperature: o.temperature,
-            timeout: o.timeout,
-            retries: o.retries,
-            backoff: o.backoff,
-            trials: o.trials,
-            no_preflight: o.no_preflight,
-            breaker_threshold: o.breaker_threshold,
-            sessions: o.sessions,
-            replay_file: o.replay_file,
-            out: o.out,
-            lang: o.lang.into(),
-            candidate_cap: o.candidate_cap,
+        Command::Run(o) => run_cmd::run(&o.run.args(o.dataset, o.out))?,
+        Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {
+            factor: o.factor,
+            per_level: o.per_level,
+            seed: o.seed,
+            hold: o.hold,
+            out: o.out.clone(),
+            run: o.run.args(o.out.join("dataset.jsonl"), o.out),
         })?,
     })
 }

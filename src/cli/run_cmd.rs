@@ -72,6 +72,8 @@ pub struct RunArgs {
     pub lang: Lang,
     /// Candidate cap for scoring.
     pub candidate_cap: usize,
+    /// Print no summary table on stdout (a sweep prints its own).
+    pub quiet: bool,
 }
 
 /// Why `wildtool run` stopped without a result.
@@ -317,28 +319,51 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
     fs::write(&path, text + "\n").map_err(at(&path))
 }
 
-/// Ctrl-C cancels the run through the driver's channel (noticed at once): in-flight
-/// requests are abandoned, finished tasks stay in the checkpoint, the command exits with
-/// the incomplete code (re-run to resume). A second Ctrl-C exits at once (the checkpoint
-/// is flushed per task, so nothing finished is lost either way).
+/// The drive Ctrl-C cancels (the current one: a sweep runs several in turn).
+static INTERRUPT_TARGET: std::sync::Mutex<Option<crate::native::Controller>> =
+    std::sync::Mutex::new(None);
+static INTERRUPT_INSTALL: std::sync::Once = std::sync::Once::new();
+
+/// Ctrl-C cancels the current run through its driver's channel (noticed at once):
+/// in-flight requests are abandoned, finished tasks stay in the checkpoint, the command
+/// exits with the incomplete code (re-run to resume). A second Ctrl-C exits at once (the
+/// checkpoint is flushed per task, so nothing finished is lost either way). The handler
+/// is installed once per process; each run names itself the target.
 fn install_interrupt_handler(controller: crate::native::Controller) {
-    let presses = std::sync::atomic::AtomicUsize::new(0);
-    let installed = ctrlc::set_handler(move || {
-        if presses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
-            std::process::exit(130);
-        }
-        eprintln!("\ninterrupted: stopping; finished tasks are kept, re-run the same command to resume (Ctrl-C again to quit now)");
-        controller.send(Control::Cancel);
-    });
-    if let Err(e) = installed {
-        eprintln!(
-            "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run at once"
-        );
+    if let Ok(mut target) = INTERRUPT_TARGET.lock() {
+        *target = Some(controller);
     }
+    INTERRUPT_INSTALL.call_once(|| {
+        let presses = std::sync::atomic::AtomicUsize::new(0);
+        let installed = ctrlc::set_handler(move || {
+            if presses.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+                std::process::exit(130);
+            }
+            eprintln!("\ninterrupted: stopping; finished tasks are kept, re-run the same command to resume (Ctrl-C again to quit now)");
+            if let Ok(target) = INTERRUPT_TARGET.lock() {
+                if let Some(c) = target.as_ref() {
+                    c.send(Control::Cancel);
+                }
+            }
+        });
+        if let Err(e) = installed {
+            eprintln!(
+                "warning: cannot install the Ctrl-C handler ({e}); Ctrl-C will end the run at once"
+            );
+        }
+    });
 }
 
 /// Runs `wildtool run`: 0 when every task is scored, 3 when some are not (resumable).
 pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
+    Ok(match execute(args)? {
+        RunStatus::Done => ExitCode::SUCCESS,
+        _ => ExitCode::from(EXIT_INCOMPLETE),
+    })
+}
+
+/// Runs, writes and scores one run (see the module docs); returns how it ended.
+pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     let dataset_text = read_text(&args.dataset)?;
     let (backend, model, key) = backend(args)?;
     let auth = match &backend {
@@ -440,6 +465,7 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     let scope = ScoreExtras {
         sessions: Some(sessions.iter().map(|s| s.line).collect()),
         run: Some(run_meta(args, &spec, &end, started_unix)),
+        quiet: args.quiet,
         ..ScoreExtras::default()
     };
     let mut scored_any = false;
@@ -470,18 +496,15 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     if spec.trials() > 1 && scored_any {
         write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;
     }
-    match end.status {
-        RunStatus::Done => Ok(ExitCode::SUCCESS),
-        _ => {
-            if let Some(reason) = &end.reason {
-                eprintln!("run {}: {reason}", end.status.as_str());
-            }
-            if let Some(fix) = &end.fix {
-                eprintln!("  fix: {fix}");
-            }
-            Ok(ExitCode::from(EXIT_INCOMPLETE))
+    if end.status != RunStatus::Done {
+        if let Some(reason) = &end.reason {
+            eprintln!("run {}: {reason}", end.status.as_str());
+        }
+        if let Some(fix) = &end.fix {
+            eprintln!("  fix: {fix}");
         }
     }
+    Ok(end.status)
 }
 
 fn unix_now() -> f64 {

@@ -52,6 +52,9 @@ pub struct ScoreExtras {
     /// The sessions (0-based indices) the run covered; `None`: the whole dataset. Tasks
     /// of other sessions are not counted as unscored.
     pub sessions: Option<Vec<usize>>,
+    /// Leave the summary table out of stdout (notes go to stderr): for callers that print
+    /// their own summary.
+    pub quiet: bool,
 }
 
 /// Where the result lines come from.
@@ -267,33 +270,46 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     outputs.write("report.json", &doc.to_json())?;
     let written = outputs.commit()?;
 
-    print!("{}", summary_table(&model, &doc.report));
+    let mut notes = Vec::new();
     if stats.label_disagreements > 0 {
-        println!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements);
+        notes.push(format!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements));
     }
     if !stats.official_crashes.is_empty() {
-        println!(
+        notes.push(format!(
             "  note: the official code would have crashed on: {:?}",
             stats.official_crashes
-        );
+        ));
     }
     if !stats.skipped.is_empty() {
-        println!(
+        notes.push(format!(
             "  note: {} result line(s) could not be scored (see warnings above)",
             stats.skipped.len()
-        );
+        ));
     }
     if doc.forced.is_some() {
-        println!("  note: scored with --force although the results do not match the dataset");
+        notes.push(
+            "  note: scored with --force although the results do not match the dataset".into(),
+        );
     }
-    println!(
+    notes.push(format!(
         "wrote {}",
         written
             .iter()
             .map(|p| p.display().to_string())
             .collect::<Vec<_>>()
             .join(", ")
-    );
+    ));
+    if extras.quiet {
+        // The caller prints its own summary on stdout; the notes still reach the user.
+        for n in notes {
+            eprintln!("{n}");
+        }
+    } else {
+        print!("{}", summary_table(&model, &doc.report));
+        for n in notes {
+            println!("{n}");
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }
 

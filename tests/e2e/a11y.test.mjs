@@ -51,11 +51,22 @@ const smallestChartText = (page) => page.evaluate(() => {
   return min;
 });
 
-const VIEWS = ['setup', 'run', 'dashboard', 'traces', 'offline', 'history', 'compare'];
+const VIEWS = ['setup', 'run', 'dashboard', 'traces', 'offline', 'history', 'compare', 'generate', 'sweep'];
 
 test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', async () => {
   const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  // A generated suite and a small sweep, so those views show their results.
+  await page.click('nav [data-view="generate"]');
+  await page.fill('#gen-sessions', '8');
+  await page.click('#generate');
+  await page.waitForFunction(() => document.body.dataset.generate === 'done', null, { timeout: 60_000 });
+  await page.click('#generated details > summary');
+  await page.click('nav [data-view="sweep"]');
+  await page.fill('#sweep-levels', '0,2');
+  await page.fill('#sweep-per-level', '4');
+  await page.click('#sweep-start');
+  await page.waitForFunction(() => document.body.dataset.sweep === 'done', null, { timeout: 120_000 });
   // Open a trace, so the traces view shows steps.
   await page.click('nav [data-view="traces"]');
   await page.click('#trace-list > li:first-child > details > summary');

@@ -116,11 +116,17 @@ fn generated_file_validates_scores_and_has_a_data_card() {
 
 #[test]
 fn every_pack_file_is_compiled_in() {
-    let packs = std::fs::read_dir(format!("{}/data/packs", env!("CARGO_MANIFEST_DIR")))
-        .expect("data/packs")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".json"))
-        .count();
+    let mut names: Vec<String> =
+        std::fs::read_dir(format!("{}/data/packs", env!("CARGO_MANIFEST_DIR")))
+            .expect("data/packs")
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+    names.sort();
+    // The list the page fetches (and the CLI's compiled-in list, by its unit test).
+    assert_eq!(names, wildtool_core::generate::pack::PACK_FILES);
+    let packs = names.len();
     let dir = tmp("domains");
     let file = dir.join("suite.jsonl");
     // 300 sessions reach every domain; each domain row of `stats` names one pack.

@@ -44,3 +44,5 @@ mod score_golden;
 mod share_codec;
 mod share_pair;
 mod suite_data;
+mod sweep_cli;
+mod sweep_stats;

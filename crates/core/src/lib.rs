@@ -37,6 +37,7 @@ pub mod report;
 pub mod runner;
 pub mod score;
 pub mod share;
+pub mod sweep;
 pub mod trace;
 
 /// Identifies the scoring semantics: wildtool's version and the official evaluation code

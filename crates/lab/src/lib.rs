@@ -13,6 +13,8 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod generate;
+pub mod sweep;
 pub mod trace;
 
 /// Why a call failed; the message is shown to the user as it is.
@@ -27,6 +29,12 @@ pub enum LabError {
     /// The runs cannot be compared or summarised (the core's reason).
     #[error("{0}")]
     Compare(#[from] wildtool_core::compare::CompareError),
+    /// The suite cannot be generated (an invalid or impossible factor, a broken pack).
+    #[error("{0}")]
+    Generate(#[from] wildtool_core::generate::GenerateError),
+    /// The sweep's options are unusable (the core's reason).
+    #[error("{0}")]
+    Sweep(#[from] wildtool_core::sweep::SweepError),
 }
 
 /// Reads a call's JSON input.
@@ -68,6 +76,12 @@ macro_rules! calls {
 calls! {
     /// The comparison view of two or more runs of one dataset (see [`compare`]).
     compare_view => crate::compare::view;
+    /// A generated suite with its fingerprint and data card (see [`generate`]).
+    generate => crate::generate::generate;
+    /// A sweep's levels and their suites, checked (see [`sweep`]).
+    sweep_plan => crate::sweep::plan;
+    /// A sweep's analysis: `sweep.json`, `sweep.html` and the view (see [`sweep`]).
+    sweep_view => crate::sweep::view;
     /// An opened step of a trace (see [`trace`]).
     trace_step => crate::trace::step_view;
     /// The search text of every task of a run (see [`trace::search_texts`]).
@@ -86,6 +100,9 @@ mod tests {
             CALLS,
             &[
                 "compare_view",
+                "generate",
+                "sweep_plan",
+                "sweep_view",
                 "trace_step",
                 "trace_search_texts",
                 "glossary_view"

@@ -40,10 +40,16 @@ pub enum DatasetSource {
         /// Its name.
         name: String,
     },
+    /// A suite generated in the page (generated again from its spec when needed).
+    Generated {
+        /// The canonical spec (`seed=S,sessions=N,name=value,…`).
+        spec: String,
+    },
 }
 
 impl DatasetSource {
-    /// Reads the stored form (`{"kind": "bundled" | "url" | "upload", "url"?, "name"?}`).
+    /// Reads the stored form (`{"kind": "bundled" | "url" | "upload" | "generated", "url"?,
+    /// "name"?, "spec"?}`).
     pub fn from_value(v: &serde_json::Value) -> Option<DatasetSource> {
         let field = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
         match v.get("kind")?.as_str()? {
@@ -51,6 +57,9 @@ impl DatasetSource {
             "url" => Some(DatasetSource::Url { url: field("url")? }),
             "upload" => Some(DatasetSource::Upload {
                 name: field("name")?,
+            }),
+            "generated" => Some(DatasetSource::Generated {
+                spec: field("spec")?,
             }),
             _ => None,
         }
@@ -63,6 +72,7 @@ impl DatasetSource {
             DatasetSource::Url { url } if url == OFFICIAL_DATA => "the official data".to_owned(),
             DatasetSource::Url { url } => url.clone(),
             DatasetSource::Upload { name } => name.clone(),
+            DatasetSource::Generated { spec } => format!("the generated suite {spec}"),
         }
     }
 
@@ -71,7 +81,7 @@ impl DatasetSource {
         match self {
             DatasetSource::Bundled => Some(BUNDLED_DATA),
             DatasetSource::Url { url } => Some(url),
-            DatasetSource::Upload { .. } => None,
+            DatasetSource::Upload { .. } | DatasetSource::Generated { .. } => None,
         }
     }
 }

@@ -560,6 +560,10 @@ impl AppState {
                 self.pending_open = Some(entry.id.clone());
                 self.fetch_dataset(src.clone(), entry.lang.clone())
             }
+            Some(DatasetSource::Generated { spec }) => {
+                self.pending_open = Some(entry.id.clone());
+                self.generate_dataset(spec.clone(), Now::default())
+            }
             _ => {
                 self.say(
                     format!(

@@ -14,6 +14,7 @@
 pub mod data;
 pub mod engine;
 pub mod exports;
+pub mod generator;
 pub mod history;
 pub mod hosts;
 pub mod lab;

@@ -328,6 +328,11 @@ impl AppState {
                     self.pending_resume = Some(id.to_owned());
                     return self.fetch_dataset(src, entry.lang.clone());
                 }
+                if let Some(crate::data::DatasetSource::Generated { spec }) = &entry.dataset_source
+                {
+                    self.pending_resume = Some(id.to_owned());
+                    return self.generate_dataset(spec.clone(), Now::default());
+                }
                 self.say(
                     format!(
                         "Load the dataset this run used ({}, fingerprint {}) in Setup, then resume.",

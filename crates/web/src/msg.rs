@@ -40,6 +40,8 @@ pub enum FetchPurpose {
     Official,
     /// A result file named by `results=` (scored on load).
     Results,
+    /// The generator's domain packs (one bundle).
+    Packs,
 }
 
 /// What a key-value listing is for.
@@ -80,6 +82,14 @@ pub enum LabPurpose {
     Glossary,
     /// The search texts of the shown run's tasks (a hash of the run's id).
     SearchTexts(u32),
+    /// A suite generated on the Generate view (or for `dataset=generate:…`).
+    Generate,
+    /// A sweep's plan.
+    SweepPlan,
+    /// The suite of a sweep's level.
+    SweepLevel,
+    /// A sweep's analysis.
+    SweepView,
 }
 
 /// What a request beside the run's own is for.
@@ -180,6 +190,21 @@ pub enum Msg {
     /// The page's width in CSS pixels (at start and after a resize).
     Viewport(f64),
 
+    /// A field of the Generate or Sweep form changed (`gen-…`/`sweep-…` name, value).
+    GenSet(String, String),
+    /// Generate the suite the Generate form describes.
+    Generate,
+    /// Download the generated suite.
+    GenerateDownload,
+    /// Run the generated suite with the Setup model.
+    GenerateRun,
+    /// Start a sweep with the Sweep form and the Setup model.
+    SweepStart,
+    /// Stop the sweep (the running level is cancelled; what ran is analysed).
+    SweepStop,
+    /// Download the sweep's `sweep.json` (`json`) or `sweep.html` (`html`).
+    SweepDownload(String),
+
     // ---- IO results
     /// A fetch finished.
     Fetched(FetchPurpose, Result<String, String>),
@@ -256,6 +281,13 @@ impl Msg {
             "compare-remove" => Msg::CompareRemove(arg.to_owned()),
             "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
             "compare-pick" => Msg::ComparePick(arg.to_owned(), flag),
+            "gen-set" => Msg::GenSet(arg.to_owned(), value.to_owned()),
+            "generate" => Msg::Generate,
+            "gen-download" => Msg::GenerateDownload,
+            "gen-run" => Msg::GenerateRun,
+            "sweep-start" => Msg::SweepStart,
+            "sweep-stop" => Msg::SweepStop,
+            "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),

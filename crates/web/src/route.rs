@@ -21,11 +21,15 @@ pub enum View {
     History,
     /// Runs of the history compared pair by pair.
     Compare,
+    /// Generate a fresh suite.
+    Generate,
+    /// Sweep one factor of generated suites.
+    Sweep,
 }
 
 impl View {
     /// The views in navigation order.
-    pub const ALL: [View; 7] = [
+    pub const ALL: [View; 9] = [
         View::Setup,
         View::Run,
         View::Dashboard,
@@ -33,6 +37,8 @@ impl View {
         View::Upload,
         View::History,
         View::Compare,
+        View::Generate,
+        View::Sweep,
     ];
 
     /// The name in URLs and `data-view` attributes.
@@ -45,6 +51,8 @@ impl View {
             View::Upload => "offline",
             View::History => "history",
             View::Compare => "compare",
+            View::Generate => "generate",
+            View::Sweep => "sweep",
         }
     }
 
@@ -58,6 +66,8 @@ impl View {
             View::Upload => "Offline scoring",
             View::History => "History",
             View::Compare => "Compare",
+            View::Generate => "Generate",
+            View::Sweep => "Sweep",
         }
     }
 

@@ -86,6 +86,8 @@ pub struct Boot {
     pub link: Option<String>,
     /// The dataset has been loaded (or failed) once.
     pub dataset_settled: bool,
+    /// `dataset=generate:SPEC`: the suite to generate instead of fetching one.
+    pub generate: Option<String>,
 }
 
 /// Automation hooks that are not derived from other state.
@@ -161,6 +163,8 @@ pub struct AppState {
     pub cut: Option<data::SharedCut>,
     /// Calls into the lab module and their answers.
     pub lab: crate::lab::LabState,
+    /// Generated suites and sweeps.
+    pub gen: crate::generator::GenState,
 }
 
 impl AppState {
@@ -191,8 +195,10 @@ impl AppState {
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
         }
+        let generate = q("dataset").and_then(|d| d.strip_prefix("generate:").map(str::to_owned));
         match q("dataset").as_deref() {
             None | Some("") | Some("bundled") | Some("suite") => {}
+            Some(d) if d.starts_with("generate:") => {}
             Some(other) => {
                 setup.dataset = DatasetChoice::Url;
                 setup.dataset_url = if other == "official" {
@@ -224,6 +230,7 @@ impl AppState {
                 results: q("results").filter(|r| !r.is_empty()),
                 link,
                 dataset_settled: false,
+                generate,
             },
             history: History::default(),
             leaderboard: None,
@@ -245,6 +252,7 @@ impl AppState {
             rescore: None,
             cut: None,
             lab: crate::lab::LabState::default(),
+            gen: crate::generator::GenState::default(),
         }
     }
 
@@ -258,7 +266,10 @@ impl AppState {
             Effect::KvList(crate::history::RUN_PREFIX.into(), ListPurpose::History),
             Effect::KvGet(crate::history::COMPARE_KEY.into(), GetPurpose::CompareSet),
         ];
-        fx.extend(self.load_dataset_from_setup());
+        match self.boot.generate.clone() {
+            Some(spec) => fx.extend(self.generate_dataset(spec, Now::default())),
+            None => fx.extend(self.load_dataset_from_setup()),
+        }
         fx
     }
 
@@ -313,9 +324,11 @@ impl AppState {
 
     /// Handles one message.
     pub fn update(&mut self, msg: Msg, now: Now) -> Vec<Effect> {
+        let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
         fx.extend(self.search_refresh());
+        self.sweep_after(before, &mut fx, now);
         fx
     }
 
@@ -483,6 +496,20 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::LabDone { purpose, output } if crate::generator::owns(purpose) => {
+                self.gen_answered(purpose, Ok(output), now)
+            }
+            Msg::LabFailed { purpose, error } if crate::generator::owns(purpose) => {
+                self.gen_answered(purpose, Err(error), now)
+            }
+            Msg::Fetched(FetchPurpose::Packs, result) => self.packs_fetched(result, now),
+            Msg::GenSet(name, value) => self.gen_set(&name, &value),
+            Msg::Generate => self.generate_from_form(now),
+            Msg::GenerateDownload => self.generate_download(),
+            Msg::GenerateRun => self.generate_run(now),
+            Msg::SweepStart => self.sweep_start(),
+            Msg::SweepStop => self.sweep_stop(now),
+            Msg::SweepDownload(what) => self.sweep_download(&what),
             Msg::LabDone { purpose, output } => {
                 let fx = self.lab_answered(purpose, Ok(output));
                 self.search_texts_arrived(purpose);
@@ -590,7 +617,13 @@ impl AppState {
         vec![Effect::Fetch(url, FetchPurpose::Dataset)]
     }
 
-    fn dataset_arrived(&mut self, text: Result<String, String>, now: Now) -> Vec<Effect> {
+    /// The pending dataset's text arrived (or could not be had): load it, then do what
+    /// waited for it.
+    pub(crate) fn dataset_arrived(
+        &mut self,
+        text: Result<String, String>,
+        now: Now,
+    ) -> Vec<Effect> {
         let Some(pending) = self.pending_dataset.take() else {
             return Vec::new();
         };

@@ -70,6 +70,19 @@ impl Browser {
             "http://page/seed0_result.jsonl".to_owned(),
             SEED0_RESULT.to_owned(),
         );
+        // The packs bundle scripts/build-web.sh writes: `[{name, text}]`.
+        let packs: Vec<serde_json::Value> = wildtool_core::generate::pack::PACK_FILES
+            .iter()
+            .map(|name| {
+                let path = format!("{}/../../data/packs/{name}", env!("CARGO_MANIFEST_DIR"));
+                let text = std::fs::read_to_string(&path).expect("pack file");
+                serde_json::json!({ "name": name, "text": text })
+            })
+            .collect();
+        served.insert(
+            "./data/packs.json".to_owned(),
+            serde_json::to_string(&packs).unwrap(),
+        );
         let mut b = Browser {
             server: None,
             aux_server: None,
@@ -1185,6 +1198,229 @@ fn a_lab_module_that_cannot_load_or_refuses_says_why() {
     );
     assert!(b.text("compare-picker").contains("elsewhere"));
     assert!(b.text("compare-picker").contains("(another dataset)"));
+}
+
+/// The core's suite for `spec` over the pack files (what `wildtool generate` writes).
+fn core_suite(spec: &str) -> String {
+    let files: Vec<(String, String)> = wildtool_core::generate::pack::PACK_FILES
+        .iter()
+        .map(|n| {
+            let path = format!("{}/../../data/packs/{n}", env!("CARGO_MANIFEST_DIR"));
+            ((*n).to_owned(), std::fs::read_to_string(path).unwrap())
+        })
+        .collect();
+    let texts: Vec<wildtool_core::generate::PackText<'_>> = files
+        .iter()
+        .map(|(name, text)| wildtool_core::generate::PackText { name, text })
+        .collect();
+    let spec = wildtool_core::generate::GenerateSpec::parse(spec).unwrap();
+    wildtool_core::generate::generate(&texts, &spec).unwrap()
+}
+
+#[test]
+fn a_generated_suite_is_the_cores_and_runs_at_once() {
+    let mut b = open("http://page/?provider=gold&view=generate");
+    assert_eq!(b.hook("view").as_deref(), Some("generate"));
+    b.act("gen-set", "gen-seed", "5");
+    b.act("gen-set", "gen-sessions", "12");
+    b.act("gen-set", "gen-factors", "transitions=2,distractors=1");
+    assert!(b.lab_calls.is_empty(), "nothing is generated before asked");
+    b.act("generate", "", "");
+    assert_eq!(b.hook("generate").as_deref(), Some("done"));
+    assert_eq!(b.lab_calls, ["generate"]);
+    let expected = core_suite("seed=5,sessions=12,transitions=2,distractors=1");
+    let fp = wildtool_core::dataset::fingerprint_hex(&expected);
+    assert_eq!(b.deep_text("generated-fingerprint"), fp);
+    assert_eq!(b.hook("dataset").as_deref(), Some(fp.as_str()));
+    assert_eq!(
+        b.deep_text("generated-spec"),
+        "seed=5,sessions=12,transitions=2,distractors=1"
+    );
+    assert!(b
+        .deep_text("generated-card")
+        .contains(&format!("fingerprint                 {fp}")));
+    b.act("gen-download", "", "");
+    assert_eq!(b.downloads.last().unwrap().1, expected);
+    // The packs were fetched once; generating again does not fetch them again.
+    b.act("gen-set", "gen-seed", "6");
+    b.act("generate", "", "");
+    assert_eq!(b.lab_calls, ["generate", "generate"]);
+    assert_ne!(b.deep_text("generated-fingerprint"), fp);
+    // Run it at once: gold scores everything; the run is kept with its generated source.
+    b.act("gen-run", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    assert_eq!(b.headline()["task_accuracy"], "100.0%");
+    assert_eq!(b.headline()["tasks_total"], 48);
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let meta: serde_json::Value = serde_json::from_str(&b.kv[&format!("run/{id}")]).unwrap();
+    assert_eq!(meta["dataset_source"]["kind"], "generated");
+    assert_eq!(
+        meta["dataset_source"]["spec"],
+        "seed=6,sessions=12,transitions=2,distractors=1"
+    );
+    // Opened after a reload, the run's suite is generated again.
+    let r = Browser::open(
+        &format!("http://page/?view=dashboard&run={id}"),
+        b.kv.clone(),
+    );
+    assert_eq!(r.headline()["task_accuracy"], "100.0%");
+    assert_eq!(
+        r.state.dataset.map(|d| d.fingerprint.clone()),
+        b.state.dataset.map(|d| d.fingerprint.clone())
+    );
+}
+
+#[test]
+fn bad_factors_and_missing_packs_say_why() {
+    let mut b = open("http://page/?view=generate");
+    b.act(
+        "gen-set",
+        "gen-factors",
+        "types=single+single+chat+chat,transitions=0",
+    );
+    b.act("generate", "", "");
+    assert_eq!(b.hook("generate").as_deref(), Some("error"));
+    assert!(
+        b.text("generated-info").contains("transitions=0"),
+        "{}",
+        b.text("generated-info")
+    );
+    // The bundled suite stays loaded.
+    assert!(
+        b.text("status").contains("types has 1 transition"),
+        "{}",
+        b.text("status")
+    );
+    let mut m = open("http://page/?view=generate");
+    m.served.remove("./data/packs.json");
+    m.act("generate", "", "");
+    assert_eq!(m.hook("generate").as_deref(), Some("error"));
+    assert!(m.text("generated-info").contains("packs.json"));
+    assert!(m.lab_calls.is_empty());
+}
+
+#[test]
+fn dataset_generate_in_the_address_generates_and_autoruns() {
+    let b = open(
+        "http://page/?dataset=generate:seed=3,sessions=8,transitions=1&provider=gold&autorun=1",
+    );
+    let fp =
+        wildtool_core::dataset::fingerprint_hex(&core_suite("seed=3,sessions=8,transitions=1"));
+    assert_eq!(b.hook("dataset").as_deref(), Some(fp.as_str()));
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    assert_eq!(b.headline()["tasks_scored"], 32);
+    assert_eq!(b.headline()["task_accuracy"], "100.0%");
+    // The address keeps the dataset (a reload generates the same suite).
+    assert!(
+        b.urls.iter().all(|u| u.contains("dataset=generate")),
+        "{:?}",
+        b.urls
+    );
+    let bad = open("http://page/?dataset=generate:seed=3&provider=gold&autorun=1");
+    assert_eq!(bad.hook("runState").as_deref(), Some("idle"));
+    assert!(bad.text("status").contains("sessions=N is required"));
+}
+
+#[test]
+fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
+    let mut b = open("http://page/?provider=baseline&view=sweep");
+    b.act("gen-set", "sweep-factor", "transitions");
+    b.act("gen-set", "sweep-levels", "0,3");
+    b.act("gen-set", "sweep-per-level", "6");
+    b.act("gen-set", "sweep-seed", "4");
+    b.act("sweep-start", "", "");
+    assert_eq!(b.hook("sweep").as_deref(), Some("done"));
+    assert_eq!(
+        b.hook("view").as_deref(),
+        Some("sweep"),
+        "the page stays on the Sweep view"
+    );
+    assert_eq!(
+        b.lab_calls,
+        ["sweep_plan", "generate", "generate", "sweep_view"]
+    );
+    let sweep = b.state.gen.sweep.clone().unwrap();
+    // Each level ran as a history run of its own generated suite, named after the level.
+    let mut levels = Vec::new();
+    for (i, value) in ["0", "3"].iter().enumerate() {
+        let id = sweep.runs[i].run.clone().unwrap();
+        let entry = b.state.history.get(&id).unwrap();
+        assert_eq!(entry.label, format!("baseline · transitions = {value}"));
+        let suite = core_suite(&format!("seed=4,sessions=6,transitions={value}"));
+        assert_eq!(
+            entry.dataset_fingerprint,
+            wildtool_core::dataset::fingerprint_hex(&suite)
+        );
+        let outcomes: Vec<wildtool_core::outcome::TaskOutcome> =
+            serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap();
+        assert_eq!(outcomes.len(), 24);
+        levels.push(wildtool_core::sweep::LevelInput {
+            value: (*value).to_owned(),
+            dir: format!("level-{value}"),
+            fingerprint: entry.dataset_fingerprint.clone(),
+            trials: vec![outcomes],
+        });
+    }
+    // sweep.json is the core's analysis of the stored runs.
+    let plan =
+        wildtool_core::sweep::SweepPlan::from_options("transitions=0,3", "4", "6", "").unwrap();
+    let doc = wildtool_core::sweep::analyse(
+        &wildtool_core::sweep::SweepInput {
+            plan: &plan,
+            model: "baseline".into(),
+            levels,
+        },
+        Default::default(),
+    );
+    b.act("sweep-download", "json", "");
+    assert_eq!(b.downloads.last().unwrap().0, "sweep.json");
+    assert_eq!(b.downloads.last().unwrap().1, doc.to_json() + "\n");
+    b.act("sweep-download", "html", "");
+    assert_eq!(
+        b.downloads.last().unwrap().1,
+        wildtool_core::sweep::html::sweep_html(&doc)
+    );
+    let lines = wildtool_core::sweep::html::trend_lines(&doc);
+    assert_eq!(b.deep_text("sweep-slope"), lines[0]);
+    // A refused plan says why.
+    b.act("gen-set", "sweep-levels", "0,9");
+    b.act("sweep-start", "", "");
+    assert_eq!(b.hook("sweep").as_deref(), Some("failed"));
+    assert!(
+        b.text("sweep-error").contains("transitions must be"),
+        "{}",
+        b.text("sweep-error")
+    );
+}
+
+#[test]
+fn stopping_a_sweep_analyses_the_levels_that_ran() {
+    let mut b = open("http://page/?provider=baseline&view=sweep");
+    b.act("gen-set", "sweep-levels", "0,1,2");
+    b.act("gen-set", "sweep-per-level", "20");
+    b.deliver(Msg::SweepStart);
+    // Run until the second level is under way, then stop.
+    for _ in 0..10_000 {
+        if matches!(
+            b.state.gen.sweep.as_ref().map(|s| s.phase.clone()),
+            Some(wildtool_web::generator::SweepPhase::Running(1))
+        ) {
+            break;
+        }
+        b.step(1);
+    }
+    b.step(5);
+    b.act("sweep-stop", "", "");
+    assert_eq!(b.hook("sweep").as_deref(), Some("stopped"));
+    let sweep = b.state.gen.sweep.clone().unwrap();
+    assert_eq!(sweep.runs[0].outcome.as_deref(), Some("done"));
+    assert_eq!(sweep.runs[1].outcome.as_deref(), Some("cancelled"));
+    assert!(sweep.runs[2].run.is_none());
+    let doc = wildtool_core::sweep::SweepDoc::parse(&sweep.result.unwrap().doc).unwrap();
+    assert_eq!(doc.status, "partial");
+    assert_eq!(doc.levels[0].status, "done");
+    assert_eq!(doc.levels[2].status, "not run");
+    assert!(b.text("sweep-error").contains("stopped early"));
 }
 
 #[path = "page/traces.rs"]

@@ -12,7 +12,7 @@ use crate::chart::delta::{
 };
 use crate::chart::{escape_xml, format_percent, ChartTable};
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;background:#f4f6f8;margin:0;line-height:1.45}\
+pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;background:#f4f6f8;margin:0;line-height:1.45}\
 header{background:#10263b;color:#fff;padding:18px 28px}header h1{margin:0;font-size:1.4rem}header p{margin:4px 0 0;color:#c9d6e3}\
 main{max-width:1280px;margin:0 auto;padding:20px 28px 40px}h2{margin-top:32px}\
 .headline{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-bottom:18px}\
@@ -49,7 +49,7 @@ pub fn format_p(p: f64) -> String {
 }
 
 /// `= 0.0414` or `< 0.0001`.
-fn p_clause(p: f64) -> String {
+pub(crate) fn p_clause(p: f64) -> String {
     let text = format_p(p);
     if text.starts_with('<') {
         text
@@ -58,7 +58,7 @@ fn p_clause(p: f64) -> String {
     }
 }
 
-fn table_html(out: &mut String, t: &ChartTable) {
+pub(crate) fn table_html(out: &mut String, t: &ChartTable) {
     let _ = write!(
         out,
         "<div class=\"table\"><table><caption>{}</caption><thead><tr>",

@@ -20,6 +20,25 @@ use super::GenerateError;
 /// The `format` every pack declares.
 pub const PACK_FORMAT: &str = "wildtool-pack/1";
 
+/// The file names of the domain packs in `data/packs/` (the CLI compiles them in, the
+/// page fetches them from `data/packs/` next to it), sorted.
+pub const PACK_FILES: [&str; 14] = [
+    "calendar.json",
+    "common.json",
+    "devtools.json",
+    "email.json",
+    "finance-ledger.json",
+    "fitness.json",
+    "home.json",
+    "maps.json",
+    "music.json",
+    "news.json",
+    "recipes.json",
+    "shopping.json",
+    "travel.json",
+    "weather.json",
+];
+
 /// One pack file's text and a name for messages (usually the file name).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackText<'a> {

@@ -8,9 +8,11 @@
 
 pub mod compare;
 pub mod dashboard;
+pub mod generate;
 pub mod history;
 pub mod run;
 pub mod setup;
+pub mod sweep;
 pub mod traces;
 pub mod upload;
 pub mod widgets;
@@ -90,6 +92,8 @@ pub fn view_for(state: &AppState) -> Element {
         View::Upload => upload::view(state),
         View::History => history::view(state),
         View::Compare => compare::view(state),
+        View::Generate => generate::view(state),
+        View::Sweep => sweep::view(state),
     }
 }
 
@@ -212,6 +216,21 @@ fn hooks(state: &AppState) -> Hooks {
             }
         };
         h.insert("compare", v.to_owned());
+    }
+    if state.gen.busy {
+        h.insert("generate", "busy".to_owned());
+    } else if state.gen.error.is_some() {
+        h.insert("generate", "error".to_owned());
+    } else if state.gen.suite.is_some() {
+        h.insert("generate", "done".to_owned());
+    }
+    if let Some(s) = &state.gen.sweep {
+        let busy = s.phase == crate::generator::SweepPhase::Analysing
+            || (matches!(s.phase, crate::generator::SweepPhase::Stopped(_)) && s.result.is_none());
+        h.insert(
+            "sweep",
+            if busy { "analysing" } else { s.phase.hook() }.to_owned(),
+        );
     }
     if state.history.loaded {
         h.insert("history", state.history.entries.len().to_string());

@@ -1,0 +1,281 @@
+//! How a sweep is shown: the level table, the chart of accuracy against the level with
+//! 95% intervals, the trend test in words — as text for the terminal, as the
+//! self-contained `sweep.html` (no scripts, no external resources, all text escaped) and
+//! as pieces the page's Sweep view draws. Every number comes from the [`SweepDoc`].
+
+use std::fmt::Write as _;
+
+use super::SweepDoc;
+use crate::chart::delta::format_pp;
+use crate::chart::{
+    describe, escape_xml, format_percent, render_svg, table, ChartKind, ChartSpec, ChartTable,
+    Orientation, Point, Series,
+};
+use crate::compare::html::{format_p, p_clause, table_html, STYLE};
+
+/// The level's label on charts and tables: `transitions = 2`.
+pub fn level_label(doc: &SweepDoc, value: &str) -> String {
+    format!("{} = {value}", doc.factor)
+}
+
+/// Accuracy against the level: task accuracy (session-bootstrap interval) and session
+/// accuracy (Wilson interval), one bar pair per level.
+pub fn chart(doc: &SweepDoc) -> ChartSpec {
+    let task = Series {
+        name: "Task accuracy".to_owned(),
+        points: doc
+            .levels
+            .iter()
+            .map(|l| match (l.task_accuracy, l.task_ci95) {
+                (Some(a), Some(ci)) => Point::with_interval(a, ci.lo, ci.hi),
+                (Some(a), None) => Point::new(a),
+                _ => Point::missing(),
+            })
+            .collect(),
+    };
+    let session = Series {
+        name: "Session accuracy".to_owned(),
+        points: doc
+            .levels
+            .iter()
+            .map(|l| match &l.session_accuracy {
+                Some(r) => Point::with_interval(r.rate, r.ci95.lo, r.ci95.hi),
+                None => Point::missing(),
+            })
+            .collect(),
+    };
+    ChartSpec {
+        id: "sweep".to_owned(),
+        title: format!("Accuracy by {} ({})", doc.factor, doc.model),
+        summary: Some(format!(
+            "Sweep of {} with the other factors held fixed ({}); 95% intervals.",
+            doc.factor, doc.suite
+        )),
+        categories: doc
+            .levels
+            .iter()
+            .map(|l| level_label(doc, &l.value))
+            .collect(),
+        series: vec![task, session],
+        kind: ChartKind::Bars,
+        orientation: Orientation::Vertical,
+        value_axis: "Accuracy".to_owned(),
+    }
+}
+
+fn interval_text(lo: f64, hi: f64) -> String {
+    format!("{}–{}", format_percent(lo), format_percent(hi))
+}
+
+/// The level table: level, status, tasks scored, task accuracy and session accuracy with
+/// their intervals, the dataset fingerprint.
+pub fn level_table(doc: &SweepDoc) -> ChartTable {
+    ChartTable {
+        caption: format!("Levels of {}", doc.factor),
+        headers: vec![
+            "Level".to_owned(),
+            "Status".to_owned(),
+            "Tasks scored".to_owned(),
+            "Task accuracy".to_owned(),
+            "95% CI".to_owned(),
+            "Session accuracy".to_owned(),
+            "95% CI".to_owned(),
+            "Dataset".to_owned(),
+        ],
+        rows: doc
+            .levels
+            .iter()
+            .map(|l| {
+                vec![
+                    level_label(doc, &l.value),
+                    l.status.clone(),
+                    format!("{} of {}", l.tasks_scored, l.tasks_total),
+                    l.task_accuracy.map(format_percent).unwrap_or("—".into()),
+                    l.task_ci95
+                        .map(|c| interval_text(c.lo, c.hi))
+                        .unwrap_or("—".into()),
+                    l.session_accuracy
+                        .map(|r| format_percent(r.rate))
+                        .unwrap_or("—".into()),
+                    l.session_accuracy
+                        .map(|r| interval_text(r.ci95.lo, r.ci95.hi))
+                        .unwrap_or("—".into()),
+                    l.fingerprint.clone(),
+                ]
+            })
+            .collect(),
+    }
+}
+
+/// `12345` → `12,345`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The slope's unit in words.
+fn unit(doc: &SweepDoc) -> String {
+    let numeric = doc
+        .levels
+        .iter()
+        .all(|l| l.value.trim().parse::<f64>().is_ok());
+    if numeric {
+        format!("per unit of {}", doc.factor)
+    } else {
+        "per level step (levels scored 0, 1, 2, … in the order given)".to_owned()
+    }
+}
+
+/// The trend test in sentences (the headline first), or why there is none.
+pub fn trend_lines(doc: &SweepDoc) -> Vec<String> {
+    let Some(t) = &doc.trend else {
+        return vec![format!(
+            "No test for trend: fewer than two paired sessions are scored at every level (of {}).",
+            doc.blocks_total
+        )];
+    };
+    vec![
+        format!(
+            "Slope {} {} (95% CI {} to {}).",
+            format_pp(t.slope),
+            unit(doc),
+            format_pp(t.slope_ci95.lo),
+            format_pp(t.slope_ci95.hi)
+        ),
+        format!(
+            "Test for trend: p {} (two-sided, {} within-session permutations); normal approximation z = {:.2}, p {}.",
+            p_clause(t.p_permutation),
+            thousands(t.permutations),
+            t.z,
+            p_clause(t.p_normal)
+        ),
+        format!(
+            "{} of {} paired sessions are scored at every level and enter the test.",
+            t.blocks, doc.blocks_total
+        ),
+    ]
+}
+
+/// The sweep for a terminal: a header, the level table and the trend test.
+pub fn summary_text(doc: &SweepDoc) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "sweep of {} · {} · suite {} · status {}",
+        doc.factor, doc.model, doc.suite, doc.status
+    );
+    let t = level_table(doc);
+    let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
+    for row in &t.rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: &[String]| -> String {
+        let mut s = String::new();
+        for (i, (cell, w)) in cells.iter().zip(&widths).enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = w.saturating_sub(cell.chars().count());
+            s.push_str(cell);
+            s.extend(std::iter::repeat_n(' ', pad));
+        }
+        s.trim_end().to_owned()
+    };
+    let _ = writeln!(out, "{}", line(&t.headers));
+    for row in &t.rows {
+        let _ = writeln!(out, "{}", line(row));
+    }
+    for l in trend_lines(doc) {
+        let _ = writeln!(out, "{l}");
+    }
+    out
+}
+
+/// `sweep.html`: the sweep as one self-contained page.
+pub fn sweep_html(doc: &SweepDoc) -> String {
+    let mut out = String::with_capacity(32 * 1024);
+    let title = format!("wildtool sweep — {} · {}", doc.factor, doc.model);
+    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+    let _ = write!(
+        out,
+        "<title>{}</title><style>{STYLE}.single{{grid-template-columns:minmax(0,960px)}}</style></head><body>",
+        escape_xml(&title)
+    );
+    let _ = write!(
+        out,
+        "<header><h1>{}</h1><p>suite {} · {} level(s) · status {} · scorer {}</p></header><main>",
+        escape_xml(&title),
+        escape_xml(&doc.suite),
+        doc.levels.len(),
+        escape_xml(&doc.status),
+        escape_xml(&doc.scorer)
+    );
+    out.push_str("<div class=\"headline\">");
+    if let Some(t) = &doc.trend {
+        let _ = write!(
+            out,
+            "<div class=\"metric\"><b>{}</b><span>Slope {}</span><span>95% CI {} to {}</span></div>",
+            escape_xml(&format_pp(t.slope)),
+            escape_xml(&unit(doc)),
+            escape_xml(&format_pp(t.slope_ci95.lo)),
+            escape_xml(&format_pp(t.slope_ci95.hi))
+        );
+        let _ = write!(
+            out,
+            "<div class=\"metric\"><b>{}</b><span>Test for trend: p (two-sided, within-session permutations)</span><span>normal approximation z = {:.2}, p {}</span></div>",
+            escape_xml(&format_p(t.p_permutation)),
+            t.z,
+            escape_xml(&p_clause(t.p_normal))
+        );
+    }
+    out.push_str("</div>");
+    let spec = chart(doc);
+    out.push_str("<div class=\"charts single\"><figure id=\"sweep-chart\">");
+    out.push_str(&render_svg(&spec));
+    let _ = write!(
+        out,
+        "<figcaption>{}</figcaption>",
+        escape_xml(&describe(&spec))
+    );
+    table_html(&mut out, &table(&spec));
+    out.push_str("</figure></div>");
+    out.push_str("<h2>Levels</h2>");
+    table_html(&mut out, &level_table(doc));
+    out.push_str("<h2>Test for trend</h2>");
+    for l in trend_lines(doc) {
+        let _ = write!(out, "<p class=\"note\">{}</p>", escape_xml(&l));
+    }
+    if let Some(t) = &doc.trend {
+        let _ = write!(
+            out,
+            "<p class=\"note\">Method: {}. Level scores: {}. Seed {}, {} resamples for the slope interval.</p>",
+            escape_xml(&t.method),
+            escape_xml(
+                &t.scores
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            t.seed,
+            t.resamples
+        );
+    }
+    out.push_str("<h2>Notes</h2><ul>");
+    for n in &doc.notes {
+        let _ = write!(out, "<li class=\"note\">{}</li>", escape_xml(n));
+    }
+    out.push_str("</ul></main></body></html>\n");
+    out
+}

@@ -1,0 +1,241 @@
+//! Generating a suite in the page: the core's generator over the domain packs the page
+//! fetched, with the same bytes as `wildtool generate`, and the suite's data card (what
+//! `wildtool stats` prints, fingerprint included).
+
+use serde::{Deserialize, Serialize};
+use wildtool_core::dataset::{fingerprint_hex, Lang};
+use wildtool_core::generate::{card::FactorCounts, GenerateSpec, PackText, Packs};
+use wildtool_core::protocol::load_checked;
+
+use wildtool_ui::{el, el_text, Element, Node};
+
+use crate::{read, LabError};
+
+/// One domain pack as the page fetched it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackInput {
+    /// The file name (for messages).
+    pub name: String,
+    /// Its text.
+    pub text: String,
+}
+
+/// What the page sends: the spec text (`seed=S,sessions=N,name=value,…`) and the packs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerateInput {
+    /// The spec, as `GenerateSpec::parse` reads it.
+    pub spec: String,
+    /// Every pack file.
+    pub packs: Vec<PackInput>,
+}
+
+/// A generated suite.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenerateOutput {
+    /// The canonical spec (`GenerateSpec::to_text`).
+    pub spec: String,
+    /// The suite: JSON Lines, one session per line.
+    pub text: String,
+    /// Sessions.
+    pub sessions: usize,
+    /// The dataset fingerprint (as `wildtool stats` prints it).
+    pub fingerprint: String,
+    /// The data card: the distribution table, the factor tables and the fingerprint, as
+    /// `wildtool stats` prints them.
+    pub card: String,
+    /// The page's view of the suite (wire JSON of a node): spec, size, fingerprint, the
+    /// buttons to run or download it, the data card.
+    pub view: String,
+}
+
+/// Generates the suite `input.spec` describes (errors carry the core's message: an
+/// invalid factor, an impossible combination, a broken pack).
+pub fn generate(input: &str) -> Result<String, LabError> {
+    let input: GenerateInput = read(input)?;
+    let out = run(&input)?;
+    serde_json::to_string(&out).map_err(|e| LabError::Input(e.to_string()))
+}
+
+/// [`generate`] on a parsed input.
+pub fn run(input: &GenerateInput) -> Result<GenerateOutput, LabError> {
+    let spec = GenerateSpec::parse(&input.spec)?;
+    let texts: Vec<PackText<'_>> = input
+        .packs
+        .iter()
+        .map(|p| PackText {
+            name: &p.name,
+            text: &p.text,
+        })
+        .collect();
+    let text = Packs::parse(&texts)?.generate(&spec)?;
+    let fingerprint = fingerprint_hex(&text);
+    let sessions = spec.sessions;
+    let spec = spec.to_text();
+    let card = card(&text, &fingerprint);
+    Ok(GenerateOutput {
+        view: view(&spec, sessions, &fingerprint, &card).to_json(),
+        spec,
+        sessions,
+        card,
+        fingerprint,
+        text,
+    })
+}
+
+/// A button dispatching `action` with `arg`.
+pub(crate) fn button(label: &str, action: &str, arg: &str) -> Element {
+    el("button")
+        .attr("type", "button")
+        .action(action, arg)
+        .text(label)
+}
+
+/// The view of a generated suite.
+pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node {
+    el("div")
+        .id("generated-view")
+        .child(
+            el("p")
+                .text("Spec: ")
+                .child(el_text("code", spec).id("generated-spec")),
+        )
+        .child(
+            el("dl")
+                .class("stats")
+                .child(el_text("dt", "Sessions"))
+                .child(el_text("dd", sessions.to_string()))
+                .child(el_text("dt", "Fingerprint"))
+                .child(el_text("dd", fingerprint).id("generated-fingerprint")),
+        )
+        .child(
+            el_text(
+                "p",
+                "wildtool stats prints the same fingerprint for the same suite made with wildtool generate.",
+            )
+            .class("muted"),
+        )
+        .child(
+            el("div")
+                .class("row")
+                .child(
+                    button("Run it now with the Setup model", "gen-run", "")
+                        .id("generated-run")
+                        .class("primary"),
+                )
+                .child(
+                    button("Download the suite (.jsonl)", "gen-download", "")
+                        .id("generated-download"),
+                )
+                .child(button("Open Setup", "nav", "setup")),
+        )
+        .child(
+            el("details")
+                .child(el_text("summary", "Data card (as wildtool stats prints it)"))
+                .child(
+                    el_text("pre", card)
+                        .id("generated-card")
+                        .class("card")
+                        .attr("tabindex", "0")
+                        .attr("aria-label", "Data card"),
+                ),
+        )
+        .into()
+}
+
+/// The data card of a suite: the lines `wildtool stats` prints for it.
+pub fn card(text: &str, fingerprint: &str) -> String {
+    let loaded = load_checked(text, Lang::En);
+    let mut out = wildtool_core::dataset::Stats::from_sessions(&loaded.sessions).render_table();
+    if let Some(factors) = FactorCounts::from_sessions(&loaded.sessions) {
+        out.push_str(&factors.render());
+    }
+    out.push('\n');
+    out.push_str(&format!("fingerprint                 {fingerprint}\n"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wildtool_core::generate::pack::PACK_FILES;
+
+    fn packs() -> Vec<PackInput> {
+        PACK_FILES
+            .iter()
+            .map(|name| PackInput {
+                name: (*name).to_owned(),
+                text: std::fs::read_to_string(format!(
+                    "{}/../../data/packs/{name}",
+                    env!("CARGO_MANIFEST_DIR")
+                ))
+                .unwrap(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_suite_is_the_cores_with_its_card() {
+        let input = GenerateInput {
+            spec: "seed=9,sessions=5,width=3,types=single,parallel,chat,clarify".into(),
+            packs: packs(),
+        };
+        let out: GenerateOutput =
+            serde_json::from_str(&generate(&serde_json::to_string(&input).unwrap()).unwrap())
+                .unwrap();
+        let texts: Vec<PackText<'_>> = input
+            .packs
+            .iter()
+            .map(|p| PackText {
+                name: &p.name,
+                text: &p.text,
+            })
+            .collect();
+        let spec = GenerateSpec::parse(&input.spec).unwrap();
+        let core = wildtool_core::generate::generate(&texts, &spec).unwrap();
+        assert_eq!(out.text, core);
+        assert_eq!(out.fingerprint, fingerprint_hex(&core));
+        assert_eq!(out.sessions, 5);
+        assert_eq!(
+            out.spec,
+            "seed=9,sessions=5,types=single+parallel+chat+clarify,width=3"
+        );
+        assert!(out.card.contains("generated suite"), "{}", out.card);
+        let tree = wildtool_ui::wire::parse(&out.view).unwrap();
+        assert_eq!(
+            tree.by_id("generated-fingerprint").unwrap().text_content(),
+            out.fingerprint
+        );
+        assert_eq!(
+            tree.by_id("generated-card").unwrap().text_content(),
+            out.card
+        );
+        assert!(out.card.ends_with(&format!(
+            "fingerprint                 {}\n",
+            out.fingerprint
+        )));
+    }
+
+    #[test]
+    fn bad_specs_and_packs_are_errors_with_the_cores_message() {
+        let call = |spec: &str, packs: Vec<PackInput>| {
+            generate(
+                &serde_json::to_string(&GenerateInput {
+                    spec: spec.into(),
+                    packs,
+                })
+                .unwrap(),
+            )
+        };
+        let e = call("seed=1,sessions=2,width=9", packs()).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("width must be an integer from 2 to 8"),
+            "{e}"
+        );
+        let mut broken = packs();
+        broken[13].text.truncate(100);
+        let e = call("seed=1,sessions=2", broken).unwrap_err();
+        assert!(e.to_string().contains("weather.json"), "{e}");
+        assert!(matches!(generate("[]"), Err(LabError::Input(_))));
+    }
+}

@@ -1,0 +1,221 @@
+//! `wildtool sweep`: one generated suite per level of a factor, each run and scored by
+//! the same code as `wildtool run` into `DIR/level-<value>/`, then the core's sweep
+//! analysis (`DIR/sweep.json`, `DIR/sweep.html`, a table on stdout). Re-running the same
+//! command skips finished levels and resumes the others from their checkpoints.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use wildtool_core::dataset::fingerprint_hex;
+use wildtool_core::formats::ReportDoc;
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::report::RunStatus as ReportStatus;
+use wildtool_core::runner::engine::RunStatus;
+use wildtool_core::sweep::html::{summary_text, sweep_html};
+use wildtool_core::sweep::{analyse, LevelInput, SweepError, SweepInput, SweepPlan, TrendOptions};
+
+use super::files::{at, read_document, read_text, FileError};
+use super::generate_cmd::BUILTIN_PACKS;
+use super::run_cmd::{execute, RunArgs, RunCmdError};
+use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_USAGE};
+
+/// Arguments of `wildtool sweep`.
+#[derive(Debug, Clone)]
+pub struct SweepArgs {
+    /// `factor=level,level,…`.
+    pub factor: String,
+    /// Sessions per level.
+    pub per_level: usize,
+    /// Seed of every level's suite.
+    pub seed: u64,
+    /// Factors held fixed (`name=value,…`).
+    pub hold: Option<String>,
+    /// The sweep's directory.
+    pub out: PathBuf,
+    /// How each level is run (its dataset and output directory are set per level).
+    pub run: RunArgs,
+}
+
+/// Why `wildtool sweep` stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepCmdError {
+    /// Bad options: the factor, its levels, the fixed factors, a directory of another sweep.
+    #[error("{0}")]
+    Usage(String),
+    /// A level's run could not start or its endpoint failed the preflight.
+    #[error("{level}: {source}")]
+    Run {
+        /// The level's directory.
+        level: String,
+        /// What went wrong.
+        source: RunCmdError,
+    },
+    /// File IO.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// A level's suite could not be generated.
+    #[error("{0}")]
+    Generate(String),
+}
+
+impl SweepCmdError {
+    /// The process exit code: 2 for bad options, the run's code for a level's run error
+    /// (4: the preflight failed), 1 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            SweepCmdError::Usage(_) => EXIT_USAGE,
+            SweepCmdError::Run { source, .. } => source.exit_code(),
+            SweepCmdError::File(_) | SweepCmdError::Generate(_) => EXIT_FAILURE,
+        }
+    }
+}
+
+impl From<SweepError> for SweepCmdError {
+    fn from(e: SweepError) -> Self {
+        SweepCmdError::Usage(e.to_string())
+    }
+}
+
+/// The plan from the options (every level checked before anything is written).
+fn plan(args: &SweepArgs) -> Result<SweepPlan, SweepCmdError> {
+    Ok(SweepPlan::from_options(
+        &args.factor,
+        &args.seed.to_string(),
+        &args.per_level.to_string(),
+        args.hold.as_deref().unwrap_or(""),
+    )?)
+}
+
+/// The outcomes of a level: one list per trial, from its `report.json` files (a trial
+/// without one is left out). `done` tells whether every trial scored every task and was
+/// run with this sweep's model and provider.
+fn level_outcomes(dir: &Path, run: &RunArgs, model: &str) -> (Vec<Vec<TaskOutcome>>, bool) {
+    let trials = run.trials;
+    let dirs: Vec<PathBuf> = if trials <= 1 {
+        vec![dir.to_path_buf()]
+    } else {
+        (1..=trials)
+            .map(|t| dir.join(format!("trial-{t}")))
+            .collect()
+    };
+    let mut out = Vec::new();
+    let mut done = true;
+    for d in dirs {
+        let doc = read_document(&d.join("report.json"))
+            .ok()
+            .and_then(|bytes| ReportDoc::parse(&bytes).ok());
+        match doc {
+            Some(doc) => {
+                let same_run = doc.run.as_ref().is_some_and(|r| {
+                    r.model == model && r.provider.as_deref() == Some(run.provider.as_str())
+                });
+                done &= doc.status == ReportStatus::Done && same_run;
+                out.push(doc.tasks);
+            }
+            None => done = false,
+        }
+    }
+    (out, done)
+}
+
+/// Writes the level's dataset, or checks that the one already there is the same suite.
+fn place_dataset(path: &Path, text: &str) -> Result<(), SweepCmdError> {
+    if path.is_file() {
+        let existing = read_text(path)?;
+        if existing != text {
+            return Err(SweepCmdError::Usage(format!(
+                "{} holds another suite than this sweep generates (fingerprint {} instead of {}); use another --out or the same options as before",
+                path.display(),
+                fingerprint_hex(&existing),
+                fingerprint_hex(text)
+            )));
+        }
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(at(parent))?;
+    }
+    fs::write(path, text).map_err(at(path))?;
+    Ok(())
+}
+
+/// Runs `wildtool sweep`: 0 when every level is done, 3 when some level is not (re-run
+/// to resume).
+pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
+    let plan = plan(args)?;
+    fs::create_dir_all(&args.out).map_err(at(&args.out))?;
+    // Every suite first: a level that cannot be generated stops the sweep before any run.
+    let mut suites = Vec::new();
+    for i in 0..plan.levels.len() {
+        let text = plan
+            .generate_level(BUILTIN_PACKS, i)
+            .map_err(|e| SweepCmdError::Generate(format!("{}: {e}", plan.dir_name(i))))?;
+        let dataset = args.out.join(plan.dir_name(i)).join("dataset.jsonl");
+        place_dataset(&dataset, &text)?;
+        suites.push((dataset, fingerprint_hex(&text)));
+    }
+    let model = args
+        .run
+        .model
+        .clone()
+        .unwrap_or_else(|| args.run.provider.clone());
+    let count = plan.levels.len();
+    let mut levels = Vec::new();
+    let mut stopped = false;
+    for (i, (dataset, fingerprint)) in suites.into_iter().enumerate() {
+        let name = plan.dir_name(i);
+        let dir = args.out.join(&name);
+        let value = plan.levels.get(i).cloned().unwrap_or_default();
+        let (mut trials, done) = level_outcomes(&dir, &args.run, &model);
+        if done {
+            eprintln!("level {}/{count} {name}: done (kept)", i + 1);
+        } else if !stopped {
+            eprintln!(
+                "level {}/{count} {name}: {} = {value}, fingerprint {fingerprint}",
+                i + 1,
+                plan.factor.name()
+            );
+            let run = RunArgs {
+                dataset,
+                out: dir.clone(),
+                quiet: true,
+                ..args.run.clone()
+            };
+            let status = execute(&run).map_err(|source| SweepCmdError::Run {
+                level: name.clone(),
+                source,
+            })?;
+            if status == RunStatus::Cancelled {
+                eprintln!("sweep cancelled; re-run the same command to resume");
+                stopped = true;
+            }
+            trials = level_outcomes(&dir, &args.run, &model).0;
+        }
+        levels.push(LevelInput {
+            value,
+            dir: name,
+            fingerprint,
+            trials,
+        });
+    }
+    let doc = analyse(
+        &SweepInput {
+            plan: &plan,
+            model,
+            levels,
+        },
+        TrendOptions::default(),
+    );
+    let json_path = args.out.join("sweep.json");
+    fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
+    let html_path = args.out.join("sweep.html");
+    fs::write(&html_path, sweep_html(&doc)).map_err(at(&html_path))?;
+    print!("{}", summary_text(&doc));
+    eprintln!("wrote {} and {}", json_path.display(), html_path.display());
+    Ok(if doc.status == "done" {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(EXIT_INCOMPLETE)
+    })
+}
