@@ -38,6 +38,7 @@ pub mod runner;
 pub mod score;
 pub mod share;
 pub mod sweep;
+pub mod trace;
 
 /// Identifies the scoring semantics: wildtool's version and the official evaluation code
 /// it reproduces (WildToolBench commit 80a5f42). Carried in share links and reports.

@@ -331,6 +331,11 @@ impl ErrorColumn {
             ErrorColumn::ParamValueError => "Param Value Error",
         }
     }
+
+    /// The column with this published title.
+    pub fn parse(title: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == title)
+    }
 }
 
 /// Everything the dashboard, the report and the share link need about one scored task.

@@ -1,7 +1,7 @@
 //! The page's lab module: views and computations the page needs only on demand —
-//! comparisons of runs, repeated-trial statistics, the ranked leaderboard, and the
-//! generator and sweeps — in a second WebAssembly module that is loaded the first time
-//! one of them is asked for, so the app shell stays small.
+//! comparisons of runs, opened trace steps, the glossary, repeated-trial statistics, the ranked
+//! leaderboard, and the generator and sweeps — in a second WebAssembly module that is
+//! loaded the first time one of them is asked for, so the app shell stays small.
 //!
 //! Every call is a pure function from JSON text to text, `fn(input: &str) ->
 //! Result<String, LabError>`: a view call returns the wire JSON of a `wildtool_ui` node,
@@ -16,6 +16,7 @@ pub mod compare;
 pub mod generate;
 pub mod leaderboard;
 pub mod sweep;
+pub mod trace;
 pub mod trials;
 pub mod widgets;
 
@@ -93,6 +94,12 @@ calls! {
     trials_view => crate::trials::view;
     /// The ranked leaderboard with the page's runs (see [`leaderboard`]).
     leaderboard_view => crate::leaderboard::view;
+    /// An opened step of a trace (see [`trace`]).
+    trace_step => crate::trace::step_view;
+    /// The search text of every task of a run (see [`trace::search_texts`]).
+    trace_search_texts => crate::trace::search_texts;
+    /// The dashboard's glossary (see [`trace::glossary_view`]).
+    glossary_view => crate::trace::glossary_view;
 }
 
 #[cfg(test)]
@@ -110,7 +117,10 @@ mod tests {
                 "sweep_view",
                 "compare_link_view",
                 "trials_view",
-                "leaderboard_view"
+                "leaderboard_view",
+                "trace_step",
+                "trace_search_texts",
+                "glossary_view"
             ]
         );
         let e = call("no_such_call", "{}").unwrap_err();

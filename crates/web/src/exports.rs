@@ -3,6 +3,7 @@
 //! charts as SVG or PNG — and copying the share link.
 
 use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::trace::Usage;
 
 use crate::history::HistoryEntry;
 use crate::msg::Effect;
@@ -50,12 +51,19 @@ pub fn csv_cell(s: &str) -> String {
     }
 }
 
-/// The per-task CSV: one row per dataset task, sessions and tasks numbered from 1.
-pub fn per_task_csv(outcomes: &[TaskOutcome], session_id: impl Fn(u32) -> String) -> String {
+/// The per-task CSV: one row per dataset task, sessions and tasks numbered from 1; the
+/// error class as the taxonomy chart titles it, and the task's recorded tokens and latency
+/// when the run's logs are at hand (`usage`, empty cells otherwise).
+pub fn per_task_csv(
+    outcomes: &[TaskOutcome],
+    session_id: impl Fn(u32) -> String,
+    usage: impl Fn(&TaskOutcome) -> Option<Usage>,
+) -> String {
     let mut out = String::from(
-        "session,id,task,task_type,subtype,transitions,scored,correct,name_correct,optimal,steps_logged,nodes_done,nodes_total,error\n",
+        "session,id,task,task_type,subtype,transitions,scored,correct,name_correct,optimal,steps_logged,nodes_done,nodes_total,error,error_class,input_tokens,output_tokens,latency_s\n",
     );
     for o in outcomes {
+        let u = usage(o);
         let row = [
             (o.session + 1).to_string(),
             session_id(o.session),
@@ -71,6 +79,12 @@ pub fn per_task_csv(outcomes: &[TaskOutcome], session_id: impl Fn(u32) -> String
             o.nodes_done.to_string(),
             o.nodes_total.to_string(),
             o.error.map(|e| e.as_str().to_owned()).unwrap_or_default(),
+            crate::traces::error_class(o)
+                .map(|c| c.as_str().to_owned())
+                .unwrap_or_default(),
+            u.map(|u| u.input_tokens.to_string()).unwrap_or_default(),
+            u.map(|u| u.output_tokens.to_string()).unwrap_or_default(),
+            u.map(|u| format!("{:.3}", u.latency)).unwrap_or_default(),
         ];
         let cells: Vec<String> = row.iter().map(|c| csv_cell(c)).collect();
         out.push_str(&cells.join(","));
@@ -141,11 +155,14 @@ impl AppState {
                 Some(file(
                     format!("{}_tasks.csv", safe_name(&shown.label)),
                     "text/csv",
-                    per_task_csv(&shown.outcomes, |i| {
-                        d.and_then(|d| d.session(i as usize))
-                            .map(|s| s.id.clone())
-                            .unwrap_or_default()
-                    }),
+                    per_task_csv(
+                        &shown.outcomes,
+                        |i| crate::traces::session_id(d, i),
+                        |o| {
+                            let digests = crate::traces::run_digests(shown)?;
+                            digests.get(o.session, o.position).map(|x| x.usage)
+                        },
+                    ),
                 ))
             }
             "checkpoint" => scored.and_then(|s| s.records.as_ref()).map(|r| {

@@ -473,8 +473,7 @@ impl AppState {
         if self.route.run.as_deref() == Some(id.as_str())
             && matches!(self.route.view, View::Dashboard | View::Traces)
         {
-            self.open_route_trace();
-            return Vec::new();
+            return self.open_route_trace();
         }
         let mut r = Route::view(View::Dashboard);
         r.run = Some(id);
@@ -485,8 +484,7 @@ impl AppState {
     /// Opens history entry `id` (outcomes first, then score files in the background).
     pub fn open_history(&mut self, id: &str) -> Vec<Effect> {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
-            self.open_route_trace();
-            return Vec::new();
+            return self.open_route_trace();
         }
         self.history.opening = Some(id.to_owned());
         vec![Effect::KvGet(

@@ -78,6 +78,12 @@ pub enum GetPurpose {
 pub enum LabPurpose {
     /// The comparison view.
     Compare,
+    /// An opened step of a trace (session, task, step; 0-based).
+    TraceStep(u32, u8, u16),
+    /// The dashboard's glossary.
+    Glossary,
+    /// The search texts of the shown run's tasks (a hash of the run's id).
+    SearchTexts(u32),
     /// A suite generated on the Generate view (or for `dataset=generate:…`).
     Generate,
     /// A sweep's plan.
@@ -189,7 +195,7 @@ pub enum Msg {
     UploadFile(FileRef),
     /// A run file to import into the history.
     ImportFile(FileRef),
-    /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`).
+    /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
     TraceMore,
@@ -197,6 +203,8 @@ pub enum Msg {
     TraceTask(String, bool),
     /// A step was opened or closed (`session:task:step`).
     TraceStep(String, bool),
+    /// Open the traces filtered to an error class (a column title of the taxonomy chart).
+    TraceClass(String),
     /// A disclosure was opened or closed (its name).
     Toggle(String, bool),
     /// The page's width in CSS pixels (at start and after a resize).
@@ -318,6 +326,7 @@ impl Msg {
             "trace-more" => Msg::TraceMore,
             "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
             "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
+            "trace-class" => Msg::TraceClass(arg.to_owned()),
             "toggle" => Msg::Toggle(arg.to_owned(), flag),
             "viewport" => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
             _ => return None,

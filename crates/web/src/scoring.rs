@@ -134,6 +134,7 @@ impl ScoreJob {
             stats,
             result_text: None,
             records: None,
+            digests: Default::default(),
         }
     }
 }
@@ -159,12 +160,21 @@ pub struct Scored {
     pub result_text: Option<String>,
     /// Checkpoint lines (header first), for runs made in the page and checkpoints.
     pub records: Option<Vec<String>>,
+    /// Each task's tokens, latency and search text, read once for the trace view.
+    pub digests: std::cell::OnceCell<crate::traces::Digests>,
 }
 
 impl Scored {
     /// `score.jsonl` text.
     pub fn score_jsonl(&self) -> String {
         self.score_jsonl.clone()
+    }
+
+    /// Every score line with its session index, in file order.
+    pub fn lines(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.index
+            .iter()
+            .filter_map(|(i, a, b)| Some((*i, self.score_jsonl.get(*a..*b)?)))
     }
 
     /// The score line of session `index` (its id's number).
@@ -241,6 +251,7 @@ impl crate::state::AppState {
         if let Some(s) = &mut self.shown {
             if s.id == r.id {
                 s.scored = Some(scored);
+                fx.extend(self.trace_lines_arrived());
             }
         }
         if self.history.export_when_open.as_deref() == Some(r.id.as_str()) {

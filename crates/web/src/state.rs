@@ -335,6 +335,7 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
+        fx.extend(self.search_refresh());
         self.sweep_after(before, &mut fx, now);
         fx
     }
@@ -355,6 +356,9 @@ impl AppState {
                     if self.shown.as_ref().map(|s| &s.id) != Some(&id) {
                         fx.extend(self.open_history(&id));
                     }
+                }
+                if fx.is_empty() && self.route.view == View::Traces {
+                    fx = self.open_route_trace();
                 }
                 fx
             }
@@ -435,11 +439,16 @@ impl AppState {
                 Vec::new()
             }
             Msg::Toggle(name, open) => {
+                let glossary = open && name == crate::traces::GLOSSARY_ID;
                 self.open.retain(|n| n != &name);
                 if open {
                     self.open.push(name);
                 }
-                Vec::new()
+                if glossary {
+                    self.read_glossary()
+                } else {
+                    Vec::new()
+                }
             }
             Msg::JiebaLoaded(result) => {
                 self.jieba_loading = false;
@@ -522,7 +531,11 @@ impl AppState {
                 self.lab.model_filter = text;
                 Vec::new()
             }
-            Msg::LabDone { purpose, output } => self.lab_answered(purpose, Ok(output)),
+            Msg::LabDone { purpose, output } => {
+                let fx = self.lab_answered(purpose, Ok(output));
+                self.search_texts_arrived(purpose);
+                fx
+            }
             Msg::LabFailed { purpose, error } => self.lab_answered(purpose, Err(error)),
             Msg::HistoryOpen(id) => {
                 let mut fx = self.open_history(&id);
@@ -562,10 +575,8 @@ impl AppState {
                 Vec::new()
             }
             Msg::TraceTask(key, open) => self.trace_task(&key, open),
-            Msg::TraceStep(key, open) => {
-                self.traces.toggle_step(&key, open);
-                Vec::new()
-            }
+            Msg::TraceStep(key, open) => self.trace_step(&key, open),
+            Msg::TraceClass(class) => self.trace_class(&class),
         }
     }
 

@@ -512,7 +512,7 @@ fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
     b.act("nav", "traces", "");
     b.act("trace-task", "0:0", "true");
     b.act("trace-step", "0:0:0", "true");
-    let list = b.text("trace-list");
+    let list = b.deep_text("trace-list");
     assert!(
         list.contains("Verdict:") && list.contains("Gold candidates"),
         "{list:.400}"
@@ -858,7 +858,7 @@ fn a_deep_link_opens_the_named_task_and_step_of_a_stored_run() {
         "{:?}",
         r.state.traces.open_tasks
     );
-    let list = r.text("trace-list");
+    let list = r.deep_text("trace-list");
     assert!(
         list.contains("Verdict:"),
         "the named step is open: {list:.300}"
@@ -1640,3 +1640,6 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .text("model-count")
         .contains(&format!("of {} models", models.len())));
 }
+
+#[path = "page/traces.rs"]
+mod traces;

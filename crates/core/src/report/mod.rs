@@ -11,6 +11,7 @@
 //! dataset task (see [`fill_outcomes`]) so that `tasks_total` is the dataset's; a share
 //! link carries exactly that list, so its recipient computes the same report.
 
+pub mod glossary;
 pub mod intervals;
 pub mod summary;
 pub mod taxonomy;

@@ -108,6 +108,28 @@ fn compare_box(state: &AppState) -> Element {
         .child_opt(super::compare::leaderboard_panel(state))
 }
 
+/// What every number means (the core's glossary, rendered by the lab module when it is
+/// unfolded), folded under the headline.
+fn glossary(state: &AppState) -> Element {
+    use crate::msg::LabPurpose;
+    use crate::traces::GLOSSARY_ID;
+    let open = state.is_open(GLOSSARY_ID);
+    let d = el("details")
+        .id(GLOSSARY_ID)
+        .class("glossary")
+        .action("toggle", GLOSSARY_ID)
+        .flag("open", open)
+        .child(el_text("summary", "What the numbers mean"));
+    if !open {
+        return d;
+    }
+    d.child(match state.lab.answer(LabPurpose::Glossary) {
+        Some(Ok(json)) => el("div").child(crate::ui::Node::Raw(json.clone())),
+        Some(Err(e)) => el_text("p", e.clone()).class("verdict error"),
+        None => el_text("p", "Reading the glossary…").class("muted"),
+    })
+}
+
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
     let mut section = el("section")
@@ -139,17 +161,19 @@ pub fn view(state: &AppState) -> Element {
             ))),
         )
         .child_opt(banner(state))
-        .child(headline("headline", s));
+        .child(headline("headline", s))
+        .child(glossary(state));
     let failed = s.headline.status == RunStatus::Failed;
     if !failed {
-        section = section.child(
-            el("div").id("charts").class("charts").children(
-                s.charts
-                    .iter()
-                    .chain(std::iter::once(&s.comparison))
-                    .map(chart_figure),
-            ),
-        );
+        section =
+            section.child(el("div").id("charts").class("charts").children(
+                s.charts.iter().chain(std::iter::once(&s.comparison)).map(
+                    |c| match c.id.as_str() {
+                        "errors" => chart_figure(c).child_opt(super::traces::class_links(s)),
+                        _ => chart_figure(c),
+                    },
+                ),
+            ));
         section = section.child_opt(super::compare::trials_panel(state));
     }
     let scored = s.scored.as_ref();

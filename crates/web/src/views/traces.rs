@@ -1,114 +1,108 @@
-//! Traces: session → task → step, with filters. Rows are shown 50 at a time; a task's
-//! steps are read from its score line only when it is opened.
+//! Traces: session → task → step, with search, filters (the error class by the taxonomy
+//! chart's column titles), sorting, per-task tokens and latency. Rows are shown 50 at a
+//! time; a task's steps are read from its score line only when it is opened, and an
+//! opened step (each of the model's calls beside the closest gold candidate, with the
+//! differences marked) is rendered by the lab module. Sessions, tasks and steps are
+//! numbered from 1.
+//!
+//! (Loops rather than iterator adapters build the lists here: each adapter chain is its
+//! own code in the app shell.)
 
-use wildtool_core::outcome::{RawErrorLabel, TaskType, TurnSubtype};
+use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
+use wildtool_core::trace::{task_trace, StepHead, TaskTrace};
 
+use crate::msg::LabPurpose;
+use crate::shown::ShownRun;
 use crate::state::AppState;
-use crate::traces::{subtype_name, task_trace, TaskTrace, TraceMessage, TraceStep};
-use crate::ui::{el, el_text, Element};
+use crate::traces::{
+    error_class, run_digests, session_id, step_anchor, subtype_name, task_anchor, verdict, Sort,
+};
+use crate::ui::{el, el_text, Element, Node};
 
 use super::widgets::{button, heading};
 
-fn select(id: &str, label: &str, filter: &str, current: &str, options: Vec<String>) -> Element {
-    el("label").attr("for", id).text(format!("{label} ")).child(
-        el("select")
-            .id(id)
-            .action("trace-filter", filter)
-            .attr("value", current)
-            .child(el("option").attr("value", "").text("all"))
-            .children(
-                options
-                    .into_iter()
-                    .map(|o| el("option").attr("value", o.clone()).text(o)),
-            ),
-    )
-}
-
-fn message(m: &TraceMessage) -> Element {
-    let role: String = m.role.chars().filter(|c| c.is_ascii_lowercase()).collect();
-    el("div")
-        .class(format!("msg role-{role}"))
-        .child(el_text("span", m.role.clone()).class("msg-role"))
-        .child_opt((!m.text.is_empty()).then(|| el_text("pre", m.text.clone()).class("msg-text")))
-        .children(
-            m.calls
-                .iter()
-                .map(|c| el_text("pre", c.clone()).class("msg-call")),
-        )
-}
-
-fn step(key: &str, k: usize, s: &TraceStep, open: bool) -> Element {
-    let verdict = if s.correct { "correct" } else { "error" };
-    let mut d = el("details")
-        .class(format!("step verdict-{verdict}"))
-        .action("trace-step", format!("{key}:{k}"))
-        .flag("open", open)
-        .key(format!("{key}:{k}"))
-        .child(el_text(
-            "summary",
-            format!(
-                "Step {} · names {} · arguments {}",
-                k + 1,
-                if s.names.is_empty() { "—" } else { &s.names },
-                if s.arguments.is_empty() {
-                    "—"
-                } else {
-                    &s.arguments
-                }
-            ),
-        ));
-    if open {
-        d = d
-            .child(
-                el_text(
-                    "p",
-                    format!(
-                        "Verdict: {verdict}{}",
-                        if s.reasons.is_empty() {
-                            String::new()
-                        } else {
-                            format!(" — {}", s.reasons.join(" · "))
-                        }
-                    ),
-                )
-                .class(format!("verdict {verdict}")),
-            )
-            .child(
-                el("div")
-                    .class("sub")
-                    .child(el_text("h3", "Model output"))
-                    .child(message(&s.output))
-                    .child_opt(
-                        s.reasoning
-                            .as_ref()
-                            .map(|r| el_text("pre", r.clone()).class("msg-text muted")),
-                    ),
-            )
-            .child(
-                el("div")
-                    .class("sub")
-                    .child(el_text("h3", "Gold candidates accepted at this step"))
-                    .children(
-                        s.gold
-                            .iter()
-                            .map(|g| el_text("pre", g.clone()).class("msg-call")),
-                    ),
-            )
-            .child(
-                el("details")
-                    .class("sub")
-                    .child(el_text(
-                        "summary",
-                        format!("Messages the model saw ({})", s.seen.len()),
-                    ))
-                    .children(s.seen.iter().map(message)),
-            );
+/// A filter menu: `options` are `(value, label)`, an empty value first meaning "all".
+fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, &str)]) -> Element {
+    let mut s = el("select")
+        .id(id)
+        .action("trace-filter", filter)
+        .attr("value", current);
+    for (value, text) in options {
+        s = s.child(el("option").attr("value", *value).text(*text));
     }
-    d
+    el("label")
+        .attr("for", id)
+        .text(format!("{label} "))
+        .child(s)
 }
 
-fn task_detail(state: &AppState, session: u32, position: u8, incomplete: bool) -> Element {
-    let key = format!("{session}:{position}");
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+fn step(
+    state: &AppState,
+    session: u32,
+    position: u8,
+    k: usize,
+    s: &StepHead,
+    open: bool,
+) -> Element {
+    let v = if s.correct { "correct" } else { "error" };
+    let dash = |x: &str| {
+        if x.is_empty() {
+            "—".to_owned()
+        } else {
+            x.to_owned()
+        }
+    };
+    let key = format!("{session}:{position}:{k}");
+    let d = el("details")
+        .class(format!("step verdict-{v}"))
+        .action("trace-step", key.clone())
+        .flag("open", open)
+        .key(key)
+        .child(
+            el_text(
+                "summary",
+                format!(
+                    "Step {} · names {} · arguments {}",
+                    k + 1,
+                    dash(&s.names),
+                    dash(&s.arguments)
+                ),
+            )
+            .id(step_anchor(session, position, k)),
+        );
+    if !open {
+        return d;
+    }
+    // The step's content (differences from the closest gold candidate …) is rendered by
+    // the lab module.
+    let purpose = LabPurpose::TraceStep(session, position, k as u16);
+    d.child(match state.lab.answer(purpose) {
+        _ if state.lab.busy(purpose) => el_text("p", "Reading the step…").class("muted"),
+        Some(Ok(json)) => el("div").child(Node::Raw(json.clone())),
+        Some(Err(e)) => el_text("p", e.clone()).class("verdict error"),
+        None => el_text("p", "Reading the step…").class("muted"),
+    })
+}
+
+fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
+    let (session, position) = (o.session, o.position);
     let user = state
         .dataset
         .and_then(|d| d.session(session as usize))
@@ -127,7 +121,7 @@ fn task_detail(state: &AppState, session: u32, position: u8, incomplete: bool) -
         return box_.child(
             el_text(
                 "p",
-                if incomplete {
+                if o.incomplete {
                     "Unscored: no result for this task (its session did not finish)."
                 } else {
                     "No trace is available for this run (share links carry outcomes only)."
@@ -137,14 +131,12 @@ fn task_detail(state: &AppState, session: u32, position: u8, incomplete: bool) -
         );
     };
     match task_trace(line, position as usize) {
-        TaskTrace::SessionError(e) => {
-            box_ = box_.child(
-                el_text("p", format!("The session's result is an error string: {e}"))
-                    .class("verdict error"),
-            );
-        }
+        TaskTrace::SessionError(e) => box_.child(
+            el_text("p", format!("The session's result is an error string: {e}"))
+                .class("verdict error"),
+        ),
         TaskTrace::Missing => {
-            box_ = box_.child(el_text("p", "No trace recorded for this task.").class("muted"));
+            box_.child(el_text("p", "No trace recorded for this task.").class("muted"))
         }
         TaskTrace::Steps {
             label,
@@ -152,20 +144,105 @@ fn task_detail(state: &AppState, session: u32, position: u8, incomplete: bool) -
             optimal,
             steps,
         } => {
+            let raw = match o.error {
+                Some(e) => format!(" · raw error label {}", e.as_str()),
+                None => String::new(),
+            };
             box_ = box_.child(el_text(
                 "p",
                 format!(
-                    "Label {label} · names {names} · optimal {}",
+                    "Label {label} · names {names} · optimal {}{raw}",
                     if optimal { "yes" } else { "no" }
                 ),
             ));
             for (k, s) in steps.iter().enumerate() {
                 let open = state.traces.open_steps.contains(&(session, position, k));
-                box_ = box_.child(step(&key, k, s, open));
+                box_ = box_.child(step(state, session, position, k, s, open));
+            }
+            box_
+        }
+    }
+}
+
+fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
+    let open = state.traces.open_tasks.contains(&(o.session, o.position));
+    let id = session_id(state.dataset, o.session);
+    let v = verdict(o);
+    let mut summary = el("summary")
+        .id(task_anchor(o.session, o.position))
+        .text(format!(
+            "Session {} · {} · Task {} · {} / {} · ",
+            o.session + 1,
+            if id.is_empty() { "—" } else { &id },
+            o.position + 1,
+            o.task_type.as_str(),
+            subtype_name(o),
+        ))
+        .child(el_text("strong", v).class(format!("badge v-{v}")));
+    if let Some(c) = error_class(o) {
+        summary = summary.text(format!(" · {}", c.as_str()));
+    }
+    // Tokens and latency as recorded (built-in agents record none).
+    if let Some(d) = run_digests(shown).and_then(|d| d.get(o.session, o.position)) {
+        let u = d.usage;
+        let mut text = String::new();
+        if u.tokens() > 0 {
+            text = format!(" · {} tokens", thousands(u.tokens()));
+        }
+        if u.latency > 0.0 {
+            text.push_str(&format!(" · {:.1} s", u.latency));
+        }
+        if !text.is_empty() {
+            summary = summary.child(el_text("span", text).class("usage"));
+        }
+    }
+    let mut d = el("details")
+        .action("trace-task", format!("{}:{}", o.session, o.position))
+        .flag("open", open)
+        .child(summary);
+    if open {
+        d = d.child(task_detail(state, o));
+    }
+    el("li")
+        .key(format!("{}:{}", o.session, o.position))
+        .class(format!("trace {}", if o.correct { "ok" } else { "bad" }))
+        .child(d)
+}
+
+/// The dashboard's way into the traces: one button per error class of the taxonomy chart
+/// (its column titles) with failed tasks, saying how many.
+pub fn class_links(shown: &ShownRun) -> Option<Element> {
+    let mut counts = [0usize; ErrorColumn::ALL.len()];
+    for o in &shown.outcomes {
+        if let Some(c) = error_class(o).filter(|_| !o.incomplete) {
+            if let Some(n) = counts.get_mut(c as usize) {
+                *n += 1;
             }
         }
     }
-    box_
+    let mut list = el("ul");
+    for (c, n) in ErrorColumn::ALL.iter().zip(counts) {
+        if n > 0 {
+            let title = c.as_str();
+            list = list.child(
+                el("li").child(
+                    button(
+                        &format!("{title} · {}", plural(n, "task")),
+                        "trace-class",
+                        title,
+                    )
+                    .attr("data-class", title),
+                ),
+            );
+        }
+    }
+    counts.iter().any(|n| *n > 0).then(|| {
+        el("nav")
+            .class("class-links")
+            .attr("aria-label", "Traces by error class")
+            .child(el_text("p", "Open the traces of a class:"))
+            .child(list)
+    })
 }
 
 /// The traces view.
@@ -180,91 +257,105 @@ pub fn view(state: &AppState) -> Element {
             .child(el_text("p", "Traces come from a run in this page or an uploaded result file (share links carry no traces).").class("muted").id("trace-empty"));
     };
     let t = &state.traces;
-    let matching: Vec<_> = shown.outcomes.iter().filter(|o| t.matches(o)).collect();
+    let d = state.dataset;
+    let matching = t.rows(&shown.outcomes, run_digests(shown), |i| session_id(d, i));
     let shown_rows = matching.len().min(t.limit);
-    let errors: Vec<String> = RawErrorLabel::ALL
-        .iter()
-        .filter(|l| shown.outcomes.iter().any(|o| o.error == Some(**l)))
-        .map(|l| l.as_str().to_owned())
-        .collect();
+    let mut types = vec![("", "all")];
+    types.extend(TaskType::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let mut subtypes = vec![("", "all"), ("First turn", "First turn")];
+    subtypes.extend(TurnSubtype::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let mut classes = vec![("", "all")];
+    classes.extend(ErrorColumn::ALL.iter().map(|x| (x.as_str(), x.as_str())));
+    let sorts: Vec<(&str, &str)> = Sort::ALL.iter().map(|s| (s.slug(), s.title())).collect();
     let filters = el("div")
-        .class("panel row filters")
+        .class("panel filters")
         .child(
-            el("label")
-                .class("check")
+            el("div")
+                .class("row")
+                .child(el("label").attr("for", "f-search").text("Search "))
                 .child(
                     el("input")
-                        .id("f-failed")
-                        .attr("type", "checkbox")
-                        .flag("checked", t.failed_only)
-                        .action("trace-filter", "failed"),
-                )
-                .text(" Failed only"),
-        )
-        .child(select(
-            "f-type",
-            "Type",
-            "type",
-            &t.task_type,
-            TaskType::ALL
-                .iter()
-                .map(|x| x.as_str().to_owned())
-                .collect(),
-        ))
-        .child(select(
-            "f-subtype",
-            "Subtype",
-            "subtype",
-            &t.subtype,
-            std::iter::once("First turn".to_owned())
-                .chain(TurnSubtype::ALL.iter().map(|x| x.as_str().to_owned()))
-                .collect(),
-        ))
-        .child(select("f-error", "Error class", "error", &t.error, errors));
-    let rows = matching.iter().take(t.limit).map(|o| {
-        let key = format!("{}:{}", o.session, o.position);
-        let open = t.open_tasks.contains(&(o.session, o.position));
-        let id = state
-            .dataset
-            .and_then(|d| d.session(o.session as usize))
-            .map(|s| s.id.clone())
-            .unwrap_or_else(|| format!("session {}", o.session + 1));
-        let verdict = if o.incomplete {
-            "unscored"
-        } else if o.correct {
-            "correct"
-        } else {
-            "failed"
-        };
-        let mut d = el("details")
-            .action("trace-task", key.clone())
-            .flag("open", open)
-            .child(el_text(
-                "summary",
-                format!(
-                    "{id} · task {} · {} / {} · {verdict}{}",
-                    o.position + 1,
-                    o.task_type.as_str(),
-                    subtype_name(o),
-                    o.error
-                        .map(|e| format!(" · {}", e.as_str()))
-                        .unwrap_or_default()
+                        .id("f-search")
+                        .attr("type", "search")
+                        .attr("value", t.search.clone())
+                        .attr("placeholder", "messages, arguments, verdicts")
+                        .attr("spellcheck", "false")
+                        .attr("autocomplete", "off")
+                        .action("trace-filter", "search"),
                 ),
-            ));
-        if open {
-            d = d.child(task_detail(state, o.session, o.position, o.incomplete));
-        }
-        el("li")
-            .key(key)
-            .class(format!("trace {}", if o.correct { "ok" } else { "bad" }))
-            .child(d)
-    });
+        )
+        .child(
+            el("div")
+                .class("row")
+                .child(
+                    el("label")
+                        .class("check")
+                        .child(
+                            el("input")
+                                .id("f-failed")
+                                .attr("type", "checkbox")
+                                .flag("checked", t.failed_only)
+                                .action("trace-filter", "failed"),
+                        )
+                        .text(" Failed only"),
+                )
+                .child(select("f-type", "Type", "type", &t.task_type, &types))
+                .child(select(
+                    "f-subtype",
+                    "Subtype",
+                    "subtype",
+                    &t.subtype,
+                    &subtypes,
+                ))
+                .child(select(
+                    "f-error",
+                    "Error class",
+                    "error",
+                    &t.error,
+                    &classes,
+                ))
+                .child(select("f-sort", "Sort by", "sort", t.sort.slug(), &sorts)),
+        )
+        .child(
+            el("p")
+                .class("muted legend")
+                .text("Arguments are marked against the closest gold candidate: ")
+                .child(el_text("span", "extra").class("d-extra"))
+                .text(" (only the model's), ")
+                .child(el_text("span", "missing").class("d-missing"))
+                .text(" (only the gold's), ")
+                .child(el_text("span", "changed").class("d-changed"))
+                .text(" (a different value; the expected one follows)."),
+        );
+    let mut list = el("ol").id("trace-list").class("trace-list");
+    for o in matching.iter().take(t.limit) {
+        list = list.child(row(state, shown, o));
+    }
+    // A task the address names (a deep link) further down is shown after the first rows.
+    let (s, k) = (state.route.session, state.route.task);
+    let linked = matching
+        .iter()
+        .enumerate()
+        .skip(t.limit)
+        .find(|(_, o)| Some(o.session as usize) == s && Some(usize::from(o.position)) == k);
+    if let Some((at, o)) = linked {
+        list = list
+            .child(
+                el_text(
+                    "li",
+                    format!("… the linked task, row {} of {}:", at + 1, matching.len()),
+                )
+                .class("muted gap")
+                .key("gap"),
+            )
+            .child(row(state, shown, o));
+    }
     section
         .child(
             el("div")
                 .class("section-head")
                 .child(heading("h1", "traces-title", "Traces"))
-                .child(el("p").id("trace-count").class("muted").text(format!(
+                .child(el("p").id("trace-count").class("muted").attr("role", "status").text(format!(
                     "{} of {} tasks match; showing {shown_rows} · {}",
                     matching.len(),
                     shown.outcomes.len(),
@@ -272,9 +363,25 @@ pub fn view(state: &AppState) -> Element {
                 ))),
         )
         .child(filters)
+        .child_opt(run_digests(shown).filter(|d| !d.texts).map(|_| {
+            el_text("p", "Reading the logs for search… (until then the search sees sessions, types and classes only)").class("muted").id("trace-reading")
+        }))
         .child_opt(shown.scored.is_none().then(|| {
             el_text("p", "This run has outcomes only (opened from a link, or its files are not stored): tasks can be listed but not opened down to the steps.").class("muted").id("trace-empty")
         }))
-        .child(el("ol").id("trace-list").class("trace-list").children(rows))
+        .child(list)
         .child_opt((shown_rows < matching.len()).then(|| button("Show more", "trace-more", "").id("trace-more")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_grouped() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }
