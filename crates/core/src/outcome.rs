@@ -371,3 +371,66 @@ pub struct TaskOutcome {
     /// The task never finished for transport reasons (not a model error).
     pub incomplete: bool,
 }
+
+/// Outcomes stored as a JSON list (the page's run store), or `None` when the text is not
+/// such a list. Read through `serde_json::Value`, the deserializer the run export's reader
+/// uses too, so the page's module carries one copy of this reading code.
+pub fn outcomes_from_json(text: &str) -> Option<Vec<TaskOutcome>> {
+    outcomes_from_value(&serde_json::from_str::<serde_json::Value>(text).ok()?)
+}
+
+/// Per-trial outcome lists stored as a JSON list of lists (see [`outcomes_from_json`]).
+pub fn trial_outcomes_from_json(text: &str) -> Option<Vec<Vec<TaskOutcome>>> {
+    serde_json::from_str::<serde_json::Value>(text)
+        .ok()?
+        .as_array()?
+        .iter()
+        .map(outcomes_from_value)
+        .collect()
+}
+
+fn outcomes_from_value(v: &serde_json::Value) -> Option<Vec<TaskOutcome>> {
+    v.as_array()?
+        .iter()
+        .map(|o| TaskOutcome::deserialize(o).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(session: u32, correct: bool) -> TaskOutcome {
+        TaskOutcome {
+            session,
+            position: 1,
+            task_type: TaskType::SequentialMultiTool,
+            subtype: Some(TurnSubtype::ALL[0]),
+            transitions: 2,
+            correct,
+            name_correct: correct,
+            optimal: false,
+            steps_logged: 3,
+            nodes_total: 4,
+            nodes_done: 2,
+            error: (!correct).then_some(RawErrorLabel::ALL[0]),
+            incomplete: false,
+        }
+    }
+
+    #[test]
+    fn stored_outcomes_read_back_and_anything_else_is_refused() {
+        let run = vec![outcome(0, true), outcome(3, false)];
+        let text = serde_json::to_string(&run).unwrap_or_default();
+        assert_eq!(outcomes_from_json(&text), Some(run.clone()));
+        let trials = serde_json::to_string(&vec![run.clone(), run.clone()]).unwrap_or_default();
+        assert_eq!(
+            trial_outcomes_from_json(&trials),
+            Some(vec![run.clone(), run])
+        );
+        for bad in ["", "{}", "[1]", "[{\"session\": 0}]", "[[{}]]"] {
+            assert_eq!(outcomes_from_json(bad), None, "{bad}");
+        }
+        assert_eq!(trial_outcomes_from_json("[[{}]]"), None);
+    }
+}

@@ -330,7 +330,13 @@ impl History {
     /// Reads the stored comparison set.
     pub fn set_compare_ids(&mut self, stored: Option<&str>) {
         self.compare = stored
-            .and_then(|s| serde_json::from_str::<Vec<String>>(s).ok())
+            .and_then(|s| serde_json::from_str::<Value>(s).ok())
+            .and_then(|v| {
+                v.as_array()?
+                    .iter()
+                    .map(|id| id.as_str().map(str::to_owned))
+                    .collect()
+            })
             .unwrap_or_default();
         let mut seen: Vec<String> = Vec::new();
         self.compare.retain(|id| {
@@ -495,8 +501,9 @@ impl AppState {
 
     /// A run's outcomes arrived (to open it, or for the comparison chart).
     pub fn outcomes_arrived(&mut self, id: &str, value: Option<String>, _now: Now) -> Vec<Effect> {
-        let outcomes: Option<Vec<TaskOutcome>> =
-            value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        let outcomes: Option<Vec<TaskOutcome>> = value
+            .as_deref()
+            .and_then(wildtool_core::outcome::outcomes_from_json);
         let Some(entry) = self.history.get(id).cloned() else {
             return Vec::new();
         };

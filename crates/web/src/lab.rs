@@ -294,8 +294,9 @@ impl AppState {
 
     /// A history run's outcomes arrived for the comparison view.
     pub fn lab_outcomes_arrived(&mut self, id: &str, value: Option<String>) -> Vec<Effect> {
-        let outcomes: Option<Vec<TaskOutcome>> =
-            value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        let outcomes: Option<Vec<TaskOutcome>> = value
+            .as_deref()
+            .and_then(wildtool_core::outcome::outcomes_from_json);
         self.lab.outcomes.retain(|(k, _)| k != id);
         if let Some(o) = outcomes {
             self.lab.outcomes.push((id.to_owned(), o));
@@ -305,8 +306,9 @@ impl AppState {
 
     /// A run's per-trial outcomes arrived for its repeated-trials panel.
     pub fn lab_trials_arrived(&mut self, id: &str, value: Option<String>) -> Vec<Effect> {
-        let trials: Option<Vec<Vec<TaskOutcome>>> =
-            value.as_deref().and_then(|v| serde_json::from_str(v).ok());
+        let trials: Option<Vec<Vec<TaskOutcome>>> = value
+            .as_deref()
+            .and_then(wildtool_core::outcome::trial_outcomes_from_json);
         if let Some(t) = trials.filter(|t| !t.is_empty()) {
             self.lab.keep_trials(id, t);
         }

@@ -138,7 +138,12 @@ pub struct RememberedKey {
 impl RememberedKey {
     /// Reads the stored JSON (anything else is ignored).
     pub fn parse(stored: &str) -> Option<RememberedKey> {
-        serde_json::from_str(stored).ok()
+        let v: serde_json::Value = serde_json::from_str(stored).ok()?;
+        let text = |k: &str| v.get(k)?.as_str().map(str::to_owned);
+        Some(RememberedKey {
+            origin: text("origin")?,
+            key: text("key")?,
+        })
     }
 }
 

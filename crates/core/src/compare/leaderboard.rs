@@ -63,8 +63,10 @@ pub struct OfficialListError(String);
 /// Parses the official-dataset list (`{"datasets": [...]}`). Entries without any
 /// identifier, or with identifiers that are not hex of the right length, are refused.
 pub fn parse_official(json: &str) -> Result<Vec<OfficialDataset>, OfficialListError> {
-    let file: OfficialFile =
-        serde_json::from_str(json).map_err(|e| OfficialListError(e.to_string()))?;
+    // Through `Value`, like every other JSON the page reads (one deserializer in the module).
+    let file = serde_json::from_str::<serde_json::Value>(json)
+        .and_then(|v| OfficialFile::deserialize(&v))
+        .map_err(|e| OfficialListError(e.to_string()))?;
     for d in &file.datasets {
         let hex = |s: &str, len: usize| s.len() == len && s.chars().all(|c| c.is_ascii_hexdigit());
         if d.fingerprint.is_none() && d.git_blob.is_none() {

@@ -171,7 +171,7 @@ impl Graph {
         let heights = chain_heights(&deps, &order);
         let names: Vec<String> = nodes.iter().map(|(n, _)| n.as_ref().to_owned()).collect();
         let mut distinct = names.clone();
-        distinct.sort();
+        crate::order::sort(&mut distinct);
         distinct.dedup();
         let name_ids: Vec<u16> = names
             .iter()
@@ -282,7 +282,9 @@ impl Graph {
     /// the order of gold observations and logged actions in the live loop (§2.5).
     pub fn name_sorted(&self, nodes: &[usize]) -> Vec<usize> {
         let mut out = nodes.to_vec();
-        out.sort_by_key(|&i| self.name_ids.get(i).copied().unwrap_or(u16::MAX));
+        crate::order::sort_by_key(&mut out, |&i| {
+            self.name_ids.get(i).copied().unwrap_or(u16::MAX)
+        });
         out
     }
 

@@ -49,7 +49,7 @@ fn compare_box(state: &AppState) -> Element {
         .as_ref()
         .map(|m| m.iter().map(|x| x.model.clone()).collect())
         .unwrap_or_default();
-    models.sort_unstable_by_key(|m| m.to_ascii_lowercase());
+    wildtool_core::order::sort_by_key(&mut models, |m| m.to_ascii_lowercase());
     let compared: Vec<Element> = state
         .history
         .compare
