@@ -38,7 +38,7 @@ fn results(dataset: &wildtool_core::dataset::LoadedDataset) -> Vec<String> {
         .map(|s| {
             let tasks: Vec<Value> = (0..s.tasks.len())
                 .map(|t| {
-                    let agent: &dyn Responder = if (s.line + t) % 3 == 0 {
+                    let agent: &dyn Responder = if (s.index + t) % 3 == 0 {
                         &baseline
                     } else {
                         &gold

@@ -398,7 +398,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     let sessions: Vec<&Session> = loaded
         .sessions
         .iter()
-        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.line)))
+        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
         .collect();
     if sessions.is_empty() {
         return Err(usage("no sessions selected"));
@@ -463,7 +463,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     };
     // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
     let scope = ScoreExtras {
-        sessions: Some(sessions.iter().map(|s| s.line).collect()),
+        sessions: Some(sessions.iter().map(|s| s.index).collect()),
         run: Some(run_meta(args, &spec, &end, started_unix)),
         quiet: args.quiet,
         ..ScoreExtras::default()

@@ -81,7 +81,7 @@ fn mini_loads_without_errors_in_both_languages() {
         assert_eq!(stats.type_count(TaskType::Chat), 6);
         assert_eq!(stats.multi_tool_count(), 14);
         for (i, s) in ds.sessions.iter().enumerate() {
-            assert_eq!(s.line, i);
+            assert_eq!(s.index, i);
             assert_eq!(s.line_no, i + 1);
             assert_eq!(s.id, format!("wild_tool_bench_{i}"));
             assert!(s.is_valid());
@@ -552,7 +552,7 @@ fn blank_lines_are_skipped_with_a_warning() {
     assert_eq!(warnings[1].line, 10);
     assert!(warnings[0].message.contains("blank line"));
     let s2 = ds.session_at(2).unwrap();
-    assert_eq!((s2.line, s2.line_no), (2, 4));
+    assert_eq!((s2.index, s2.line_no), (2, 4));
     // CRLF line ends are accepted.
     let crlf = text.replace('\n', "\r\n");
     assert!(load_dataset(&crlf, Lang::En).problems.is_empty());

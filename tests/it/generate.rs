@@ -90,14 +90,14 @@ fn verdict(text: &str, seg: &dyn Segmenter) -> Verdict {
     let mut slots = Vec::new();
     for s in &loaded.sessions {
         slots.push(SessionSlot {
-            line: s.line,
+            line: s.index,
             id: s.id.clone(),
             tasks: s.tasks.len(),
         });
         for t in 0..s.tasks.len() {
             let run = run_task(s, t, &GoldAgent);
             let record: TaskRecord = run.record.expect("the gold agent finishes every task");
-            done.insert((s.line, t), record);
+            done.insert((s.index, t), record);
         }
     }
     let assembled = assemble("gold", &slots, &done);

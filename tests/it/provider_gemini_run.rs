@@ -217,7 +217,7 @@ fn answer(ds: &LoadedDataset, req: &Request) -> Action {
             // Gemini signs the first call of a step.
             p.insert(
                 "thoughtSignature",
-                Value::str(format!("sig-{}-{step}", session.line)),
+                Value::str(format!("sig-{}-{step}", session.index)),
             );
         }
         out.push(Value::Object(p));

@@ -87,7 +87,7 @@ fn locate(ds: &LoadedDataset, messages: &[Value]) -> Option<(usize, usize, usize
         .skip(start)
         .filter(|m| role(m) == "assistant")
         .count();
-    Some((session.line, k.checked_sub(1)?, step))
+    Some((session.index, k.checked_sub(1)?, step))
 }
 
 /// A valid answer to the preflight (the one request without the dataset's system
@@ -109,7 +109,7 @@ pub(crate) fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) 
     let messages = req.get("messages")?.as_array()?.clone();
     let tools = req.get("tools")?.clone();
     let (line, task, step) = locate(ds, &messages)?;
-    let session = ds.sessions.iter().find(|s| s.line == line)?;
+    let session = ds.sessions.iter().find(|s| s.index == line)?;
     let ctx = StepContext {
         session,
         task,
@@ -336,7 +336,7 @@ fn exhausted_retries_leave_tasks_incomplete_and_a_rerun_resumes_them() {
     let s2_first = ds
         .sessions
         .iter()
-        .find(|s| s.line == 2)
+        .find(|s| s.index == 2)
         .and_then(|s| s.tasks.first())
         .map(|t| t.user_message.clone())
         .unwrap_or_default();

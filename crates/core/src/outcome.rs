@@ -344,7 +344,7 @@ impl ErrorColumn {
 /// fragment (see `share`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskOutcome {
-    /// Session line index in the dataset.
+    /// 0-based session index in the dataset.
     pub session: u32,
     /// Task position in the session (0..=3).
     pub position: u8,

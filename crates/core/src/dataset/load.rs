@@ -50,8 +50,8 @@ impl LoadedDataset {
     /// id suffix), if that line produced one.
     pub fn session_at(&self, index: usize) -> Option<&Session> {
         match self.sessions.get(index) {
-            Some(s) if s.line == index => Some(s),
-            _ => self.sessions.iter().find(|s| s.line == index),
+            Some(s) if s.index == index => Some(s),
+            _ => self.sessions.iter().find(|s| s.index == index),
         }
     }
 }
@@ -275,7 +275,7 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         None
     } else {
         Some(Session {
-            line: index,
+            index,
             line_no,
             lang,
             id: id.unwrap_or_default(),

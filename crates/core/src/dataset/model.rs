@@ -132,7 +132,7 @@ pub struct Session {
     /// 0-based session index: the position among the file's non-blank lines, which the
     /// official scorer uses to find the session and which the `id` suffix must equal.
     /// (Human-facing line numbers are in [`Problem::line`], 1-based.)
-    pub line: usize,
+    pub index: usize,
     /// 1-based physical line number in the file (blank lines count), for messages.
     pub line_no: usize,
     /// The language the session was read in.

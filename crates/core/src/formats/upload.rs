@@ -15,7 +15,7 @@ pub fn session_slots(dataset: &LoadedDataset) -> Vec<SessionSlot> {
         .sessions
         .iter()
         .map(|s| SessionSlot {
-            line: s.line,
+            line: s.index,
             id: s.id.clone(),
             tasks: s.tasks.len(),
         })

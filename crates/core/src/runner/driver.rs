@@ -105,9 +105,9 @@ pub async fn run_task_async(
     task: usize,
     responder: &dyn AsyncResponder,
 ) -> TaskRun {
-    let mut ids = SeededIds::new(task_seed(session.line, task));
+    let mut ids = SeededIds::new(task_seed(session.index, task));
     let mut run = TaskRun {
-        line: session.line,
+        line: session.index,
         task,
         record: None,
         incomplete: None,
@@ -151,7 +151,7 @@ pub async fn run_task_async(
     run.names_correct = machine.verdict().map(|v| v.names_correct).unwrap_or(false);
     run.record = machine.result().map(|result| TaskRecord {
         id: session.id.clone(),
-        line: session.line,
+        line: session.index,
         task,
         trial: 1,
         result,

@@ -384,7 +384,7 @@ impl<'d> Scorer<'d> {
                 self.stats.user_turns_differing += 1;
                 if self.stats.first_turn_difference.is_none() {
                     self.stats.first_turn_difference = Some(TurnDifference {
-                        session: session.line,
+                        session: session.index,
                         task: position,
                         recorded: recorded.to_owned(),
                         dataset: g.user_message.clone(),
@@ -472,7 +472,7 @@ impl<'d> Scorer<'d> {
             nodes_total: progress_nodes as u64,
         };
         let outcome = TaskOutcome {
-            session: session.line as u32,
+            session: session.index as u32,
             position: position as u8,
             task_type,
             subtype,

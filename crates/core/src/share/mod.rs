@@ -51,7 +51,7 @@ pub const MAX_TASKS: u32 = 1_000_000;
 /// Static facts of one dataset task, as needed to encode and decode its outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskShape {
-    /// Session line index.
+    /// 0-based session index in the dataset.
     pub session: u32,
     /// Task position in its session (0..=3).
     pub position: u8,

@@ -14,7 +14,7 @@ pub fn task_shapes(dataset: &LoadedDataset) -> Vec<TaskShape> {
         for t in &s.tasks {
             let min_length = Paths::new(t).map(|p| p.min_length()).unwrap_or(0);
             out.push(TaskShape {
-                session: u32::try_from(s.line).unwrap_or(u32::MAX),
+                session: u32::try_from(s.index).unwrap_or(u32::MAX),
                 position: u8::try_from(t.position).unwrap_or(u8::MAX),
                 task_type: t.task_type,
                 subtype: t.subtype,

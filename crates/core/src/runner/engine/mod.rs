@@ -328,7 +328,7 @@ impl<'d> Engine<'d> {
         let recovered = recover_trials(stored, spec.model(), spec.dataset())?;
         let k = spec.trials();
         let index: BTreeMap<usize, usize> =
-            crate::order::map_from(sessions.iter().enumerate().map(|(i, s)| (s.line, i)));
+            crate::order::map_from(sessions.iter().enumerate().map(|(i, s)| (s.index, i)));
         let mut done: Vec<BTreeMap<(usize, usize), String>> = vec![BTreeMap::new(); k as usize];
         for ((trial, line, task), rec) in recovered {
             let selected = index
@@ -346,7 +346,7 @@ impl<'d> Engine<'d> {
             let t = trial as usize - 1;
             for (i, s) in sessions.iter().enumerate() {
                 for task in 0..s.tasks.len() {
-                    if done[t].contains_key(&(s.line, task)) {
+                    if done[t].contains_key(&(s.index, task)) {
                         resumed += 1;
                     } else {
                         jobs.push_back(Job {
@@ -851,10 +851,10 @@ impl<'d> Engine<'d> {
         };
         let key = TaskKey {
             trial: job.trial,
-            line: session.line,
+            line: session.index,
             task: job.task,
         };
-        let seed = trial_seed(job.trial, session.line, job.task);
+        let seed = trial_seed(job.trial, session.index, job.task);
         let mut ids = SeededIds::new(seed);
         match TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource) {
             Ok(machine) => {
@@ -1148,13 +1148,13 @@ impl<'d> Engine<'d> {
             return;
         };
         let result = dumps(&result, Escape::Utf8);
-        let line = record_line(&session.id, session.line, job.task, job.trial, &result);
+        let line = record_line(&session.id, session.index, job.task, job.trial, &result);
         self.events.push_back(Event::Persist(line));
         self.counters.done += 1;
         self.counters.names_correct += u64::from(names_correct);
         let t = job.trial as usize - 1;
         if let Some(d) = self.done.get_mut(t) {
-            d.insert((session.line, job.task), result);
+            d.insert((session.index, job.task), result);
         }
         self.breaker.on_other();
         self.events.push_back(Event::TaskSettled {
@@ -1181,12 +1181,12 @@ impl<'d> Engine<'d> {
             return;
         };
         let results: Option<Vec<&str>> = (0..session.tasks.len())
-            .map(|task| done.get(&(session.line, task)).map(String::as_str))
+            .map(|task| done.get(&(session.index, task)).map(String::as_str))
             .collect();
         if let Some(results) = results {
             self.events.push_back(Event::SessionComplete {
                 trial: t as u32 + 1,
-                line: session.line,
+                line: session.index,
                 result_line: session_result_line(self.spec.model(), &session.id, results),
             });
         }
@@ -1298,7 +1298,7 @@ impl<'d> Engine<'d> {
             .sessions
             .iter()
             .map(|s| SessionSlot {
-                line: s.line,
+                line: s.index,
                 id: s.id.clone(),
                 tasks: s.tasks.len(),
             })

@@ -79,7 +79,7 @@ fn gold_body(ds: &LoadedDataset, t: &Transmit, suffix: &str) -> String {
     let session = ds
         .sessions
         .iter()
-        .find(|s| s.line == key.line)
+        .find(|s| s.index == key.line)
         .unwrap_or_else(|| panic!("no session {}", key.line));
     let ctx = StepContext {
         session,
@@ -222,7 +222,7 @@ impl AsyncResponder for LoopServer<'_> {
         &'a self,
         ctx: StepContext<'a>,
     ) -> LocalFuture<'a, (Result<Reply, GaveUp>, TaskStats)> {
-        let seed = task_seed(ctx.session.line, ctx.task) ^ ((ctx.step as u64) << 48);
+        let seed = task_seed(ctx.session.index, ctx.task) ^ ((ctx.step as u64) << 48);
         let http = ProviderKind::OpenAi.build(
             &ChatRequest {
                 model: "mock/model",
@@ -241,7 +241,7 @@ impl AsyncResponder for LoopServer<'_> {
             deadline: 0.0,
             task: Some(TaskKey {
                 trial: 1,
-                line: ctx.session.line,
+                line: ctx.session.index,
                 task: ctx.task,
             }),
         };
@@ -286,7 +286,7 @@ fn checkpoint_lines_equal_the_per_task_loop_and_events_follow_the_contract() {
     // latency aside: the fake clock makes every latency 0, as the loop's ready futures do).
     for line in &lines[1..] {
         let rec = TaskRecord::from_line(line).unwrap_or_else(|| panic!("{line}"));
-        let session = ds.sessions.iter().find(|s| s.line == rec.line);
+        let session = ds.sessions.iter().find(|s| s.index == rec.line);
         let session = session.unwrap_or_else(|| panic!("session {}", rec.line));
         let run = block_on(run_task_async(session, rec.task, &LoopServer { ds: &ds }));
         assert_eq!(run.record.map(|r| r.to_line()).as_ref(), Some(line));
@@ -311,7 +311,7 @@ fn checkpoint_lines_equal_the_per_task_loop_and_events_follow_the_contract() {
         let idx = ds
             .sessions
             .iter()
-            .position(|s| s.line == *line)
+            .position(|s| s.index == *line)
             .unwrap_or(99);
         assert_eq!(assembled.get(idx), Some(&text.as_str()));
     }
@@ -362,7 +362,7 @@ fn checkpoint_lines_equal_the_per_task_loop_and_events_follow_the_contract() {
     assert_eq!(persisted.len(), 33);
     for line in &persisted[1..] {
         let rec = TaskRecord::from_line(line).unwrap_or_else(|| panic!("{line}"));
-        let session = ds.sessions.iter().find(|s| s.line == rec.line);
+        let session = ds.sessions.iter().find(|s| s.index == rec.line);
         let session = session.unwrap_or_else(|| panic!("session {}", rec.line));
         let run = crate::runner::driver::run_task(session, rec.task, &GoldAgent);
         assert_eq!(run.record.map(|r| r.to_line()).as_ref(), Some(line));
