@@ -212,35 +212,6 @@ fn row(name: &str, value: String) -> Element {
         .child(el_text("td", value))
 }
 
-/// One outcome per dataset task, in dataset order (a task the list lacks is unscored).
-fn aligned(outcomes: &[TaskOutcome], shapes: &[TaskShape]) -> Vec<TaskOutcome> {
-    let mut by_key = std::collections::HashMap::with_capacity(outcomes.len());
-    for o in outcomes {
-        by_key.entry((o.session, o.position)).or_insert(o);
-    }
-    shapes
-        .iter()
-        .map(|s| match by_key.get(&(s.session, s.position)) {
-            Some(o) => (*o).clone(),
-            None => TaskOutcome {
-                session: s.session,
-                position: s.position,
-                task_type: s.task_type,
-                subtype: s.subtype,
-                transitions: s.transitions,
-                correct: false,
-                name_correct: false,
-                optimal: false,
-                steps_logged: 0,
-                nodes_total: s.nodes_total,
-                nodes_done: 0,
-                error: None,
-                incomplete: true,
-            },
-        })
-        .collect()
-}
-
 /// The comparison link of runs `a` and `b` (single-trial runs only): the fragment
 /// without `#`.
 pub fn pair_link(input: &CompareInput, a: usize, b: usize) -> Option<String> {
@@ -258,8 +229,8 @@ pub fn pair_link(input: &CompareInput, a: usize, b: usize) -> Option<String> {
             task_count: u32::try_from(input.shapes.len()).ok()?,
         },
         detail: wildtool_core::share::pair::Detail::Full,
-        a: aligned(ta, &input.shapes),
-        b: aligned(tb, &input.shapes),
+        a: wildtool_core::report::fill_outcomes(&input.shapes, ta),
+        b: wildtool_core::report::fill_outcomes(&input.shapes, tb),
     };
     encode_pair(&pair, &input.shapes).ok()
 }

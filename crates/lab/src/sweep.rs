@@ -159,31 +159,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
 }
 
 fn data_table(t: &ChartTable) -> Element {
-    el("table")
-        .class("data-table")
-        .child(el_text("caption", t.caption.clone()))
-        .child(
-            el("thead").child(
-                el("tr").children(
-                    t.headers
-                        .iter()
-                        .map(|h| el_text("th", h.clone()).attr("scope", "col")),
-                ),
-            ),
-        )
-        .child(
-            el("tbody").children(t.rows.iter().enumerate().map(|(r, row)| {
-                el("tr")
-                    .key(format!("row-{r}"))
-                    .children(row.iter().enumerate().map(|(i, c)| {
-                        if i == 0 {
-                            el_text("th", c.clone()).attr("scope", "row")
-                        } else {
-                            el_text("td", c.clone())
-                        }
-                    }))
-            })),
-        )
+    wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
 }
 
 /// The view of a sweep: the trend test's headline, the chart with its data table, the

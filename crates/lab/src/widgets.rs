@@ -63,40 +63,12 @@ impl PageContext {
 
 /// Percent-encodes a query value (unreserved characters and `/`, `:` stay).
 pub fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/' | b':') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    wildtool_ui::encode_component(s)
 }
 
 /// A data table (first column as row headers).
 pub fn table(t: &ChartTable) -> Element {
-    el("table")
-        .class("data-table")
-        .child(el_text("caption", t.caption.clone()))
-        .child(
-            el("thead").child(
-                el("tr").children(
-                    t.headers
-                        .iter()
-                        .map(|h| el_text("th", h.clone()).attr("scope", "col")),
-                ),
-            ),
-        )
-        .child(el("tbody").children(t.rows.iter().map(|row| {
-            el("tr").children(row.iter().enumerate().map(|(i, c)| {
-                if i == 0 {
-                    el_text("th", c.clone()).attr("scope", "row")
-                } else {
-                    el_text("td", c.clone())
-                }
-            }))
-        })))
+    wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
 }
 
 /// A difference chart: the SVG, its description and its data table.

@@ -73,6 +73,50 @@ pub fn el_text(tag: &'static str, s: impl Into<String>) -> Element {
     el(tag).text(s)
 }
 
+/// A data table: a caption, column headers, and rows whose first cell heads the row (rows
+/// keyed by position).
+pub fn data_table(caption: &str, headers: &[String], rows: &[Vec<String>]) -> Element {
+    el("table")
+        .class("data-table")
+        .child(el_text("caption", caption))
+        .child(
+            el("thead").child(
+                el("tr").children(
+                    headers
+                        .iter()
+                        .map(|h| el_text("th", h.clone()).attr("scope", "col")),
+                ),
+            ),
+        )
+        .child(
+            el("tbody").children(rows.iter().enumerate().map(|(r, row)| {
+                el("tr")
+                    .key(format!("row-{r}"))
+                    .children(row.iter().enumerate().map(|(i, c)| {
+                        if i == 0 {
+                            el_text("th", c.clone()).attr("scope", "row")
+                        } else {
+                            el_text("td", c.clone())
+                        }
+                    }))
+            })),
+        )
+}
+
+/// Percent-encodes a query component of a page address (unreserved characters, `/` and
+/// `:` stay as they are).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/' | b':') {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 impl Element {
     /// Sets attribute `name` (replacing an earlier value).
     pub fn attr(mut self, name: &'static str, value: impl Into<String>) -> Self {

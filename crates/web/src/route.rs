@@ -130,15 +130,7 @@ pub fn decode_component(s: &str) -> String {
 
 /// Percent-encodes a query component.
 pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/' | b':') {
-            out.push(char::from(b));
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    crate::ui::encode_component(s)
 }
 
 /// A page address split into its parts.

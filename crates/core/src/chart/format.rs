@@ -30,6 +30,19 @@ pub fn format_percent(value: f64) -> String {
     }
 }
 
+/// A count with thousands separators (`1234567` → `1,234,567`).
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Formats an interval as `50.1–62.4%`.
 pub(crate) fn format_interval(lo: f64, hi: f64) -> String {
     format!("{:.1}–{:.1}%", lo * 100.0, hi * 100.0)

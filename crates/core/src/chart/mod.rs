@@ -27,7 +27,7 @@ mod svg;
 use serde::{Deserialize, Serialize};
 
 pub use describe::{describe, describe_line, table};
-pub use format::{escape_xml, format_percent};
+pub use format::{escape_xml, format_percent, thousands};
 pub use headline::Headline;
 
 /// One value of a series: a proportion in `0..=1` and an optional 95% interval.

@@ -107,18 +107,7 @@ pub fn level_table(doc: &SweepDoc) -> ChartTable {
     }
 }
 
-/// `12345` → `12,345`.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::chart::thousands;
 
 /// The slope's unit in words.
 fn unit(doc: &SweepDoc) -> String {

@@ -136,27 +136,7 @@ pub fn headline(id: &str, shown: &ShownRun) -> Element {
 
 /// A data table.
 pub fn table(t: &ChartTable) -> Element {
-    el("table")
-        .class("data-table")
-        .child(el_text("caption", t.caption.clone()))
-        .child(
-            el("thead").child(
-                el("tr").children(
-                    t.headers
-                        .iter()
-                        .map(|h| el_text("th", h.clone()).attr("scope", "col")),
-                ),
-            ),
-        )
-        .child(el("tbody").children(t.rows.iter().map(|row| {
-            el("tr").children(row.iter().enumerate().map(|(i, c)| {
-                if i == 0 {
-                    el_text("th", c.clone()).attr("scope", "row")
-                } else {
-                    el_text("td", c.clone())
-                }
-            }))
-        })))
+    crate::ui::data_table(&t.caption, &t.headers, &t.rows)
 }
 
 /// A chart figure: the SVG, its data table and downloads.
