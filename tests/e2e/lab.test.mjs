@@ -93,20 +93,24 @@ describe('lab module', () => {
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
     compared = { link, values: await texts(page, PAIR_IDS) };
     // A row's "side by side" link: both runs' traces of its task in two columns, each with
-    // its own verdict (A = baseline failed it, B = gold passed it) and steps.
+    // its own verdict (the row is a discordant task: gold passed it, baseline failed it)
+    // and steps. A and B are the pair's runs in the order the table names them.
+    const [nameA, nameB] = (await page.textContent('#pair-1-title')).split(' vs ');
     const sbs = await page.getAttribute('#pair-1-tasks a.pair-link', 'href');
     assert.match(sbs, /view=traces&run=[^&]+&vs=[^&]+&session=\d+&task=\d+/);
     await page.click('#pair-1-tasks a.pair-link');
-    const bothShown = () => page.waitForFunction(() => document.querySelector('#trace-pair')?.dataset.pair === 'ready'
-      && document.querySelector('#pair-a')?.dataset.verdict === 'failed'
-      && document.querySelector('#pair-b')?.dataset.verdict === 'correct', null, { timeout: 60_000 });
+    const want = nameA.startsWith('gold') ? ['correct', 'failed'] : ['failed', 'correct'];
+    const bothShown = () => page.waitForFunction(([va, vb]) => document.querySelector('#trace-pair')?.dataset.pair === 'ready'
+      && document.querySelector('#pair-a')?.dataset.verdict === va
+      && document.querySelector('#pair-b')?.dataset.verdict === vb, want, { timeout: 60_000 });
     await bothShown();
     assert.equal(await hook(page, 'view'), 'traces');
     assert.ok(page.url().includes(sbs.slice(1)), `${page.url()} names ${sbs}`);
-    assert.match(await page.textContent('#pair-a-title'), /^A · baseline/);
-    assert.match(await page.textContent('#pair-b-title'), /^B · gold/);
-    assert.match(await page.textContent('#pair-a'), /Verdict: failed · .+Step 1 ·/s);
-    assert.match(await page.textContent('#pair-b'), /Verdict: correct.+Step 1 · names correct.+Model output/s);
+    assert.equal(await page.textContent('#pair-a-title'), `A · ${nameA}`);
+    assert.equal(await page.textContent('#pair-b-title'), `B · ${nameB}`);
+    const [gold, baseline] = nameA.startsWith('gold') ? ['#pair-a', '#pair-b'] : ['#pair-b', '#pair-a'];
+    assert.match(await page.textContent(baseline), /Verdict: failed · .+Step 1 ·/s);
+    assert.match(await page.textContent(gold), /Verdict: correct.+Step 1 · names correct.+Model output/s);
     const boxes2 = async () => page.evaluate(() => ['pair-a', 'pair-b'].map((id) => {
       const r = document.getElementById(id).getBoundingClientRect();
       return { x: r.x, y: r.y, w: r.width };

@@ -280,7 +280,10 @@ fn pair_panel(state: &AppState) -> Option<Element> {
                     el("a")
                         .attr("href", single.clone())
                         .action("go", single)
-                        .text(format!("Only run {run}'s traces")),
+                        .text(format!(
+                            "Only {}'s traces",
+                            state.history.get(run).map_or(run.as_str(), |e| &e.label)
+                        )),
                 ),
             )
             .child(body),

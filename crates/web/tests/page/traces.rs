@@ -498,4 +498,31 @@ fn a_second_run_this_browser_does_not_have_says_so_in_its_column() {
         "{tb}"
     );
     assert!(!tb.contains("Step"), "never the other run's steps: {tb}");
+    // A run opened from a share link is in the history with its outcomes but no trace:
+    // its verdict, and no steps.
+    let link = b.state.shown.as_ref().unwrap().share.clone().unwrap();
+    let mut r = Browser::open(&format!("http://page/#{link}"), b.kv.clone());
+    assert_eq!(r.hook("share").as_deref(), Some("opened"));
+    let shared = r.state.shown.as_ref().unwrap().id.clone();
+    assert_ne!(shared, baseline);
+    r.act(
+        "go",
+        &format!("?view=traces&run={gold}&vs={shared}&session={s}&task={t}"),
+        "",
+    );
+    let tree = expanded(&r);
+    assert_eq!(
+        tree.by_id("pair-a").and_then(|a| a.get("data-verdict")),
+        Some("correct")
+    );
+    let bb = tree.by_id("pair-b").expect("column B");
+    assert_eq!(bb.get("data-verdict"), Some("failed"));
+    let tb = bb.text_content();
+    assert!(
+        tb.contains(&format!(
+            "No trace recorded in this browser for run {shared}."
+        )),
+        "{tb}"
+    );
+    assert!(!tb.contains("Step"), "{tb}");
 }
