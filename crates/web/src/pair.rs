@@ -2,7 +2,7 @@
 //! (`run=`) and a task; the traces view then shows both runs' traces of that task in two
 //! columns. The second run is read from the history like the shown run is (its outcomes,
 //! then its checkpoint lines or result text, scored again for its score lines); a run this
-//! browser has no records of says so in its column. The columns are rendered by the lab
+//! browser has no records of, or one made on another dataset, says so in its column. The columns are rendered by the lab
 //! module (`trace_pair`) from each run's score line of the session.
 
 use wildtool_core::outcome::TaskOutcome;
@@ -30,6 +30,8 @@ pub struct VsRun {
     job: Option<(ScoreJob, Option<String>)>,
     /// Nothing more will be read: no record of it in this browser, or no trace stored.
     pub done: bool,
+    /// Why its column shows nothing of it, when that is not the lack of a trace.
+    pub note: Option<String>,
     /// What the lab module was last asked to render.
     key: Option<String>,
 }
@@ -91,16 +93,30 @@ impl AppState {
             return Vec::new();
         };
         if self.vs.as_ref().is_none_or(|v| v.id != vs) {
-            if !self.history.loaded {
+            if !self.history.loaded || self.dataset.is_none() {
                 return Vec::new();
             }
-            let known = self.history.get(&vs).is_some();
+            let entry = self.history.get(&vs);
+            let known = entry.is_some();
+            // A run of another dataset has other tasks under these numbers.
+            let other = entry
+                .filter(|e| {
+                    self.dataset
+                        .is_some_and(|d| d.fingerprint != e.dataset_fingerprint)
+                })
+                .map(|e| {
+                    format!(
+                        "Run {vs} was made on another dataset ({}): its tasks are not this one.",
+                        e.dataset_name
+                    )
+                });
             self.vs = Some(VsRun {
                 id: vs.clone(),
-                done: !known,
+                done: !known || other.is_some(),
+                note: other,
                 ..VsRun::default()
             });
-            if known {
+            if known && self.vs.as_ref().is_some_and(|v| v.note.is_none()) {
                 return vec![Effect::KvGet(outcomes_key(&vs), GetPurpose::VsOutcomes(vs))];
             }
         }
@@ -136,6 +152,17 @@ impl AppState {
             return Vec::new();
         }
         let a_label = shown.map_or(String::new(), |r| r.label.clone());
+        let mut column_b = column(
+            &vs,
+            &b_label,
+            v.outcomes.as_deref(),
+            v.scored.as_ref(),
+            !v.done && v.scored.is_none(),
+            (s, t),
+        );
+        if let Some(note) = &v.note {
+            column_b.note = note.clone();
+        }
         let input = serde_json::to_string(&PairCall {
             position: t,
             columns: [
@@ -147,14 +174,7 @@ impl AppState {
                     a_reading,
                     (s, t),
                 ),
-                column(
-                    &vs,
-                    &b_label,
-                    v.outcomes.as_deref(),
-                    v.scored.as_ref(),
-                    !v.done && v.scored.is_none(),
-                    (s, t),
-                ),
+                column_b,
             ],
         })
         .unwrap_or_default();

@@ -525,4 +525,20 @@ fn a_second_run_this_browser_does_not_have_says_so_in_its_column() {
         "{tb}"
     );
     assert!(!tb.contains("Step"), "{tb}");
+    // A run of another dataset: its tasks are other tasks, so neither verdict nor steps.
+    let mut kv = b.kv.clone();
+    let key = format!("run/{baseline}");
+    let mut meta: serde_json::Value = serde_json::from_str(&kv[&key]).unwrap();
+    meta["dataset_fingerprint"] = "0123456789abcdef".into();
+    kv.insert(key, meta.to_string());
+    let r = Browser::open(
+        &format!("http://page/?view=traces&run={gold}&vs={baseline}&session={s}&task={t}"),
+        kv,
+    );
+    let tree = expanded(&r);
+    let bb = tree.by_id("pair-b").expect("column B");
+    assert_eq!(bb.get("data-verdict"), Some(""));
+    let tb = bb.text_content();
+    assert!(tb.contains("was made on another dataset"), "{tb}");
+    assert!(!tb.contains("Step"), "{tb}");
 }
