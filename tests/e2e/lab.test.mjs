@@ -80,7 +80,7 @@ describe('lab module', () => {
     await boxes[0].check();
     await page.waitForFunction(() => document.body.dataset.compare === 'ready');
     assert.equal(labRequests.length, loads);
-    // Each row of the per-task table names both runs' traces of its task (vs=).
+    // Each row of the per-task table opens both runs' traces of its task side by side (vs=).
     assert.match(await page.getAttribute('#pair-1-tasks a[href*="vs="]', 'href'), /view=traces&run=[^&]+&vs=[^&]+&session=\d+&task=\d+/);
     await screenshot(page, 'compare.png');
     // Copy comparison link: the clipboard gets the address the view shows.
@@ -92,6 +92,44 @@ describe('lab module', () => {
     await page.waitForFunction(() => /Comparison link copied/.test(document.getElementById('status')?.textContent || ''), null, { timeout: 10_000 });
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), link);
     compared = { link, values: await texts(page, PAIR_IDS) };
+    // A row's "side by side" link: both runs' traces of its task in two columns, each with
+    // its own verdict (the row is a discordant task: gold passed it, baseline failed it)
+    // and steps. A and B are the pair's runs in the order the table names them.
+    const [nameA, nameB] = (await page.textContent('#pair-1-title')).split(' vs ');
+    const sbs = await page.getAttribute('#pair-1-tasks a.pair-link', 'href');
+    assert.match(sbs, /view=traces&run=[^&]+&vs=[^&]+&session=\d+&task=\d+/);
+    await page.click('#pair-1-tasks a.pair-link');
+    const want = nameA.startsWith('gold') ? ['correct', 'failed'] : ['failed', 'correct'];
+    const bothShown = () => page.waitForFunction(([va, vb]) => document.querySelector('#trace-pair')?.dataset.pair === 'ready'
+      && document.querySelector('#pair-a')?.dataset.verdict === va
+      && document.querySelector('#pair-b')?.dataset.verdict === vb, want, { timeout: 60_000 });
+    await bothShown();
+    assert.equal(await hook(page, 'view'), 'traces');
+    assert.ok(page.url().includes(sbs.slice(1)), `${page.url()} names ${sbs}`);
+    assert.equal(await page.textContent('#pair-a-title'), `A · ${nameA}`);
+    assert.equal(await page.textContent('#pair-b-title'), `B · ${nameB}`);
+    const [gold, baseline] = nameA.startsWith('gold') ? ['#pair-a', '#pair-b'] : ['#pair-b', '#pair-a'];
+    assert.match(await page.textContent(baseline), /Verdict: failed · .+Step 1 ·/s);
+    assert.match(await page.textContent(gold), /Verdict: correct.+Step 1 · names correct.+Model output/s);
+    const boxes2 = async () => page.evaluate(() => ['pair-a', 'pair-b'].map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { x: r.x, y: r.y, w: r.width };
+    }));
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await page.waitForFunction(() => window.innerWidth === 1400);
+    let [a, b] = await boxes2();
+    assert.ok(b.x > a.x + a.w - 1 && Math.abs(a.y - b.y) < 2, `side by side at 1,400 px: ${JSON.stringify([a, b])}`);
+    await screenshot(page, 'lab-side-by-side-1400.png');
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.waitForFunction(() => window.innerWidth === 390);
+    [a, b] = await boxes2();
+    assert.ok(b.y >= a.y + 10, `stacked at 390 px: ${JSON.stringify([a, b])}`);
+    assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0, 'no sideways scroll at 390 px');
+    await screenshot(page, 'lab-side-by-side-390.png');
+    await page.setViewportSize({ width: 1360, height: 900 });
+    // A reload keeps it (the address names both runs and the task).
+    await page.reload();
+    await bothShown();
     assert.deepEqual(problems, []);
     await page.close();
   });

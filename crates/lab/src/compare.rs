@@ -368,30 +368,47 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
         let (s, t) = (d.session + 1, u32::from(d.position) + 1);
         let traces = match &ids {
             (Some(ia), Some(ib)) => {
-                // One link per run: its trace of this task (the address names the
-                // other run with vs=).
-                let link = |run: &str, other: &str, which: &str| {
-                    let href = input.page.address(&[
-                        ("view", "traces".to_owned()),
-                        ("run", run.to_owned()),
-                        ("vs", other.to_owned()),
-                        ("session", s.to_string()),
-                        ("task", t.to_string()),
-                    ]);
+                // Both runs' traces of this task side by side (run A with vs= run B),
+                // then one link per run to its own trace of the task.
+                let link = |run: &str, other: Option<&str>, text: &str, label: String| {
+                    let mut query = vec![("view", "traces".to_owned()), ("run", run.to_owned())];
+                    if let Some(other) = other {
+                        query.push(("vs", other.to_owned()));
+                    }
+                    query.push(("session", s.to_string()));
+                    query.push(("task", t.to_string()));
+                    let href = input.page.address(&query);
                     el("a")
                         .attr("href", href.clone())
                         .attr("data-action", "go")
                         .attr("data-arg", href)
-                        .attr(
-                            "aria-label",
-                            format!("Run {which}'s trace of session {s}, task {t}"),
-                        )
-                        .text(which)
+                        .attr("aria-label", label)
+                        .text(text)
                 };
                 el("td")
-                    .child(link(ia, ib, "A"))
+                    .child(
+                        link(
+                            ia,
+                            Some(ib),
+                            "side by side",
+                            format!("Both traces of session {s}, task {t} side by side"),
+                        )
+                        .class("pair-link"),
+                    )
                     .text(" · ")
-                    .child(link(ib, ia, "B"))
+                    .child(link(
+                        ia,
+                        None,
+                        "A",
+                        format!("Run A's trace of session {s}, task {t}"),
+                    ))
+                    .text(" · ")
+                    .child(link(
+                        ib,
+                        None,
+                        "B",
+                        format!("Run B's trace of session {s}, task {t}"),
+                    ))
             }
             _ => el_text("td", "—"),
         };
@@ -815,7 +832,8 @@ pub(crate) mod tests {
         assert!(rows
             .iter()
             .all(|r| matches!(r.get("data-class"), Some("aonly") | Some("bonly"))));
-        // Numbering from 1; the link opens both runs' traces of that task.
+        // Numbering from 1; the first link opens both runs' traces of that task side by
+        // side, the next ones each run's own.
         let first = rows[0];
         let d = pair
             .diff
@@ -839,13 +857,30 @@ pub(crate) mod tests {
             .elements()
             .into_iter()
             .filter(|e| e.tag == "a")
-            .nth(1)
+            .nth(2)
             .unwrap();
         assert_eq!(
             b_link.get("href"),
             Some(
                 format!(
-                    "?view=traces&run=run-b&vs=run-a&session={}&task={}",
+                    "?view=traces&run=run-b&session={}&task={}",
+                    d.session + 1,
+                    d.position + 1
+                )
+                .as_str()
+            )
+        );
+        let a_link = first
+            .elements()
+            .into_iter()
+            .filter(|e| e.tag == "a")
+            .nth(1)
+            .unwrap();
+        assert_eq!(
+            a_link.get("href"),
+            Some(
+                format!(
+                    "?view=traces&run=run-a&session={}&task={}",
                     d.session + 1,
                     d.position + 1
                 )

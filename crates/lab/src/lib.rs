@@ -100,6 +100,8 @@ calls! {
     trace_search_texts => crate::trace::search_texts;
     /// The dashboard's glossary (see [`trace::glossary_view`]).
     glossary_view => crate::trace::glossary_view;
+    /// One task's traces of two runs side by side (see [`trace::pair_view`]).
+    trace_pair => crate::trace::pair_view;
 }
 
 #[cfg(test)]
@@ -120,7 +122,8 @@ mod tests {
                 "leaderboard_view",
                 "trace_step",
                 "trace_search_texts",
-                "glossary_view"
+                "glossary_view",
+                "trace_pair"
             ]
         );
         let e = call("no_such_call", "{}").unwrap_err();

@@ -4,11 +4,15 @@
 //! candidates accepted at the step (numbered from 1, the closest one said), and the
 //! messages the model saw. Also the text a trace search looks through, for every task of a
 //! run ([`search_texts`]), and the dashboard's glossary (the core's `report::glossary`),
-//! shown when it is unfolded.
+//! shown when it is unfolded. And one task's traces of two runs side by side
+//! ([`pair_view`]): each column the run's label, its verdict on the task and every step
+//! rendered as an opened step is.
 
 use serde::Deserialize;
 use wildtool_core::trace::diff::{closest, pretty, Mark, Piece};
-use wildtool_core::trace::{read_step, session_digests, Call, Message, Step};
+use wildtool_core::trace::{
+    read_step, session_digests, step_text, task_trace, Call, Message, Step, TaskTrace,
+};
 use wildtool_ui::{el, el_text, Element, Node};
 
 use crate::{read, LabError};
@@ -25,6 +29,131 @@ pub fn step_view(input: &str) -> Result<String, LabError> {
     let input: StepInput = read(input)?;
     let step = read_step(&input.step).ok_or_else(|| LabError::Input("not a logged step".into()))?;
     Ok(render(&step).to_json())
+}
+
+/// One column of traces side by side: a run and what the page knows of its trace of the
+/// task.
+#[derive(Debug, Deserialize)]
+pub struct PairColumn {
+    /// The run's label.
+    pub label: String,
+    /// The run's verdict on the task: `correct`, `failed` or `unscored` (empty when its
+    /// outcomes are not read).
+    pub verdict: String,
+    /// The error class of a failed task (the taxonomy chart's column title).
+    #[serde(default)]
+    pub class: String,
+    /// The session's score line, when the run's records are read.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// What to say when there is no line.
+    #[serde(default)]
+    pub note: String,
+}
+
+/// What the page sends for traces side by side: the task (0-based) and the columns, run
+/// A's first.
+#[derive(Debug, Deserialize)]
+pub struct PairInput {
+    /// Task position in its session, 0-based.
+    pub position: usize,
+    /// Run A, then run B.
+    pub columns: Vec<PairColumn>,
+}
+
+/// One task's traces of two runs side by side (wire JSON of a `div`): per run its label,
+/// its verdict (correct, the error class, or incomplete) and every step as an opened step
+/// shows it ([`render`]).
+pub fn pair_view(input: &str) -> Result<String, LabError> {
+    let input: PairInput = read(input)?;
+    let mut out = el("div").class("pair-cols");
+    for (c, which) in input.columns.iter().zip(["a", "b"]) {
+        out = out.child(pair_column(c, which, input.position));
+    }
+    Ok(out.to_json())
+}
+
+fn pair_column(c: &PairColumn, which: &str, position: usize) -> Element {
+    let id = format!("pair-{which}");
+    let (verdict, text) = match c.verdict.as_str() {
+        "correct" => ("correct", "correct".to_owned()),
+        "failed" if c.class.is_empty() => ("failed", "failed".to_owned()),
+        "failed" => ("failed", format!("failed · {}", c.class)),
+        "unscored" => ("unscored", "incomplete (not scored)".to_owned()),
+        _ => ("", String::new()),
+    };
+    let mut col = el("section")
+        .class("pair-col")
+        .id(id.clone())
+        .attr("aria-labelledby", format!("{id}-title"))
+        .attr("data-verdict", verdict)
+        .child(el("h3").id(format!("{id}-title")).text(format!(
+            "{} · {}",
+            which.to_uppercase(),
+            c.label
+        )));
+    if !verdict.is_empty() {
+        col = col.child(
+            el("p")
+                .class("pair-verdict")
+                .text("Verdict: ")
+                .child(el_text("strong", text).class(format!("badge v-{verdict}"))),
+        );
+    }
+    let Some(line) = &c.line else {
+        return col.child(el_text("p", c.note.clone()).class("muted pair-note"));
+    };
+    match task_trace(line, position) {
+        TaskTrace::SessionError(e) => col.child(
+            el_text("p", format!("The session's result is an error string: {e}"))
+                .class("verdict error"),
+        ),
+        TaskTrace::Missing => {
+            col.child(el_text("p", "No trace recorded for this task.").class("muted pair-note"))
+        }
+        TaskTrace::Steps {
+            label,
+            names,
+            optimal,
+            steps,
+        } => {
+            col = col.child(el_text(
+                "p",
+                format!(
+                    "Label {label} · names {names} · optimal {} · {}",
+                    if optimal { "yes" } else { "no" },
+                    plural(steps.len(), "step")
+                ),
+            ));
+            for (k, h) in steps.iter().enumerate() {
+                let dash = |x: &str| {
+                    if x.is_empty() {
+                        "—".to_owned()
+                    } else {
+                        x.to_owned()
+                    }
+                };
+                let v = if h.correct { "correct" } else { "error" };
+                let mut step = el("div")
+                    .class(format!("pair-step verdict-{v}"))
+                    .child(el_text(
+                        "h4",
+                        format!(
+                            "Step {} · names {} · arguments {}",
+                            k + 1,
+                            dash(&h.names),
+                            dash(&h.arguments)
+                        ),
+                    ));
+                step = match step_text(line, position, k).as_deref().and_then(read_step) {
+                    Some(s) => step.child(render(&s)),
+                    None => step.child(el_text("p", "This step cannot be read.").class("muted")),
+                };
+                col = col.child(step);
+            }
+            col
+        }
+    }
 }
 
 /// The search text of every task of a run. The input holds one record per line, a session
@@ -272,6 +401,41 @@ mod tests {
             .filter(|e| e.tag == "dt")
             .count();
         assert_eq!(terms, wildtool_core::report::glossary::GLOSSARY.len());
+    }
+
+    #[test]
+    fn two_runs_of_a_task_side_by_side_show_their_own_verdicts_and_steps() {
+        let line = format!(
+            r#"{{"id": "wild_tool_bench_3", "results": [{{"label": "error", "inference_log": {{"step_0": {}}}}}]}}"#,
+            STEP
+        );
+        let input = serde_json::json!({
+            "position": 0,
+            "columns": [
+                {"label": "model one", "verdict": "failed", "class": "Param Value Error", "line": line},
+                {"label": "model two", "verdict": "", "note": "No trace recorded in this browser for run r2."}
+            ]
+        });
+        let tree = wildtool_ui::wire::parse(&pair_view(&input.to_string()).unwrap()).unwrap();
+        let a = tree.by_id("pair-a").expect("column A");
+        assert_eq!(a.get("data-verdict"), Some("failed"));
+        let text = a.text_content();
+        assert!(text.contains("A · model one"), "{text}");
+        assert!(text.contains("failed · Param Value Error"), "{text}");
+        assert!(
+            text.contains("Step 1 · names correct · arguments error"),
+            "{text}"
+        );
+        assert!(text.contains("get_stock_price"), "{text}");
+        let b = tree.by_id("pair-b").expect("column B");
+        assert_eq!(b.get("data-verdict"), Some(""));
+        let text = b.text_content();
+        assert!(text.contains("No trace recorded in this browser for run r2."));
+        assert!(
+            !text.contains("get_stock_price"),
+            "never the other run's steps"
+        );
+        assert!(pair_view("{}").is_err());
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod lab;
 pub mod links;
 pub mod live;
 pub mod msg;
+pub mod pair;
 pub mod route;
 pub mod scoring;
 pub mod settings;

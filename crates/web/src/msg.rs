@@ -55,6 +55,8 @@ pub enum ListPurpose {
     Open(String),
     /// A run's stored checkpoint lines, to export them (history id).
     ExportCheckpoint(String),
+    /// The second run's stored checkpoint lines, for traces side by side (history id).
+    Vs(String),
 }
 
 /// What a key-value read is for.
@@ -70,6 +72,10 @@ pub enum GetPurpose {
     LabOutcomes(String),
     /// A run's outcomes of every trial (history id), for its repeated-trials panel.
     LabTrials(String),
+    /// The second run's outcomes (history id), for traces side by side.
+    VsOutcomes(String),
+    /// The second run's stored result text (history id), for traces side by side.
+    VsResultText(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -96,6 +102,8 @@ pub enum LabPurpose {
     Trials,
     /// The ranked leaderboard on the dashboard.
     Leaderboard,
+    /// One task's traces of two runs side by side.
+    TracePair,
 }
 
 /// What a request beside the run's own is for.

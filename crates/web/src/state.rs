@@ -165,6 +165,8 @@ pub struct AppState {
     pub lab: crate::lab::LabState,
     /// Generated suites and sweeps.
     pub gen: crate::generator::GenState,
+    /// The second run of traces side by side (the address's `vs=`).
+    pub vs: Option<crate::pair::VsRun>,
 }
 
 impl AppState {
@@ -254,6 +256,7 @@ impl AppState {
             cut: None,
             lab: crate::lab::LabState::default(),
             gen: crate::generator::GenState::default(),
+            vs: None,
         }
     }
 
@@ -336,6 +339,7 @@ impl AppState {
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
         fx.extend(self.search_refresh());
+        fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
         fx
     }
@@ -798,6 +802,10 @@ impl AppState {
         let mut fx = self.upload_continue(now);
         fx.extend(self.run_continue_scoring(now));
         fx.extend(self.rescore_continue(now));
+        fx.extend(self.vs_continue(now));
+        // One wake-up continues every job.
+        let mut woken = false;
+        fx.retain(|e| !matches!(e, Effect::ContinueSoon) || !std::mem::replace(&mut woken, true));
         fx
     }
 
@@ -828,6 +836,7 @@ impl AppState {
             ListPurpose::Resume(id) => self.resume_with(&id, entries, now),
             ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),
             ListPurpose::ExportCheckpoint(id) => self.export_checkpoint(&id, entries),
+            ListPurpose::Vs(id) => self.vs_records_arrived(&id, entries),
         }
     }
 
@@ -841,6 +850,8 @@ impl AppState {
             GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
             GetPurpose::LabOutcomes(id) => self.lab_outcomes_arrived(&id, value),
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
+            GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
+            GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
         }
     }
 

@@ -234,6 +234,51 @@ pub fn class_links(shown: &ShownRun) -> Option<Element> {
     })
 }
 
+/// Both runs' traces of the task the address names side by side (its `vs=`), rendered
+/// by the lab module; `data-pair` is `ready` once the columns are drawn.
+fn pair_panel(state: &AppState) -> Option<Element> {
+    let r = &state.route;
+    let (Some(run), Some(_), Some(s), Some(t)) = (&r.run, &r.vs, r.session, r.task) else {
+        return None;
+    };
+    let p = LabPurpose::TracePair;
+    let (ready, body) = match state.lab.answer(p) {
+        Some(Ok(json)) => (!state.lab.busy(p), el("div").child(Node::Raw(json.clone()))),
+        Some(Err(e)) => (true, el_text("p", e.clone()).class("verdict error")),
+        None => (false, el_text("p", "Reading both traces…").class("muted")),
+    };
+    let single = crate::route::Route {
+        vs: None,
+        step: None,
+        ..r.clone()
+    }
+    .to_query(&state.keep_query);
+    Some(
+        el("section")
+            .id("trace-pair")
+            .class("panel trace-pair")
+            .attr("aria-labelledby", "trace-pair-title")
+            .attr("data-pair", if ready { "ready" } else { "busy" })
+            .child(heading(
+                "h2",
+                "trace-pair-title",
+                &format!("Session {} · Task {} side by side", s + 1, t + 1),
+            ))
+            .child(
+                el("p").child(
+                    el("a")
+                        .attr("href", single.clone())
+                        .action("go", single)
+                        .text(format!(
+                            "Only {}'s traces",
+                            state.history.get(run).map_or(run.as_str(), |e| &e.label)
+                        )),
+                ),
+            )
+            .child(body),
+    )
+}
+
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
     let section = el("section")
@@ -243,6 +288,7 @@ pub fn view(state: &AppState) -> Element {
     let Some(shown) = &state.shown else {
         return section
             .child(heading("h1", "traces-title", "Traces"))
+            .child_opt(pair_panel(state))
             .child(el_text("p", "Traces come from a run in this page or an uploaded result file (share links carry no traces).").class("muted").id("trace-empty"));
     };
     let t = &state.traces;
@@ -351,6 +397,7 @@ pub fn view(state: &AppState) -> Element {
                     shown.label
                 ))),
         )
+        .child_opt(pair_panel(state))
         .child(filters)
         .child_opt(run_digests(shown).filter(|d| !d.texts).map(|_| {
             el_text("p", "Reading the logs for search… (until then the search sees sessions, types and classes only)").class("muted").id("trace-reading")

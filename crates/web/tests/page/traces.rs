@@ -405,3 +405,140 @@ fn the_dashboard_explains_every_metric() {
         "{p:?}"
     );
 }
+
+/// The first task the baseline fails (the gold agent passes every task).
+fn failed_by(b: &Browser, id: &str) -> wildtool_core::outcome::TaskOutcome {
+    let outcomes: Vec<wildtool_core::outcome::TaskOutcome> =
+        serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap();
+    outcomes
+        .into_iter()
+        .find(|o| !o.correct && !o.incomplete)
+        .expect("a failed task")
+}
+
+#[test]
+fn two_runs_of_a_task_side_by_side_each_with_its_own_verdict_and_steps() {
+    let (mut b, gold, baseline) = gold_and_baseline();
+    let o = failed_by(&b, &baseline);
+    let (s, t) = (o.session + 1, o.position + 1);
+    // The comparison table's row links to both traces side by side.
+    b.act("nav", "compare", "");
+    b.act("compare-pick", &gold, "true");
+    b.act("compare-pick", &baseline, "true");
+    let tree = expanded(&b);
+    let href = format!("?view=traces&run={gold}&vs={baseline}&session={s}&task={t}");
+    let link = tree
+        .elements()
+        .into_iter()
+        .find(|e| e.tag == "a" && e.get("href") == Some(href.as_str()))
+        .expect("a side-by-side link for the task");
+    assert_eq!(link.text_content(), "side by side");
+    b.act("go", &href, "");
+    assert_eq!(b.hook("view").as_deref(), Some("traces"));
+    assert_eq!(b.state.route.vs.as_deref(), Some(baseline.as_str()));
+    assert!(b
+        .urls
+        .last()
+        .is_some_and(|u| u.contains(&format!("vs={baseline}"))));
+    let check = |b: &Browser| {
+        let tree = expanded(b);
+        let pair = tree.by_id("trace-pair").expect("the side-by-side panel");
+        assert_eq!(pair.get("data-pair"), Some("ready"));
+        let a = tree.by_id("pair-a").expect("column A");
+        let bb = tree.by_id("pair-b").expect("column B");
+        assert_eq!(a.get("data-verdict"), Some("correct"));
+        assert_eq!(bb.get("data-verdict"), Some("failed"));
+        let (ta, tb) = (a.text_content(), bb.text_content());
+        let label = |id: &str| b.state.history.get(id).unwrap().label.clone();
+        assert!(ta.contains(&format!("A · {}", label(&gold))), "{ta:.200}");
+        assert!(
+            tb.contains(&format!("B · {}", label(&baseline))),
+            "{tb:.200}"
+        );
+        let class = o.error.unwrap().default_column().as_str();
+        assert!(tb.contains(&format!("failed · {class}")), "{tb:.300}");
+        // Each column shows its own run's steps as an opened step shows them.
+        assert!(ta.contains("Step 1 · names correct"), "{ta:.400}");
+        assert!(ta.contains("Verdict: correct"), "{ta:.400}");
+        assert!(tb.contains("Step 1 ·"), "{tb:.400}");
+        assert!(tb.contains("Model output"), "{tb:.400}");
+        assert_ne!(ta, tb);
+    };
+    check(&b);
+    // A reload keeps it (the address names both runs).
+    let r = Browser::open(&format!("http://page/{href}"), b.kv.clone());
+    assert_eq!(r.hook("view").as_deref(), Some("traces"));
+    check(&r);
+    // Back leaves it, Forward brings it back.
+    b.deliver(Msg::PopState("http://page/?view=compare".into()));
+    b.settle();
+    assert!(b.frame().root.by_id("trace-pair").is_none());
+    b.deliver(Msg::PopState(format!("http://page/{href}")));
+    b.settle();
+    check(&b);
+}
+
+#[test]
+fn a_second_run_this_browser_does_not_have_says_so_in_its_column() {
+    let (b, gold, baseline) = gold_and_baseline();
+    let o = failed_by(&b, &baseline);
+    let (s, t) = (o.session + 1, o.position + 1);
+    let r = Browser::open(
+        &format!("http://page/?view=traces&run={gold}&vs=run-elsewhere&session={s}&task={t}"),
+        b.kv.clone(),
+    );
+    let tree = expanded(&r);
+    let a = tree.by_id("pair-a").expect("column A");
+    assert_eq!(a.get("data-verdict"), Some("correct"));
+    let bb = tree.by_id("pair-b").expect("column B");
+    assert_eq!(bb.get("data-verdict"), Some(""));
+    let tb = bb.text_content();
+    assert!(
+        tb.contains("No trace recorded in this browser for run run-elsewhere."),
+        "{tb}"
+    );
+    assert!(!tb.contains("Step"), "never the other run's steps: {tb}");
+    // A run opened from a share link is in the history with its outcomes but no trace:
+    // its verdict, and no steps.
+    let link = b.state.shown.as_ref().unwrap().share.clone().unwrap();
+    let mut r = Browser::open(&format!("http://page/#{link}"), b.kv.clone());
+    assert_eq!(r.hook("share").as_deref(), Some("opened"));
+    let shared = r.state.shown.as_ref().unwrap().id.clone();
+    assert_ne!(shared, baseline);
+    r.act(
+        "go",
+        &format!("?view=traces&run={gold}&vs={shared}&session={s}&task={t}"),
+        "",
+    );
+    let tree = expanded(&r);
+    assert_eq!(
+        tree.by_id("pair-a").and_then(|a| a.get("data-verdict")),
+        Some("correct")
+    );
+    let bb = tree.by_id("pair-b").expect("column B");
+    assert_eq!(bb.get("data-verdict"), Some("failed"));
+    let tb = bb.text_content();
+    assert!(
+        tb.contains(&format!(
+            "No trace recorded in this browser for run {shared}."
+        )),
+        "{tb}"
+    );
+    assert!(!tb.contains("Step"), "{tb}");
+    // A run of another dataset: its tasks are other tasks, so neither verdict nor steps.
+    let mut kv = b.kv.clone();
+    let key = format!("run/{baseline}");
+    let mut meta: serde_json::Value = serde_json::from_str(&kv[&key]).unwrap();
+    meta["dataset_fingerprint"] = "0123456789abcdef".into();
+    kv.insert(key, meta.to_string());
+    let r = Browser::open(
+        &format!("http://page/?view=traces&run={gold}&vs={baseline}&session={s}&task={t}"),
+        kv,
+    );
+    let tree = expanded(&r);
+    let bb = tree.by_id("pair-b").expect("column B");
+    assert_eq!(bb.get("data-verdict"), Some(""));
+    let tb = bb.text_content();
+    assert!(tb.contains("was made on another dataset"), "{tb}");
+    assert!(!tb.contains("Step"), "{tb}");
+}
