@@ -34,6 +34,8 @@ pub struct VsRun {
     pub note: Option<String>,
     /// What the lab module was last asked to render.
     key: Option<String>,
+    /// A column of that rendering was still being read (its trace not final yet).
+    pub reading: bool,
 }
 
 /// One column of the lab module's `PairInput`.
@@ -152,12 +154,13 @@ impl AppState {
             return Vec::new();
         }
         let a_label = shown.map_or(String::new(), |r| r.label.clone());
+        let b_reading = !v.done && v.scored.is_none();
         let mut column_b = column(
             &vs,
             &b_label,
             v.outcomes.as_deref(),
             v.scored.as_ref(),
-            !v.done && v.scored.is_none(),
+            b_reading,
             (s, t),
         );
         if let Some(note) = &v.note {
@@ -188,6 +191,7 @@ impl AppState {
         }
         if let Some(v) = self.vs.as_mut() {
             v.key = Some(key);
+            v.reading = a_reading || b_reading;
         }
         self.lab_call(TRACE_PAIR, input, LabPurpose::TracePair)
     }

@@ -235,7 +235,8 @@ pub fn class_links(shown: &ShownRun) -> Option<Element> {
 }
 
 /// Both runs' traces of the task the address names side by side (its `vs=`), rendered
-/// by the lab module; `data-pair` is `ready` once the columns are drawn.
+/// by the lab module; `data-pair` is `ready` once both columns are drawn with what they
+/// will show (no column still reading its trace).
 fn pair_panel(state: &AppState) -> Option<Element> {
     let r = &state.route;
     let (Some(run), Some(_), Some(s), Some(t)) = (&r.run, &r.vs, r.session, r.task) else {
@@ -243,7 +244,10 @@ fn pair_panel(state: &AppState) -> Option<Element> {
     };
     let p = LabPurpose::TracePair;
     let (ready, body) = match state.lab.answer(p) {
-        Some(Ok(json)) => (!state.lab.busy(p), el("div").child(Node::Raw(json.clone()))),
+        Some(Ok(json)) => (
+            !state.lab.busy(p) && !state.vs.as_ref().is_some_and(|v| v.reading),
+            el("div").child(Node::Raw(json.clone())),
+        ),
         Some(Err(e)) => (true, el_text("p", e.clone()).class("verdict error")),
         None => (false, el_text("p", "Reading both traces…").class("muted")),
     };

@@ -463,6 +463,8 @@ fn two_runs_of_a_task_side_by_side_each_with_its_own_verdict_and_steps() {
         assert!(tb.contains("Step 1 ·"), "{tb:.400}");
         assert!(tb.contains("Model output"), "{tb:.400}");
         assert_ne!(ta, tb);
+        // Ready means final: neither column is still reading its trace.
+        assert!(!format!("{ta}{tb}").contains("Reading the trace"));
     };
     check(&b);
     // A reload keeps it (the address names both runs).
