@@ -9,50 +9,38 @@ log() { printf '[build-web] %s\n' "$*" >&2; }
 
 bash scripts/setup.sh
 
-# Compile, bind, optimise.
+# Compile, bind, optimise: one function for the three modules.
 # The wasm-release profile optimises for size (the native CLI's release profile for speed);
-# the page module is built at opt-level "z" (about 40 KB gzip smaller than "s", which
-# keeps the app shell inside its budget; scoring speed in the page is measured by the
-# end-to-end upload test).
-log "cargo build wildtool-web (wasm32, wasm-release, opt-level z)"
-cargo build -p wildtool-web --target wasm32-unknown-unknown --profile wasm-release \
-  --config 'profile.wasm-release.opt-level="z"'
+# the modules are built at opt-level "z" (about 40 KB gzip smaller than "s" for the page,
+# which keeps the app shell inside its budget; scoring speed in the page is measured by the
+# end-to-end upload test). The wasm-opt features are exactly those rustc enables by default
+# for wasm32-unknown-unknown (the module's target_features section; see
+# `wasm-opt --detect-features --print-features`).
+build_module() {
+  local crate=$1 out_dir=$2 out_name=$3
+  shift 3
+  log "cargo build $crate (wasm32, wasm-release, opt-level z)"
+  cargo build -p "$crate" --target wasm32-unknown-unknown --profile wasm-release \
+    --config 'profile.wasm-release.opt-level="z"'
+  wasm-bindgen --target web --no-typescript --out-dir "$out_dir" --out-name "$out_name" \
+    "target/wasm32-unknown-unknown/wasm-release/${crate//-/_}.wasm"
+  node_modules/.bin/wasm-opt -Oz "$@" \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    --enable-bulk-memory-opt --enable-call-indirect-overlong \
+    "$out_dir/${out_name}_bg.wasm" -o "$out_dir/${out_name}_bg.wasm"
+}
+
 rm -rf www/pkg
-wasm-bindgen --target web --no-typescript --out-dir www/pkg --out-name wildtool \
-  target/wasm32-unknown-unknown/wasm-release/wildtool_web.wasm
-# Exactly the features rustc enables by default for wasm32-unknown-unknown (the
-# module's target_features section; see `wasm-opt --detect-features --print-features`).
-# The app shell is optimised until a pass no longer shrinks it (--converge: about 1.7 KB
-# gzip smaller than one -Oz, a minute more of build time).
-node_modules/.bin/wasm-opt -Oz --converge \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --enable-bulk-memory-opt --enable-call-indirect-overlong \
-  www/pkg/wildtool_bg.wasm -o www/pkg/wildtool_bg.wasm
+# The app shell, optimised until a pass no longer shrinks it (--converge: about 1.7 KB gzip
+# smaller than one -Oz, a minute more of build time).
+build_module wildtool-web www/pkg wildtool --converge
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).
-log "cargo build wildtool-jieba (wasm32, wasm-release)"
-cargo build -p wildtool-jieba --target wasm32-unknown-unknown --profile wasm-release \
-  --config 'profile.wasm-release.opt-level="z"'
-wasm-bindgen --target web --no-typescript --out-dir www/pkg/jieba --out-name wildtool_jieba \
-  target/wasm32-unknown-unknown/wasm-release/wildtool_jieba.wasm
-node_modules/.bin/wasm-opt -Oz \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --enable-bulk-memory-opt --enable-call-indirect-overlong \
-  www/pkg/jieba/wildtool_jieba_bg.wasm -o www/pkg/jieba/wildtool_jieba_bg.wasm
-# The lab module (comparisons, trials, leaderboard table, generator, sweeps), loaded the
-# first time the page needs one of its calls (not part of the app shell).
-log "cargo build wildtool-lab (wasm32, wasm-release)"
-cargo build -p wildtool-lab --target wasm32-unknown-unknown --profile wasm-release \
-  --config 'profile.wasm-release.opt-level="z"'
-wasm-bindgen --target web --no-typescript --out-dir www/pkg/lab --out-name wildtool_lab \
-  target/wasm32-unknown-unknown/wasm-release/wildtool_lab.wasm
-node_modules/.bin/wasm-opt -Oz \
-  --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-  --enable-mutable-globals --enable-reference-types --enable-multivalue \
-  --enable-bulk-memory-opt --enable-call-indirect-overlong \
-  www/pkg/lab/wildtool_lab_bg.wasm -o www/pkg/lab/wildtool_lab_bg.wasm
+build_module wildtool-jieba www/pkg/jieba wildtool_jieba
+# The lab module (comparisons, trials, leaderboard table, generator, sweeps, trace steps),
+# loaded the first time the page needs one of its calls (not part of the app shell).
+build_module wildtool-lab www/pkg/lab wildtool_lab
 
 # Reference data the page loads at run time (not part of the app shell; gitignored copies):
 # the bundled suite, the published leaderboard and jieba's dictionary (fetched only when a

@@ -61,10 +61,7 @@ impl PageContext {
     }
 }
 
-/// Percent-encodes a query value (unreserved characters and `/`, `:` stay).
-pub fn encode(s: &str) -> String {
-    wildtool_ui::encode_component(s)
-}
+pub use wildtool_ui::encode_component as encode;
 
 /// A data table (first column as row headers).
 pub fn table(t: &ChartTable) -> Element {

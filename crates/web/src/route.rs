@@ -128,10 +128,7 @@ pub fn decode_component(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Percent-encodes a query component.
-pub fn encode_component(s: &str) -> String {
-    crate::ui::encode_component(s)
-}
+pub use crate::ui::encode_component;
 
 /// A page address split into its parts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -2,13 +2,8 @@
 
 use super::describe::describe;
 use super::format::{format_interval, format_percent, shorten, text_width};
-use super::svg::{colour, legend, Anchor, Svg};
+use super::svg::{colour, legend, Anchor, Svg, AXIS, GRID, MUTED, TICKS};
 use super::{safe_id, ChartSpec, Layout, Orientation, Point};
-
-const TICKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
-const GRID: &str = "#e3e3e3";
-const AXIS: &str = "#555555";
-const MUTED: &str = "#6b6b6b";
 
 /// Tooltip for one bar: "Series — Category: 56.3% (95% CI …)".
 /// Vertical grid lines with percent ticks under a horizontal plot, and the value-axis
@@ -257,20 +252,7 @@ fn vertical(spec: &ChartSpec, lay: Layout) -> String {
     if let Some(names) = &names {
         legend(&mut svg, names, 38.0, width);
     }
-    for t in TICKS {
-        let y = bottom - t * plot_h;
-        svg.line(left, y, left + plot_w, y, GRID, 1.0);
-        svg.text(
-            left - 6.0,
-            y + 4.0,
-            Anchor::End,
-            11.0,
-            MUTED,
-            false,
-            &format_percent(t).replace(".0%", "%"),
-        );
-    }
-    svg.line(left, bottom, left + plot_w, bottom, AXIS, 1.0);
+    svg.value_grid(left, plot_w, bottom, plot_h);
     if !spec.value_axis.is_empty() {
         svg.text_rotated(14.0, top + plot_h / 2.0, -90.0, 12.0, &spec.value_axis);
     }

@@ -7,13 +7,11 @@ use std::fmt::Write as _;
 
 use super::format::{escape_xml, shorten, text_width};
 use super::palette::{marker_svg, series_style};
-use super::svg::{num, Anchor, Svg};
+use super::svg::{num, Anchor, Svg, GRID, MUTED};
 use super::{safe_id, ChartTable, Layout};
 use serde::{Deserialize, Serialize};
 
 const WIDTH: f64 = 640.0;
-const GRID: &str = "#e3e3e3";
-const MUTED: &str = "#6b6b6b";
 const NICE: [f64; 8] = [0.02, 0.05, 0.1, 0.2, 0.25, 0.5, 0.75, 1.0];
 
 /// One difference: estimate and interval, as proportions in `-1..=1`.

@@ -7,15 +7,10 @@
 use std::fmt::Write as _;
 
 use super::describe::describe_line;
-use super::format::{escape_xml, format_percent, shorten};
+use super::format::{escape_xml, shorten};
 use super::palette::{marker_svg, series_style};
 use super::svg::{legend, num, Anchor, Svg};
 use super::{safe_id, ChartSpec, Layout};
-
-const TICKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
-const GRID: &str = "#e3e3e3";
-const AXIS: &str = "#555555";
-const MUTED: &str = "#6b6b6b";
 
 /// Renders `spec` as a line chart.
 pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
@@ -44,20 +39,7 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     let slot = plot_w / n_cat as f64;
     let x_of = |i: usize| left + slot * (i as f64 + 0.5);
     let y_of = |v: f64| bottom - v * plot_h;
-    for t in TICKS {
-        let y = y_of(t);
-        svg.line(left, y, left + plot_w, y, GRID, 1.0);
-        svg.text(
-            left - 6.0,
-            y + 4.0,
-            Anchor::End,
-            11.0,
-            MUTED,
-            false,
-            &format_percent(t).replace(".0%", "%"),
-        );
-    }
-    svg.line(left, bottom, left + plot_w, bottom, AXIS, 1.0);
+    svg.value_grid(left, plot_w, bottom, plot_h);
     let label_chars = ((slot - 4.0) / (12.0 * 0.56)).floor().max(3.0) as usize;
     for (i, cat) in spec.categories.iter().enumerate() {
         svg.group_open(cat);

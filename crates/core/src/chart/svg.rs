@@ -1,7 +1,16 @@
 //! A tiny SVG writer: every piece of text goes through [`escape_xml`].
 
-use super::format::escape_xml;
+use super::format::{escape_xml, format_percent};
 use std::fmt::Write as _;
+
+/// Grid lines.
+pub(crate) const GRID: &str = "#e3e3e3";
+/// Axis lines.
+pub(crate) const AXIS: &str = "#555555";
+/// Tick labels and secondary text.
+pub(crate) const MUTED: &str = "#6b6b6b";
+/// The value axis's ticks (proportions).
+pub(crate) const TICKS: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 
 /// Text colour with enough contrast on top of a series colour: black or white, whichever
 /// contrasts more (WCAG 2.x contrast ratios, worked out for the palette's colours).
@@ -90,6 +99,25 @@ impl Svg {
             }
             None => self.out.push_str("/>"),
         }
+    }
+
+    /// The vertical value axis of a 0–100% plot: a grid line and a label per tick, and the
+    /// baseline.
+    pub(crate) fn value_grid(&mut self, left: f64, plot_w: f64, bottom: f64, plot_h: f64) {
+        for t in TICKS {
+            let y = bottom - t * plot_h;
+            self.line(left, y, left + plot_w, y, GRID, 1.0);
+            self.text(
+                left - 6.0,
+                y + 4.0,
+                Anchor::End,
+                11.0,
+                MUTED,
+                false,
+                &format_percent(t).replace(".0%", "%"),
+            );
+        }
+        self.line(left, bottom, left + plot_w, bottom, AXIS, 1.0);
     }
 
     /// A straight line.
