@@ -21,7 +21,7 @@ use super::value::{Map, PyInt, Value};
 pub const MAX_DEPTH: usize = 1000;
 
 /// CPython's default `sys.get_int_max_str_digits()`.
-const MAX_INT_DIGITS: usize = 4300;
+pub(crate) const MAX_INT_DIGITS: usize = 4300;
 
 /// Objects with more members than this get a hash index for duplicate-key detection.
 const INDEX_THRESHOLD: usize = 16;
@@ -33,10 +33,51 @@ const INDEX_THRESHOLD: usize = 16;
 /// accepted; a duplicate key keeps its first position and takes the last value; only
 /// `" \t\n\r"` may surround tokens. Errors carry Python's message and position.
 pub fn loads(text: &str) -> Result<Value, JsonError> {
+    parse_with(text, &[])
+}
+
+/// One step of a [`loads_deferring`] path: what the key or index of a container on the
+/// way must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStep<'a> {
+    /// A member with this key.
+    Key(&'a str),
+    /// A member with one of these keys.
+    AnyOf(&'a [&'a str]),
+    /// A member whose key starts with this.
+    Prefix(&'a str),
+    /// Any item of an array.
+    AnyIndex,
+}
+
+impl PathStep<'_> {
+    fn matches(&self, frame: &Frame) -> bool {
+        match (self, frame) {
+            (PathStep::Key(k), Frame::Object(f)) => f.key == *k,
+            (PathStep::AnyOf(keys), Frame::Object(f)) => keys.iter().any(|k| f.key == *k),
+            (PathStep::Prefix(p), Frame::Object(f)) => f.key.starts_with(p),
+            (PathStep::AnyIndex, Frame::Array(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// [`loads`], except that the arrays and objects found at `path` (one [`PathStep`] per
+/// enclosing container, outermost first) are kept as [`Value::Raw`] (their validated
+/// text) where that is exact: when they hold no duplicate keys and no key with an escape.
+/// The result is accepted, refused (with the same error) and written by
+/// [`dumps`](super::dumps) exactly as [`loads`]'s; only the trees at `path` are not built.
+/// For callers that copy such values through unread.
+pub fn loads_deferring(text: &str, path: &[PathStep<'_>]) -> Result<Value, JsonError> {
+    parse_with(text, path)
+}
+
+fn parse_with(text: &str, defer: &[PathStep<'_>]) -> Result<Value, JsonError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        defer,
     };
     if text.starts_with('\u{feff}') {
         return Err(parser.error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0));
@@ -93,13 +134,15 @@ impl ObjectFrame {
     }
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'p> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Containers at this path are kept as raw text (empty: none).
+    defer: &'p [PathStep<'p>],
 }
 
-impl<'a> Parser<'a> {
+impl Parser<'_, '_> {
     fn error(&self, msg: &str, byte_pos: usize) -> JsonError {
         JsonError::at(JsonErrorKind::Decode, msg, self.text, byte_pos)
     }
@@ -122,12 +165,27 @@ impl<'a> Parser<'a> {
 
     /// Parses one value at `self.pos` (whitespace already skipped), iteratively.
     fn parse_document_value(&mut self) -> Result<Value, JsonError> {
+        self.parse_document_value_at(0)
+    }
+
+    /// One value, `outer` containers deep (for the depth limit).
+    fn parse_document_value_at(&mut self, outer: usize) -> Result<Value, JsonError> {
         let mut stack: Vec<Frame> = Vec::new();
         'value: loop {
             // Parse a value start; containers that are non-empty are pushed and resumed.
             let mut value = match self.peek() {
+                Some(b'[' | b'{') if self.deferred_member(&stack) => {
+                    match super::raw::scan(self.bytes, self.pos, stack.len()) {
+                        Some(found) => {
+                            let text = self.text.get(self.pos..found.end).unwrap_or("");
+                            self.pos = found.end;
+                            Value::Raw(super::raw::RawJson::new(text, found.canonical))
+                        }
+                        None => self.parse_nested(stack.len())?,
+                    }
+                }
                 Some(open @ (b'[' | b'{')) => {
-                    if stack.len() >= MAX_DEPTH {
+                    if outer + stack.len() >= MAX_DEPTH {
                         let what = if open == b'[' { "array" } else { "object" };
                         return Err(JsonError::at(
                             JsonErrorKind::TooDeep,
@@ -210,6 +268,30 @@ impl<'a> Parser<'a> {
                 }
             }
         }
+    }
+
+    /// True when the value about to be parsed is at the deferred path.
+    fn deferred_member(&self, stack: &[Frame]) -> bool {
+        !self.defer.is_empty()
+            && stack.len() == self.defer.len()
+            && self
+                .defer
+                .iter()
+                .zip(stack)
+                .all(|(step, frame)| step.matches(frame))
+    }
+
+    /// The container at `pos`, parsed into a tree, `depth` containers deep.
+    fn parse_nested(&mut self, depth: usize) -> Result<Value, JsonError> {
+        let mut inner = Parser {
+            text: self.text,
+            bytes: self.bytes,
+            pos: self.pos,
+            defer: &[],
+        };
+        let value = inner.parse_document_value_at(depth)?;
+        self.pos = inner.pos;
+        Ok(value)
     }
 
     /// Reads `"key"` `:` and the whitespace after it.
@@ -415,7 +497,7 @@ impl<'a> Parser<'a> {
 
 /// The first position at or after `pos` holding `"`, `\\` or a byte below 0x20 (or the
 /// end), scanning eight bytes at a time while none of them can match.
-fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;

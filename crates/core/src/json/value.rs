@@ -5,6 +5,8 @@
 //! arbitrary size distinct from binary64 floats, and the non-standard `NaN`/`Infinity`
 //! literals (PROTOCOL §4.6, §5.4).
 
+use super::raw::RawJson;
+
 /// A Python `int` as produced by `json.loads`: exact at any size.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PyInt {
@@ -31,6 +33,11 @@ pub enum Value {
     Array(Vec<Value>),
     /// An object with members in parse order.
     Object(Map),
+    /// An array or object kept as its validated source text: only
+    /// [`loads_deferring`](super::loads_deferring) makes one. It stands for the value
+    /// [`RawJson::value`] gives; [`dumps`](super::dumps) writes it as that value, and
+    /// lookups (`get`, `as_object`, …) do not look inside it.
+    Raw(RawJson),
 }
 
 /// An insertion-ordered JSON object.
@@ -216,6 +223,8 @@ impl Value {
             Value::Str(_) => "str",
             Value::Array(_) => "list",
             Value::Object(_) => "dict",
+            Value::Raw(raw) if raw.is_object() => "dict",
+            Value::Raw(_) => "list",
         }
     }
 }

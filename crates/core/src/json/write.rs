@@ -47,6 +47,10 @@ pub fn dumps_into(out: &mut String, v: &Value, escape: Escape) {
             }
             out.push('}');
         }
+        Value::Raw(raw) => match escape {
+            Escape::Ascii => raw.push_ascii(out),
+            Escape::Utf8 => dumps_into(out, &raw.value(), escape),
+        },
         scalar => push_scalar(out, scalar, escape),
     }
 }
@@ -95,6 +99,7 @@ fn push_indented(out: &mut String, v: &Value, level: usize) {
             push_newline_indent(out, level);
             out.push('}');
         }
+        Value::Raw(raw) => push_indented(out, &raw.value(), level),
         other => dumps_into(out, other, Escape::Utf8),
     }
 }
@@ -110,13 +115,13 @@ fn push_scalar(out: &mut String, v: &Value, escape: Escape) {
         Value::Int(PyInt::Big(digits)) => out.push_str(digits),
         Value::Float(x) => push_float_repr(out, *x),
         Value::Str(s) => push_json_string(out, s, escape),
-        Value::Array(_) | Value::Object(_) => dumps_into(out, v, escape),
+        Value::Array(_) | Value::Object(_) | Value::Raw(_) => dumps_into(out, v, escape),
     }
 }
 
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-fn push_u_escape(out: &mut String, unit: u32) {
+pub(crate) fn push_u_escape(out: &mut String, unit: u32) {
     out.push_str("\\u");
     for shift in [12, 8, 4, 0] {
         out.push(char::from(HEX[((unit >> shift) & 0xF) as usize]));
