@@ -278,24 +278,21 @@ impl Scanner<'_> {
     /// Any value other than an array or object.
     fn scalar(&mut self) -> Option<()> {
         let rest = self.bytes.get(self.pos..)?;
-        let literal = [
-            &b"null"[..],
-            b"true",
-            b"false",
-            b"NaN",
-            b"Infinity",
-            b"-Infinity",
-        ]
-        .into_iter()
-        .find(|lit| rest.starts_with(lit));
-        if let Some(lit) = literal {
-            self.pos += lit.len();
-            return Some(());
+        let literal: &[u8] = match rest.first()? {
+            b'"' => return self.string(),
+            b'n' => b"null",
+            b't' => b"true",
+            b'f' => b"false",
+            b'N' => b"NaN",
+            b'I' => b"Infinity",
+            b'-' if rest.get(1) == Some(&b'I') => b"-Infinity",
+            _ => return self.number(),
+        };
+        if !rest.starts_with(literal) {
+            return None;
         }
-        match rest.first() {
-            Some(b'"') => self.string(),
-            _ => self.number(),
-        }
+        self.pos += literal.len();
+        Some(())
     }
 
     /// A string value, checked as the parser checks it; escapes other than those `dumps`
