@@ -339,49 +339,12 @@ impl Parser<'_, '_> {
         }
     }
 
-    fn is_digit_at(&self, pos: usize) -> bool {
-        self.bytes.get(pos).is_some_and(u8::is_ascii_digit)
-    }
-
-    /// CPython's `_match_number_unicode`: the longest valid number prefix, backtracking
-    /// over a dangling `.` or exponent.
+    /// A number ([`number_end`]) as an int or a float.
     fn parse_number(&mut self) -> Result<Value, JsonError> {
         let start = self.pos;
-        let mut idx = start;
-        if self.bytes.get(idx) == Some(&b'-') {
-            idx += 1;
-        }
-        match self.bytes.get(idx) {
-            Some(b'1'..=b'9') => {
-                idx += 1;
-                while self.is_digit_at(idx) {
-                    idx += 1;
-                }
-            }
-            Some(b'0') => idx += 1,
-            _ => return Err(self.error("Expecting value", start)),
-        }
-        let mut is_float = false;
-        if self.bytes.get(idx) == Some(&b'.') && self.is_digit_at(idx + 1) {
-            is_float = true;
-            idx += 2;
-            while self.is_digit_at(idx) {
-                idx += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = self.bytes.get(idx) {
-            let mut e = idx + 1;
-            if let Some(b'+' | b'-') = self.bytes.get(e) {
-                e += 1;
-            }
-            if self.is_digit_at(e) {
-                is_float = true;
-                idx = e;
-                while self.is_digit_at(idx) {
-                    idx += 1;
-                }
-            }
-        }
+        let Some((idx, is_float)) = number_end(self.bytes, start) else {
+            return Err(self.error("Expecting value", start));
+        };
         self.pos = idx;
         let lexeme = self.text.get(start..idx).unwrap_or("");
         if is_float {
@@ -493,6 +456,44 @@ impl Parser<'_, '_> {
         out.push(char::from_u32(code).unwrap_or('\u{fffd}'));
         Ok(end)
     }
+}
+
+/// CPython's `_match_number_unicode` at `start`: the end of the longest valid number
+/// prefix (backtracking over a dangling `.` or exponent) and whether it is a float; `None`
+/// when no number starts there.
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
+    let digit_at = |pos: usize| bytes.get(pos).is_some_and(u8::is_ascii_digit);
+    let digits_from = |mut pos: usize| {
+        while digit_at(pos) {
+            pos += 1;
+        }
+        pos
+    };
+    let mut idx = start;
+    if bytes.get(idx) == Some(&b'-') {
+        idx += 1;
+    }
+    match bytes.get(idx) {
+        Some(b'1'..=b'9') => idx = digits_from(idx + 1),
+        Some(b'0') => idx += 1,
+        _ => return None,
+    }
+    let mut is_float = false;
+    if bytes.get(idx) == Some(&b'.') && digit_at(idx + 1) {
+        is_float = true;
+        idx = digits_from(idx + 2);
+    }
+    if let Some(b'e' | b'E') = bytes.get(idx) {
+        let mut e = idx + 1;
+        if let Some(b'+' | b'-') = bytes.get(e) {
+            e += 1;
+        }
+        if digit_at(e) {
+            is_float = true;
+            idx = digits_from(e);
+        }
+    }
+    Some((idx, is_float))
 }
 
 /// The first position at or after `pos` holding `"`, `\\` or a byte below 0x20 (or the

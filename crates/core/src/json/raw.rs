@@ -9,7 +9,7 @@
 //! it, escaping only non-ASCII characters; any other text is parsed and written as usual.
 
 use super::float::float_repr;
-use super::parse::{skip_plain_string_bytes, MAX_DEPTH};
+use super::parse::{number_end, skip_plain_string_bytes, MAX_DEPTH};
 use super::value::Value;
 use super::write::push_u_escape;
 
@@ -367,50 +367,12 @@ impl Scanner<'_> {
             .try_fold(0u32, |acc, &b| Some(acc * 16 + (b as char).to_digit(16)?))
     }
 
-    fn digit_at(&self, pos: usize) -> bool {
-        self.bytes.get(pos).is_some_and(u8::is_ascii_digit)
-    }
-
     /// A number as the parser reads it (the longest valid prefix); `-0` and floats whose
     /// `repr` differs from their text are non-canonical; an integer over the digit limit
     /// is refused like the parser refuses it.
     fn number(&mut self) -> Option<()> {
         let start = self.pos;
-        let mut idx = start;
-        if self.bytes.get(idx) == Some(&b'-') {
-            idx += 1;
-        }
-        match self.bytes.get(idx) {
-            Some(b'1'..=b'9') => {
-                idx += 1;
-                while self.digit_at(idx) {
-                    idx += 1;
-                }
-            }
-            Some(b'0') => idx += 1,
-            _ => return None,
-        }
-        let mut is_float = false;
-        if self.bytes.get(idx) == Some(&b'.') && self.digit_at(idx + 1) {
-            is_float = true;
-            idx += 2;
-            while self.digit_at(idx) {
-                idx += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = self.bytes.get(idx) {
-            let mut e = idx + 1;
-            if let Some(b'+' | b'-') = self.bytes.get(e) {
-                e += 1;
-            }
-            if self.digit_at(e) {
-                is_float = true;
-                idx = e;
-                while self.digit_at(idx) {
-                    idx += 1;
-                }
-            }
-        }
+        let (idx, is_float) = number_end(self.bytes, start)?;
         self.pos = idx;
         let lexeme = std::str::from_utf8(self.bytes.get(start..idx)?).ok()?;
         if is_float {
