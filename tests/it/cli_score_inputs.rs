@@ -178,7 +178,7 @@ fn invalid_bytes_cost_exactly_their_line() {
 #[test]
 fn a_line_over_the_limit_is_skipped_and_named() {
     let out = tmp("limit");
-    let limit = wildtool_core::formats::limits::MAX_LINE_BYTES;
+    let limit = wildtool_core::input::limits::MAX_LINE_BYTES;
     let mut bytes = official("mock-seed-0", "result.jsonl");
     let mut huge =
         b"{\"id\": \"wild_tool_bench_0\", \"model_name\": \"m\", \"result\": \"".to_vec();
@@ -330,7 +330,7 @@ fn ids_not_in_the_dataset_are_refused() {
 }
 
 fn checkpoint_of(run: &str) -> String {
-    use wildtool_core::formats::CheckpointHeader;
+    use wildtool_core::runner::checkpoint::CheckpointHeader;
     let dataset = std::fs::read_to_string(fixture("mini.jsonl")).expect("dataset");
     let fp = wildtool_core::dataset::fingerprint_hex(&dataset);
     let text = String::from_utf8(official(run, "result.jsonl")).expect("utf8");

@@ -4,9 +4,8 @@
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
-use wildtool_core::formats::{
-    check_belongs, sniff, CheckpointFile, CheckpointHeader, FileKind, RunExport, RunMeta,
-};
+use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport, RunMeta};
+use wildtool_core::runner::checkpoint::{CheckpointFile, CheckpointHeader};
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 
 fn bytes(p: &str) -> Vec<u8> {

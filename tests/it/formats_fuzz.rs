@@ -9,11 +9,10 @@ use proptest::prelude::*;
 use wildtool::cli::files::{for_each_line, LineReader};
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset};
-use wildtool_core::formats::lines::{self, LineSplitter};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
-use wildtool_core::formats::{
-    check_belongs, sniff, CheckpointFile, CheckpointHeader, ReportDoc, RunExport, RunMeta,
-};
+use wildtool_core::formats::{check_belongs, sniff, ReportDoc, RunExport, RunMeta};
+use wildtool_core::input::lines::{self, LineSplitter};
+use wildtool_core::runner::checkpoint::{CheckpointFile, CheckpointHeader};
 use wildtool_core::score::{ScoreOptions, Scorer};
 
 /// Pieces lines are made of: text, multi-byte characters, stray continuation bytes,

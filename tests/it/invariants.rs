@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::import_graph;
+
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
@@ -87,20 +89,6 @@ fn the_element_tree_crate_is_pure_and_the_lab_module_stays_out_of_the_app_shell(
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir)
-        .expect("readable source dir")
-        .flatten()
-    {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Source lines that are code (comments and doc comments stripped, roughly).
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.lines().enumerate().filter_map(|(i, l)| {
@@ -129,7 +117,7 @@ fn the_core_sources_do_no_io_and_read_no_clock() {
         "wasm_bindgen",
     ];
     let mut files = Vec::new();
-    rust_files(&root().join("crates/core/src"), &mut files);
+    import_graph::rust_files(&root().join("crates/core/src"), &mut files);
     assert!(files.len() > 50, "found the core sources");
     let mut found = Vec::new();
     for file in &files {
@@ -153,7 +141,7 @@ fn the_core_sources_do_no_io_and_read_no_clock() {
 fn rustdoc_names_no_process_vocabulary() {
     let mut files = Vec::new();
     for dir in ["crates", "src"] {
-        rust_files(&root().join(dir), &mut files);
+        import_graph::rust_files(&root().join(dir), &mut files);
     }
     let mut found = Vec::new();
     for file in &files {
@@ -179,116 +167,116 @@ fn rustdoc_names_no_process_vocabulary() {
     );
 }
 
-/// The runner's top-level modules and the sibling modules each one imports
-/// (`super::x`, `super::super::x` from submodules, `crate::runner::x`).
-fn runner_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    let dir = root().join("crates/core/src/runner");
-    let mut modules = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("runner dir").flatten() {
-        let path = entry.path();
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name == "mod" {
-            continue;
-        }
-        let mut files = Vec::new();
-        if path.is_dir() {
-            rust_files(&path, &mut files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path.clone());
-        } else {
-            continue;
-        }
-        modules.insert(name, files);
+/// The floors of one table in ARCHITECTURE.md's "Floors" section, ground first: the
+/// table whose header row names `heading`, one row per floor, the modules in backticks in
+/// its last column.
+fn floors_table(heading: &str) -> Vec<Vec<String>> {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = doc
+        .split("\n## ")
+        .find(|s| s.starts_with("Floors"))
+        .expect("ARCHITECTURE.md has a \"Floors\" section");
+    let mut rows = section
+        .lines()
+        .skip_while(|l| !(l.starts_with('|') && l.contains(heading)))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'));
+    let mut floors = Vec::new();
+    for row in rows.by_ref() {
+        let last = row.trim_end_matches('|').rsplit('|').next().unwrap_or("");
+        let modules: Vec<String> = last
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect();
+        floors.push(modules);
     }
-    let names: Vec<String> = modules.keys().cloned().collect();
-    let mut graph = std::collections::BTreeMap::new();
-    for (name, files) in &modules {
-        let mut deps = std::collections::BTreeSet::new();
-        for file in files {
-            // Code only; tests may use anything.
-            if file.file_name().is_some_and(|n| n == "tests.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(file).expect("utf-8 source");
-            let code = text
-                .find("#[cfg(test)]\nmod tests {")
-                .map_or(text.as_str(), |i| &text[..i]);
-            for (_, line) in code_lines(code) {
-                for other in &names {
-                    if other == name {
-                        continue;
-                    }
-                    let hit = [
-                        format!("super::{other}::"),
-                        format!("super::{other}}}"),
-                        format!("super::{other};"),
-                        format!("super::{other},"),
-                        format!("super::super::{other}::"),
-                        format!("crate::runner::{other}::"),
-                    ]
-                    .iter()
-                    .any(|p| line.contains(p.as_str()));
-                    let braced =
-                        line.contains("use super::{") || line.contains("use super::super::{");
-                    let in_brace = braced
-                        && line
-                            .split(['{', '}', ',', ' '])
-                            .any(|w| w == other || w.starts_with(&format!("{other}::")));
-                    if hit || in_brace {
-                        deps.insert(other.clone());
-                    }
-                }
-            }
-        }
-        graph.insert(name.clone(), deps);
-    }
-    graph
+    assert!(
+        floors.len() > 1,
+        "the {heading:?} table lists floors: {floors:?}"
+    );
+    floors
+}
+
+fn assert_floors(graph: &import_graph::Graph, folder: &str, heading: &str) {
+    let floors = floors_table(heading);
+    let floors: Vec<Vec<&str>> = floors
+        .iter()
+        .map(|f| f.iter().map(String::as_str).collect())
+        .collect();
+    let floors: Vec<&[&str]> = floors.iter().map(Vec::as_slice).collect();
+    let breaks = import_graph::floor_breaks(graph, folder, &floors);
+    assert!(
+        breaks.is_empty(),
+        "the floors of {heading:?} (ARCHITECTURE.md) do not hold:\n{}",
+        breaks.join("\n")
+    );
 }
 
 #[test]
-fn the_runner_modules_import_each_other_without_cycles() {
-    let graph = runner_imports();
-    assert!(graph.contains_key("engine") && graph.contains_key("driver"));
+fn the_core_keeps_to_its_floors_and_no_circle_has_more_than_three_files() {
+    let graph = import_graph::imports(&root().join("crates/core/src"));
+    // The scan sees imports: a use, a re-export followed to its file, an inline path.
+    let sees = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.contains(to));
     assert!(
-        graph["engine"].contains("checkpoint") && graph["driver"].contains("retry"),
-        "the import scan sees imports: {graph:?}"
+        sees("runner/engine/mod.rs", "runner/checkpoint.rs"),
+        "{graph:?}"
     );
-    // Kahn's algorithm: every module must be removable (no cycle).
-    let mut left = graph.clone();
-    loop {
-        let ready: Vec<String> = left
-            .iter()
-            .filter(|(_, deps)| deps.iter().all(|d| !left.contains_key(d)))
-            .map(|(n, _)| n.clone())
-            .collect();
-        if ready.is_empty() {
-            break;
-        }
-        for n in ready {
-            left.remove(&n);
-        }
-    }
+    assert!(sees("score/mod.rs", "input/lines.rs"), "{graph:?}");
+    assert!(sees("runner/policy.rs", "runner/registry.rs"), "{graph:?}");
+    assert_floors(&graph, "", "core module");
+    assert_floors(&graph, "runner/", "runner module");
+    let circles = import_graph::circles(&graph);
+    let big: Vec<_> = circles.iter().filter(|c| c.len() > 3).collect();
     assert!(
-        left.is_empty(),
-        "import cycle among runner modules: {left:?}"
+        big.is_empty(),
+        "circles of more than 3 files in the core: {big:?}"
     );
-    for low in [
-        "provider",
-        "http",
-        "policy",
-        "exec",
-        "checkpoint",
-        "retry",
-        "driver",
-    ] {
-        assert!(
-            !graph[low].contains("engine"),
-            "{low} imports the engine (layers point one way)"
-        );
-    }
+}
+
+#[test]
+fn the_import_scan_reads_uses_re_exports_and_test_modules() {
+    let dir = std::env::temp_dir().join(format!("wildtool-graph-{}", std::process::id()));
+    let file = |rel: &str, text: &str| {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("temp dir");
+        std::fs::write(path, text).expect("temp file");
+    };
+    file("lib.rs", "mod a;\nmod b;\nmod c;\npub use c::Thing;\n");
+    file(
+        "a/mod.rs",
+        "mod x;\nmod y;\npub use x::X;\npub struct Shared;\n",
+    );
+    file("a/x.rs", "use super::Shared;\npub struct X;\n");
+    file(
+        "a/y.rs",
+        "// use crate::b::Gone;\nconst S: &str = \"crate::b::Q\";\npub fn f() -> super::X { crate::c::make() }\n#[cfg(test)]\nmod tests { use crate::b::T; }\n",
+    );
+    file(
+        "b.rs",
+        "use crate::{a::X, Thing as T};\npub fn g(_: X, _: T) {}\n",
+    );
+    file(
+        "c.rs",
+        "pub struct Thing;\npub fn make() {}\nuse crate::b::g;\n",
+    );
+    let graph = import_graph::imports(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    let to = |f: &str| graph[f].iter().map(String::as_str).collect::<Vec<_>>();
+    assert_eq!(to("a/x.rs"), ["a/mod.rs"]);
+    assert_eq!(
+        to("a/y.rs"),
+        ["a/x.rs", "c.rs"],
+        "re-export followed, comments, strings and tests skipped"
+    );
+    assert_eq!(to("b.rs"), ["a/x.rs", "c.rs"]);
+    assert_eq!(to("c.rs"), ["b.rs"]);
+    assert!(to("lib.rs").is_empty(), "a root's own files stand above it");
+    assert_eq!(
+        import_graph::circles(&graph),
+        [vec!["b.rs".to_owned(), "c.rs".to_owned()]]
+    );
 }
 
 /// The page's own JavaScript (`www/`, not the generated `www/pkg`): path and text.

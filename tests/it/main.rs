@@ -24,6 +24,7 @@ mod generate_cli;
 mod graph_examples;
 mod graph_fixtures;
 mod graph_parity;
+mod import_graph;
 mod invariants;
 mod json_parity;
 mod json_props;
