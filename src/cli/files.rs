@@ -1,5 +1,5 @@
 //! File adapters: reading datasets, streaming result files line by line with the core's
-//! line rule (`formats::lines`), and replacing output files together.
+//! line rule (`input::lines`), and replacing output files together.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};

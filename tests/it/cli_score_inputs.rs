@@ -3,28 +3,12 @@
 //! another dataset's results, checkpoints and run exports. Outputs are replaced together
 //! or not at all.
 
+use crate::support::{bin, fixture, tmp};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-}
-
-fn fixture(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(p)
-}
+use std::process::Output;
 
 fn suite() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/suite.jsonl")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-inputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
+    crate::support::path("data/suite.jsonl")
 }
 
 fn official(run: &str, file: &str) -> Vec<u8> {

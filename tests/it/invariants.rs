@@ -5,10 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::import_graph;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::root;
 
 /// Crates that do IO or belong to a front end; none may be in the core's dependency tree.
 const FORBIDDEN_IN_CORE: &[&str] = &[
@@ -137,32 +134,118 @@ fn the_core_sources_do_no_io_and_read_no_clock() {
     );
 }
 
-#[test]
-fn rustdoc_names_no_process_vocabulary() {
+/// Every comment line (`//`, `///`, `//!`, `#[doc`) of the workspace's Rust sources:
+/// file, line number, text.
+fn comment_lines() -> Vec<(PathBuf, usize, String)> {
     let mut files = Vec::new();
-    for dir in ["crates", "src"] {
+    for dir in ["crates", "src", "tests", "benches"] {
         import_graph::rust_files(&root().join(dir), &mut files);
     }
-    let mut found = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("utf-8 source");
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("utf-8 source");
         for (i, line) in text.lines().enumerate() {
             let t = line.trim_start();
-            if !(t.starts_with("//") || t.starts_with("#[doc")) {
-                continue;
+            if t.starts_with("//") || t.starts_with("#[doc") {
+                out.push((file.clone(), i + 1, t.to_owned()));
             }
-            let lower = t.to_lowercase();
-            let issue_ref = lower
-                .match_indices("issue ")
-                .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
-            if issue_ref || lower.contains("(branch ") || lower.contains("wt-") {
-                found.push(format!("{}:{}: {}", file.display(), i + 1, t));
-            }
+        }
+    }
+    assert!(out.len() > 1000, "found the comments");
+    out
+}
+
+#[test]
+fn rustdoc_names_no_process_vocabulary() {
+    let mut found = Vec::new();
+    for (file, n, t) in comment_lines() {
+        let lower = t.to_lowercase();
+        let issue_ref = lower
+            .match_indices("issue ")
+            .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+        if issue_ref || lower.contains("(branch ") || lower.contains("wt-") {
+            found.push(format!("{}:{n}: {t}", file.display()));
         }
     }
     assert!(
         found.is_empty(),
         "process vocabulary in comments:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The paths a comment names: words with a `/` that start at one of the repository's
+/// top-level folders (`crates/web/src/lab.rs`, `data/packs/`), or that name a source or
+/// document file (`runner/checkpoint.rs`, `www/js/io.js`). Words with a placeholder
+/// (`<name>`, `*`, `{…}`, `DIR/`) are no path.
+fn named_paths(comment: &str) -> Vec<String> {
+    const TOP: &[&str] = &[
+        "crates", "src", "tests", "benches", "data", "www", "scripts", "docs", ".ci",
+    ];
+    comment
+        .split(|c: char| c.is_whitespace() || "`'\"()[],;:".contains(c))
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .filter(|w| w.contains('/') && !w.contains("//"))
+        .filter(|w| !w.contains(['<', '>', '*', '{', '}', '…', '$']))
+        .filter(|w| {
+            let first = w.split('/').next().unwrap_or("");
+            let placeholder = !first.is_empty() && first.chars().all(|c| c.is_ascii_uppercase());
+            let file = [".rs", ".md", ".sh", ".js", ".mjs", ".toml"]
+                .iter()
+                .any(|e| w.ends_with(e));
+            !placeholder && (TOP.contains(&first) || file)
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn comments_name_only_paths_that_exist() {
+    // Build output and other ignored places exist only after a build.
+    const GENERATED: &[&str] = &["www/pkg", "www/data", "target/", "test-artifacts"];
+    assert_eq!(
+        named_paths("see `crates/lab/src/lib.rs` (`calls!`), data/packs/, OUT/x.json, views/<name>.rs; a/b, x/y.md"),
+        ["crates/lab/src/lib.rs", "data/packs/", "x/y.md"]
+    );
+    let mut found = Vec::new();
+    for (file, n, t) in comment_lines() {
+        for p in named_paths(&t) {
+            if GENERATED.iter().any(|g| p.starts_with(g)) {
+                continue;
+            }
+            // From the repository's root, from a crate's folder or its `src/` (module
+            // files are named from there), or from the commenting file's own folder.
+            let crate_dir = file
+                .ancestors()
+                .find(|d| d.join("Cargo.toml").is_file())
+                .unwrap_or(&file)
+                .to_path_buf();
+            let mut bases = vec![
+                crate_dir,
+                file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                root().join("src"),
+            ];
+            for c in std::fs::read_dir(root().join("crates"))
+                .expect("crates/")
+                .flatten()
+            {
+                bases.push(c.path().join("src"));
+                bases.push(c.path());
+            }
+            let rooted = p.split('/').next().is_some_and(|f| root().join(f).exists());
+            let exists = if rooted {
+                root().join(&p).exists()
+            } else {
+                bases.iter().any(|b| b.join(&p).exists())
+            };
+            if !exists {
+                found.push(format!("{}:{n}: {p}", file.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "comments name paths that do not exist:\n{}",
         found.join("\n")
     );
 }

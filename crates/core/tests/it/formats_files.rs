@@ -8,9 +8,7 @@ use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport, RunMeta}
 use wildtool_core::runner::checkpoint::{CheckpointFile, CheckpointHeader};
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 
-fn bytes(p: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/{p}", env!("CARGO_MANIFEST_DIR"))).expect("file")
-}
+use crate::support::bytes;
 
 fn kind_of(b: &[u8]) -> FileKind {
     sniff(&b[..b.len().min(65_536)], b.len() as u64)
