@@ -3,7 +3,8 @@
 //!
 //! File A imports file B when A's code (comments, strings and `#[cfg(test)]` modules left
 //! out) names B's module or an item defined in it, by a `use` declaration or an inline
-//! path that starts at `crate`, `super`, `self` or one of A's child modules. A name that
+//! path that starts at `crate`, `super`, `self`, one of A's child modules or a name A
+//! brought in by a `use` (`use crate::setup;` … `setup::update(…)`). A name that
 //! a module only hands on (`pub use x::Name;`) is followed to the file that defines it, so
 //! a folder's `mod.rs` is not taken for the source of what it re-exports; `mod x;` is no
 //! import. A folder's `mod.rs` (and the crate root) stands beneath the files of its
@@ -18,7 +19,7 @@ pub type Graph = BTreeMap<String, BTreeSet<String>>;
 
 /// The import graph of the crate whose sources are in `src` (its `lib.rs` or `main.rs`
 /// and every module file below it; files declared `#[cfg(test)] mod x;` are left out).
-pub fn imports(src: &Path) -> Graph {
+pub fn crate_graph(src: &Path) -> Graph {
     let mut paths = Vec::new();
     rust_files(src, &mut paths);
     let mut files: BTreeMap<Vec<String>, Source> = BTreeMap::new();
@@ -113,6 +114,30 @@ pub fn circles(graph: &Graph) -> Vec<Vec<String>> {
     }
     t.found.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     t.found
+}
+
+/// The circles of the crate in `src` with more than `max` files, each described: its files
+/// and, for every file, what it imports of the others.
+pub fn circles_over(src: &Path, max: usize) -> Vec<String> {
+    let graph = crate_graph(src);
+    circles(&graph)
+        .into_iter()
+        .filter(|c| c.len() > max)
+        .map(|c| {
+            let ties: Vec<String> = c
+                .iter()
+                .map(|f| {
+                    let to: Vec<&str> = graph[f]
+                        .iter()
+                        .filter(|t| c.contains(t))
+                        .map(String::as_str)
+                        .collect();
+                    format!("  {f} -> {}", to.join(", "))
+                })
+                .collect();
+            format!("{} files:\n{}", c.len(), ties.join("\n"))
+        })
+        .collect()
 }
 
 /// The module a file belongs to one level below `folder` (`""` for the crate's top
@@ -331,7 +356,9 @@ impl Source {
                 }
                 Some(w)
                     if !after_colons
-                        && (matches!(w, "crate" | "super" | "self") || s.children.contains(w))
+                        && (matches!(w, "crate" | "super" | "self")
+                            || s.children.contains(w)
+                            || s.bindings.contains_key(w))
                         && toks.get(i + 1) == Some(&Tok::Colons) =>
                 {
                     let mut path = vec![w.to_owned()];
@@ -491,7 +518,16 @@ impl Resolver<'_> {
                 m
             }
             c if source.children.contains(c) => child(module, c),
-            _ => return None,
+            // A name bound by a `use` (a module brought in, `limits::check`).
+            c => {
+                let bound = source.bindings.get(c)?;
+                if depth >= 8 || bound.first() == Some(first) {
+                    return None;
+                }
+                let mut through = bound.clone();
+                through.extend(rest.iter().cloned());
+                return self.resolve(module, &through, depth + 1);
+            }
         };
         while let Some(seg) = rest.first() {
             let deeper = child(&m, seg);
