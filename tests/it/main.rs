@@ -17,6 +17,7 @@ mod compare_stats;
 mod counting_rule;
 mod dataset_fuzz;
 mod dataset_load;
+mod docs;
 mod formats_files;
 mod formats_fuzz;
 mod generate;
