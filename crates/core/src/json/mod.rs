@@ -17,8 +17,8 @@ mod error;
 mod float;
 mod parse;
 mod printable_table;
-mod raw;
 mod repr;
+mod scan;
 mod value;
 mod write;
 
@@ -26,9 +26,8 @@ pub use eq::{py_eq, py_in};
 pub use error::{JsonError, JsonErrorKind};
 pub use float::{float_repr, py_float_repr_plain};
 pub use parse::{loads, loads_deferring, PathStep, MAX_DEPTH};
-pub use raw::RawJson;
 pub use repr::{is_py_printable, repr_str, repr_str_list};
-pub use value::{Map, PyInt, Value};
+pub use value::{Map, PyInt, RawJson, Value};
 pub use write::{dump_indent4, dumps, dumps_into, Escape};
 
 impl std::fmt::Display for Value {

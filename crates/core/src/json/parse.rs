@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use super::error::{JsonError, JsonErrorKind};
-use super::value::{Map, PyInt, Value};
+use super::value::{Map, PyInt, RawJson, Value};
 
 /// Deepest container nesting accepted (the outermost container is depth 1).
 ///
@@ -34,6 +34,14 @@ const INDEX_THRESHOLD: usize = 16;
 /// `" \t\n\r"` may surround tokens. Errors carry Python's message and position.
 pub fn loads(text: &str) -> Result<Value, JsonError> {
     parse_with(text, &[])
+}
+
+impl RawJson {
+    /// The parsed value. The text was validated when it was read, so this does not fail
+    /// (an impossible failure gives `null`).
+    pub fn value(&self) -> Value {
+        loads(self.text()).unwrap_or(Value::Null)
+    }
 }
 
 /// One step of a [`loads_deferring`] path: what the key or index of a container on the
@@ -175,11 +183,11 @@ impl Parser<'_, '_> {
             // Parse a value start; containers that are non-empty are pushed and resumed.
             let mut value = match self.peek() {
                 Some(b'[' | b'{') if self.deferred_member(&stack) => {
-                    match super::raw::scan(self.bytes, self.pos, stack.len()) {
+                    match super::scan::scan(self.bytes, self.pos, stack.len()) {
                         Some(found) => {
                             let text = self.text.get(self.pos..found.end).unwrap_or("");
                             self.pos = found.end;
-                            Value::Raw(super::raw::RawJson::new(text, found.canonical))
+                            Value::Raw(RawJson::new(text, found.canonical))
                         }
                         None => self.parse_nested(stack.len())?,
                     }

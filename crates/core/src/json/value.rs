@@ -5,8 +5,6 @@
 //! arbitrary size distinct from binary64 floats, and the non-standard `NaN`/`Infinity`
 //! literals (PROTOCOL §4.6, §5.4).
 
-use super::raw::RawJson;
-
 /// A Python `int` as produced by `json.loads`: exact at any size.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PyInt {
@@ -226,5 +224,36 @@ impl Value {
             Value::Raw(raw) if raw.is_object() => "dict",
             Value::Raw(_) => "list",
         }
+    }
+}
+
+/// A JSON array or object kept as its source text (see the module docs).
+///
+/// Only [`loads_deferring`](super::loads_deferring) makes one, from text that parses; it
+/// stands for the value that text parses to ([`RawJson::value`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawJson {
+    text: Box<str>,
+    /// The text is `dumps(value, Escape::Utf8)` up to `\uXXXX` escapes of non-ASCII
+    /// characters, so escaping its non-ASCII characters gives the ASCII form.
+    pub(crate) canonical: bool,
+}
+
+impl RawJson {
+    pub(crate) fn new(text: &str, canonical: bool) -> Self {
+        Self {
+            text: text.into(),
+            canonical,
+        }
+    }
+
+    /// The source text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// True when the text is an object (else it is an array).
+    pub fn is_object(&self) -> bool {
+        self.text.starts_with('{')
     }
 }

@@ -1,103 +1,16 @@
-//! Deferred JSON: a container kept as its validated source text instead of a tree.
+//! Checking deferred JSON: a container read as validated text instead of a tree.
 //!
 //! Scoring re-writes each result line with `json.dumps(…, ensure_ascii=True)`, and most of
 //! a line's bytes (each step's `inference_input`: the history and the tool list) are only
 //! copied through. [`scan`] checks such a container exactly as [`loads`](super::loads)
 //! would accept it, without building it, and notes whether its text already is what
 //! `dumps` writes for it (separators `", "` / `": "`, no other whitespace, the escapes
-//! `dumps` writes, canonical numbers, no duplicate keys). Such text is written by copying
-//! it, escaping only non-ASCII characters; any other text is parsed and written as usual.
+//! `dumps` writes, canonical numbers, no duplicate keys). Such text
+//! ([`RawJson`](super::RawJson)) is written by copying it, escaping only non-ASCII
+//! characters; any other text is parsed and written as usual.
 
 use super::float::float_repr;
 use super::parse::{number_end, skip_plain_string_bytes, MAX_DEPTH};
-use super::value::Value;
-use super::write::push_u_escape;
-
-/// A JSON array or object kept as its source text (see the module docs).
-///
-/// Only [`loads_deferring`](super::loads_deferring) makes one, from text that parses; it
-/// stands for the value that text parses to ([`RawJson::value`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct RawJson {
-    text: Box<str>,
-    /// The text is `dumps(value, Escape::Utf8)` up to `\uXXXX` escapes of non-ASCII
-    /// characters, so escaping its non-ASCII characters gives the ASCII form.
-    canonical: bool,
-}
-
-impl RawJson {
-    pub(crate) fn new(text: &str, canonical: bool) -> Self {
-        Self {
-            text: text.into(),
-            canonical,
-        }
-    }
-
-    /// The source text.
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
-    /// True when the text is an object (else it is an array).
-    pub fn is_object(&self) -> bool {
-        self.text.starts_with('{')
-    }
-
-    /// The parsed value. The text was validated when it was read, so this does not fail
-    /// (an impossible failure gives `null`).
-    pub fn value(&self) -> Value {
-        super::loads(&self.text).unwrap_or(Value::Null)
-    }
-
-    /// Appends `dumps(self.value(), Escape::Ascii)`.
-    pub(crate) fn push_ascii(&self, out: &mut String) {
-        if self.canonical {
-            push_escaping_non_ascii(out, &self.text);
-        } else {
-            super::write::dumps_into(out, &self.value(), super::Escape::Ascii);
-        }
-    }
-}
-
-/// Appends `text` with every character from U+007F up written as `\uXXXX` (surrogate
-/// pairs above U+FFFF), as `ensure_ascii` does; text outside strings is ASCII already.
-fn push_escaping_non_ascii(out: &mut String, text: &str) {
-    out.reserve(text.len());
-    let bytes = text.as_bytes();
-    let mut plain = 0;
-    let mut i = 0;
-    while i < bytes.len() {
-        // Eight ASCII bytes below 0x7F at a time.
-        if let Some(word) = bytes.get(i..i + 8) {
-            let mut buf = [0u8; 8];
-            buf.copy_from_slice(word);
-            let w = u64::from_le_bytes(buf);
-            const ONES: u64 = 0x0101_0101_0101_0101;
-            const HIGHS: u64 = 0x8080_8080_8080_8080;
-            // A byte >= 0x7F has its high bit set after adding 1 (or before).
-            if (w | w.wrapping_add(ONES)) & HIGHS == 0 {
-                i += 8;
-                continue;
-            }
-        }
-        let b = bytes.get(i).copied().unwrap_or(0);
-        if b < 0x7f {
-            i += 1;
-            continue;
-        }
-        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
-            break;
-        };
-        out.push_str(text.get(plain..i).unwrap_or(""));
-        let mut units = [0u16; 2];
-        for unit in c.encode_utf16(&mut units) {
-            push_u_escape(out, u32::from(*unit));
-        }
-        i += c.len_utf8();
-        plain = i;
-    }
-    out.push_str(text.get(plain..).unwrap_or(""));
-}
 
 /// What [`scan`] found for a container that [`loads`](super::loads) accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -391,7 +304,7 @@ impl Scanner<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{dumps, loads, loads_deferring, Escape, PathStep, Value};
+    use super::super::{dumps, loads, loads_deferring, Escape, PathStep, RawJson, Value};
     use super::*;
 
     /// The deferred form of `text` (as the value of key `d`) writes what the tree does.
