@@ -43,6 +43,7 @@ mod score_fuzz;
 mod score_golden;
 mod share_codec;
 mod share_pair;
+mod stream_fixtures;
 mod suite_data;
 mod sweep_cli;
 mod sweep_stats;

@@ -8,7 +8,8 @@
 //! 1. Vocabulary and pure rules: [`provider`] (request/response mapping for
 //!    OpenAI-compatible, Anthropic and Gemini APIs), [`http`] (requests and replies as
 //!    drivers report them), [`policy`] (retry classification, backoff, `Retry-After`),
-//!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing).
+//!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing), [`stream`] (streamed
+//!    requests and the reassembly of their event streams).
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
 //!    loop; [`checkpoint`]: checkpoint records and result assembly; [`preflight`]: the
 //!    one-request endpoint check.
@@ -27,3 +28,4 @@ pub mod preflight;
 pub mod provider;
 pub mod retry;
 pub mod select;
+pub mod stream;
