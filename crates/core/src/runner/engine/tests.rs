@@ -244,6 +244,7 @@ impl AsyncResponder for LoopServer<'_> {
                 line: ctx.session.index,
                 task: ctx.task,
             }),
+            stream: false,
         };
         let body = gold_body(self.ds, &t, "");
         let mut ids = SeededIds::new(seed.wrapping_add(0x5EED));
@@ -1035,3 +1036,5 @@ fn oversized_replies_fail_without_retry_and_oversized_steps_end_their_task() {
         "{reason}"
     );
 }
+
+mod streamed;

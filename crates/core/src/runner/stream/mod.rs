@@ -11,6 +11,8 @@
 //! - [`reader`]: one response, status and chunks in, that body (or a [`StreamError`]) out,
 //!   with the reply-body limit on every event and on the reassembled reply.
 //! - [`latency`]: first-token latency over a run.
+//! - [`replay`]: the stream a correct server sends for a whole reply (for mock servers,
+//!   benchmarks and tests).
 //!
 //! Every [`StreamError`] is a transport failure, never a model error.
 
@@ -20,6 +22,7 @@ pub mod gemini;
 pub mod latency;
 pub mod openai;
 pub mod reader;
+pub mod replay;
 pub mod request;
 pub mod sse;
 

@@ -190,3 +190,40 @@ fn a_reply_over_the_limit_is_refused_while_it_grows() {
         .is_ok());
     assert!(matches!(budget.add(1), Err(StreamError::ReplyTooLarge(_))));
 }
+
+#[test]
+fn a_whole_reply_streamed_and_reassembled_reads_as_the_whole_reply() {
+    use crate::protocol::SeededIds;
+    let bodies = [
+        (
+            ProviderKind::OpenAi,
+            r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "Sure — both.", "reasoning_content": "two calls", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "a", "arguments": "{\"x\": [1, 2], \"y\": \"é\"}"}}, {"id": "c2", "type": "function", "function": {"name": "b", "arguments": "{}"}}]}, "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 9, "completion_tokens": 4}}"#,
+        ),
+        (
+            ProviderKind::OpenAi,
+            r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "a", "arguments": ""}}]}, "finish_reason": "tool_calls"}]}"#,
+        ),
+        (
+            ProviderKind::Anthropic,
+            r#"{"id": "m", "type": "message", "role": "assistant", "content": [{"type": "thinking", "thinking": "hm"}, {"type": "text", "text": "Hello there"}, {"type": "tool_use", "id": "t1", "name": "f", "input": {"q": "ü", "n": 2}}], "stop_reason": "tool_use", "usage": {"input_tokens": 5, "output_tokens": 6}}"#,
+        ),
+        (
+            ProviderKind::Gemini,
+            r#"{"candidates": [{"content": {"role": "model", "parts": [{"text": "Looking"}, {"functionCall": {"name": "f", "args": {"a": 1}}, "thoughtSignature": "sig"}]}, "finishReason": "STOP"}], "usageMetadata": {"promptTokenCount": 3, "candidatesTokenCount": 2}}"#,
+        ),
+    ];
+    for (provider, body) in bodies {
+        let whole = provider
+            .parse_response(200, body, 0.0, &mut SeededIds::new(3))
+            .expect("whole");
+        for piece in [1, 3, 1000] {
+            let events = replay::events_for(provider, body, piece).expect("streamable");
+            let text = StreamReader::read_all(provider, 200, events.as_bytes())
+                .unwrap_or_else(|e| panic!("{provider:?} piece {piece}: {e}\n{events}"));
+            let streamed = provider
+                .parse_response(200, &text, 0.0, &mut SeededIds::new(3))
+                .expect("streamed");
+            assert_eq!(streamed, whole, "{provider:?} piece {piece}");
+        }
+    }
+}
