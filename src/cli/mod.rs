@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
 use wildtool_core::registry;
-use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+use wildtool_core::runner::engine::{DEFAULT_BREAKER_THRESHOLD, DEFAULT_STREAM_IDLE_TIMEOUT};
 
 /// Exit code of a command that failed (IO, unexpected input).
 pub const EXIT_FAILURE: u8 = 1;
@@ -265,6 +265,17 @@ struct EngineOpts {
     /// Skip the preflight request that checks the endpoint before any task.
     #[arg(long)]
     no_preflight: bool,
+    /// Stream every request (the official request plus the dialect's stream switch; see
+    /// docs/streaming.md) and reassemble the event streams into the replies a
+    /// non-streaming request returns: scored exactly as without streaming, with
+    /// first-token latency measured. Check the server with `wildtool probe-stream` first.
+    #[arg(long)]
+    stream: bool,
+    /// With --stream: the longest silence between two chunks of a reply, in seconds
+    /// (0.1-3600), before the request counts as timed out (and is retried); --timeout
+    /// still bounds the whole reply.
+    #[arg(long, default_value_t = DEFAULT_STREAM_IDLE_TIMEOUT)]
+    stream_idle_timeout: f64,
     /// Stop the run when this many tasks in a row fail with the same non-retryable error
     /// (0 = never).
     #[arg(long, default_value_t = DEFAULT_BREAKER_THRESHOLD)]
@@ -299,6 +310,8 @@ impl EngineOpts {
             backoff: self.backoff,
             trials: self.trials,
             no_preflight: self.no_preflight,
+            stream: self.stream,
+            stream_idle_timeout: self.stream_idle_timeout,
             breaker_threshold: self.breaker_threshold,
             sessions: self.sessions,
             replay_file: self.replay_file,

@@ -38,6 +38,7 @@ mod runner_live;
 mod runner_mock_serve;
 mod runner_overhead;
 mod runner_parity;
+mod runner_stream;
 mod runner_transport;
 mod score_fuzz;
 mod score_golden;

@@ -488,7 +488,7 @@ impl<'d> Engine<'d> {
     /// event stream).
     pub fn handle_reply(&mut self, id: RequestId, reply: HttpReply, now: f64) {
         let reply = match self.streams.remove(&id) {
-            Some(_) => streaming::whole_reply(self.provider(), reply),
+            Some(s) => s.resolve(self.provider(), reply),
             None => reply,
         };
         self.process_reply(id, reply, now);

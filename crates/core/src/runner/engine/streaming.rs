@@ -12,6 +12,8 @@
 //!   bounds the whole response.
 //! - The first chunk that carries model output sets the request's first-token latency
 //!   (task requests only; the preflight is not counted).
+//! - The stream's last event (`[DONE]`, `message_stop`) completes the request at once:
+//!   a server that keeps the connection open after it does not hold the task.
 
 use super::super::http::{HttpHead, HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use super::super::provider::ProviderKind;
@@ -57,16 +59,31 @@ fn stream_failure(e: &StreamError) -> HttpReply {
     failure(NetworkKind::Other, e.to_string())
 }
 
-/// A whole response to a streamed request, read through the stream reader.
-pub(super) fn whole_reply(provider: ProviderKind, reply: HttpReply) -> HttpReply {
-    match reply {
-        HttpReply::Response(r) => {
-            match StreamReader::read_all(provider, r.status, r.body.as_bytes()) {
-                Ok(body) => HttpReply::Response(HttpResponse { body, ..r }),
-                Err(e) => stream_failure(&e),
+impl InStream {
+    /// What `reply` (a whole response, or a failure reported by the driver) means for this
+    /// stream: a whole response is read as an event stream; a connection that failed while
+    /// the body was read says where the stream was cut (or, when the stream was already
+    /// complete, the reply stands).
+    pub(super) fn resolve(self, provider: ProviderKind, reply: HttpReply) -> HttpReply {
+        match (reply, self.reader, self.head) {
+            (HttpReply::Response(r), _, _) => {
+                match StreamReader::read_all(provider, r.status, r.body.as_bytes()) {
+                    Ok(body) => HttpReply::Response(HttpResponse { body, ..r }),
+                    Err(e) => stream_failure(&e),
+                }
             }
+            (HttpReply::Network(f), Some(reader), Some(head)) => match reader.finish() {
+                Ok(body) => HttpReply::Response(HttpResponse {
+                    status: head.status,
+                    body,
+                    retry_after: head.retry_after,
+                    location: head.location,
+                    now_unix: head.now_unix,
+                }),
+                Err(e) => failure(f.kind, format!("{e} ({})", f.message)),
+            },
+            (other, _, _) => other,
         }
-        other => other,
     }
 }
 
@@ -129,6 +146,11 @@ impl Engine<'_> {
             Ok(p) => {
                 if p.first_output && task {
                     self.first_tokens.push((now - sent_at).max(0.0));
+                }
+                if p.finished {
+                    // The stream's last event: the reply is complete whatever the
+                    // transport reads after it (which is then ignored).
+                    self.handle_end(id, now);
                 }
             }
             Err(e) => {
