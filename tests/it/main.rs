@@ -28,6 +28,7 @@ mod invariants;
 mod json_parity;
 mod json_props;
 mod order_props;
+mod probe_stream_cli;
 mod provider_gemini_run;
 mod provider_models;
 mod provider_preflight;

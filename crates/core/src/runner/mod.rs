@@ -12,7 +12,8 @@
 //!    requests and the reassembly of their event streams).
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
 //!    loop; [`checkpoint`]: checkpoint records and result assembly; [`preflight`]: the
-//!    one-request endpoint check.
+//!    one-request endpoint check; [`probe`]: the streaming probe (the same tool tasks
+//!    streamed and not, compared).
 //! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
 //! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
 
@@ -25,6 +26,7 @@ pub mod exec;
 pub mod http;
 pub mod policy;
 pub mod preflight;
+pub mod probe;
 pub mod provider;
 pub mod retry;
 pub mod select;
