@@ -329,6 +329,16 @@ impl Inner {
                     me.deliver(Msg::AuxDone(aux.purpose, reply));
                 });
             }
+            Effect::Probe(send) => {
+                let me = self.clone();
+                spawn_local(async move {
+                    let seq = send.seq;
+                    crate::transport::fetch_probe(&send, &|input| {
+                        me.deliver(Msg::Probe(seq, input))
+                    })
+                    .await;
+                });
+            }
             Effect::Abort(id) => {
                 if let Some(c) = self.requests.borrow_mut().remove(&id) {
                     c.abort();
@@ -374,6 +384,22 @@ impl Inner {
             self.requests.borrow_mut().insert(id, c.clone());
         }
         spawn_local(async move {
+            if out.transmit.stream {
+                let deliver = |part| me.deliver(Msg::Stream(id, part));
+                let failed = crate::transport::fetch_streamed(
+                    &out.transmit.request,
+                    out.auth.as_ref(),
+                    controller.as_ref(),
+                    true,
+                    &deliver,
+                )
+                .await;
+                me.requests.borrow_mut().remove(&id);
+                if let Some(reply) = failed {
+                    me.deliver(Msg::Reply(id, reply));
+                }
+                return;
+            }
             let reply = crate::transport::fetch_reply(&out, controller.as_ref()).await;
             me.requests.borrow_mut().remove(&id);
             me.deliver(Msg::Reply(id, reply));

@@ -33,6 +33,17 @@ pub struct Outgoing {
     pub auth: Option<(String, String)>,
 }
 
+/// One part of a streamed response of the live run, as the transport reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamIn {
+    /// The status and headers.
+    Head(wildtool_core::runner::http::HttpHead),
+    /// The next chunk of the body.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+}
+
 /// Where a live run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -101,6 +112,11 @@ pub struct LiveRun {
 }
 
 impl LiveRun {
+    /// True when the run streams its requests.
+    pub fn streamed(&self) -> bool {
+        self.engine.spec().stream()
+    }
+
     /// True while the engine runs (running or paused).
     pub fn active(&self) -> bool {
         matches!(self.phase, Phase::Running | Phase::Paused)
@@ -146,6 +162,9 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
+    if form.stream && !form.is_builtin() {
+        m.push(("stream".into(), "true".into()));
+    }
     m
 }
 
@@ -266,6 +285,7 @@ impl AppState {
                 has_result_text: false,
                 resumable: true,
                 concurrency: None,
+                first_token: None,
             },
         };
         let sessions_job = ScoreJob::new(dataset);
@@ -436,6 +456,25 @@ impl AppState {
         self.drive(now)
     }
 
+    /// A part of a streamed response of the live run.
+    pub fn run_stream(&mut self, id: u64, part: StreamIn, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        let rid = RequestId(id);
+        match part {
+            StreamIn::Head(head) => run.engine.handle_head(rid, head, now.mono),
+            StreamIn::Bytes(bytes) => run.engine.handle_bytes(rid, &bytes, now.mono),
+            StreamIn::End => {
+                if let Some(pool) = &mut run.hosts {
+                    pool.release(id);
+                }
+                run.engine.handle_end(rid, now.mono);
+            }
+        }
+        self.drive(now)
+    }
+
     /// The live run's timer fired.
     pub fn run_tick(&mut self, now: Now) -> Vec<Effect> {
         let Some(run) = &mut self.run else {
@@ -546,6 +585,7 @@ impl AppState {
                 run.entry.input_tokens = run.progress.input_tokens;
                 run.entry.output_tokens = run.progress.output_tokens;
                 run.entry.concurrency = run.concurrency_meta();
+                run.entry.first_token = run.progress.first_token;
                 puts.push((
                     meta_key(&run.id),
                     serde_json::to_string(&run.entry).unwrap_or_default(),
@@ -756,6 +796,7 @@ impl AppState {
         entry.output_tokens = run.progress.output_tokens;
         entry.resumable = shown.headline.tasks_scored < shown.headline.tasks_total;
         entry.concurrency = run.concurrency_meta();
+        entry.first_token = run.progress.first_token;
         run.entry = entry.clone();
         let mut puts = vec![
             (

@@ -149,6 +149,12 @@ pub struct AppState {
     pub jieba_loading: bool,
     /// Last render time in milliseconds.
     pub render_ms: f64,
+    /// The streaming probe of the setup form's endpoint, once started.
+    pub probe: Option<crate::probe::PageProbe>,
+    /// Why the probe could not start.
+    pub probe_error: Option<String>,
+    /// Numbers probe requests (answers to an earlier probe are dropped).
+    pub probe_seq: u64,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -248,6 +254,9 @@ impl AppState {
             flags: Flags::default(),
             jieba_loading: false,
             render_ms: 0.0,
+            probe: None,
+            probe_error: None,
+            probe_seq: 0,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -493,6 +502,9 @@ impl AppState {
             Msg::Resume(id) => self.resume_stored(&id),
             Msg::Discard(id) => self.discard_stored(&id),
             Msg::Reply(id, reply) => self.run_reply(id, reply, now),
+            Msg::Stream(id, part) => self.run_stream(id, part, now),
+            Msg::ProbeStart => self.probe_start(),
+            Msg::Probe(seq, input) => self.probe_input(seq, input),
             Msg::Tick => self.run_tick(now),
             Msg::AgentStep => self.run_agents(now),
             Msg::UploadFile(file) => self.upload_start(file),
