@@ -21,10 +21,44 @@ use super::error::StreamError;
 use super::sse::SseEvent;
 use super::{Budget, Effect};
 
+/// One part being reassembled: text grows in place (no copy per piece).
+#[derive(Debug)]
+enum Part {
+    Text {
+        text: String,
+        thought: bool,
+        signature: Option<Value>,
+    },
+    Other(Map),
+}
+
+impl Part {
+    fn into_map(self) -> Map {
+        match self {
+            Part::Other(m) => m,
+            Part::Text {
+                text,
+                thought,
+                signature,
+            } => {
+                let mut m = Map::new();
+                m.insert("text", Value::Str(text));
+                if thought {
+                    m.insert("thought", Value::Bool(true));
+                }
+                if let Some(sig) = signature {
+                    m.insert("thoughtSignature", sig);
+                }
+                m
+            }
+        }
+    }
+}
+
 /// The state of one Gemini stream.
 #[derive(Debug, Default)]
 pub struct ContentStream {
-    parts: Vec<Map>,
+    parts: Vec<Part>,
     role: Option<Value>,
     finish_reason: Option<Value>,
     candidate_extra: Map,
@@ -164,31 +198,31 @@ impl ContentStream {
         if is_text(p) {
             let text = p.get("text").and_then(Value::as_str).unwrap_or("");
             budget.add(text.len())?;
-            if let Some(last) = self.parts.last_mut() {
-                let same = is_text(last)
-                    && thought(last) == thought(p)
-                    && (last.get("thoughtSignature").is_none()
-                        || p.get("thoughtSignature").is_none());
-                if same {
-                    let mut joined = last
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    joined.push_str(text);
-                    last.insert("text", Value::Str(joined));
-                    if let Some(sig) = p.get("thoughtSignature") {
-                        last.insert("thoughtSignature", sig.clone());
+            let sig = p.get("thoughtSignature");
+            if let Some(Part::Text {
+                text: last,
+                thought: last_thought,
+                signature,
+            }) = self.parts.last_mut()
+            {
+                if *last_thought == thought(p) && (signature.is_none() || sig.is_none()) {
+                    last.push_str(text);
+                    if let Some(sig) = sig {
+                        *signature = Some(sig.clone());
                     }
                     return Ok(!text.is_empty());
                 }
             }
-            self.parts.push(p.clone());
+            self.parts.push(Part::Text {
+                text: text.to_owned(),
+                thought: thought(p),
+                signature: sig.cloned(),
+            });
             return Ok(!text.is_empty());
         }
-        budget
-            .add(crate::json::dumps(&Value::Object(p.clone()), crate::json::Escape::Utf8).len())?;
-        self.parts.push(p.clone());
+        let size = crate::json::dumps(&Value::Object(p.clone()), crate::json::Escape::Utf8).len();
+        budget.add(size)?;
+        self.parts.push(Part::Other(p.clone()));
         Ok(p.contains_key("functionCall"))
     }
 
@@ -201,7 +235,12 @@ impl ContentStream {
             content.insert("role", self.role.unwrap_or_else(|| Value::str("model")));
             content.insert(
                 "parts",
-                Value::Array(self.parts.into_iter().map(Value::Object).collect()),
+                Value::Array(
+                    self.parts
+                        .into_iter()
+                        .map(|p| Value::Object(p.into_map()))
+                        .collect(),
+                ),
             );
             let mut candidate = Map::new();
             candidate.insert("content", Value::Object(content));
