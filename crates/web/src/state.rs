@@ -201,6 +201,9 @@ impl AppState {
         if q("preflight").as_deref() == Some("0") {
             setup.preflight = false;
         }
+        if q("stream").as_deref() == Some("1") {
+            setup.stream = true;
+        }
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
         }
