@@ -24,6 +24,7 @@ use wildtool_core::runner::engine::{
     RunSpec, RunStatus, SpecError,
 };
 use wildtool_core::runner::select::SessionRange;
+use wildtool_core::runner::stream::CoreReaders;
 use wildtool_core::share::task_shapes;
 
 use super::compare_cmd::outcomes_from_report;
@@ -422,6 +423,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         Err(EngineError::Checkpoint(m)) => return Err(m.into()),
         Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
     };
+    engine.set_stream_readers(Box::new(CoreReaders::default()));
     install_interrupt_handler(driver.controller());
     let started_unix = unix_now();
     let mut display = Display::new();

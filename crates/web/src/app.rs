@@ -329,6 +329,33 @@ impl Inner {
                     me.deliver(Msg::AuxDone(aux.purpose, reply));
                 });
             }
+            Effect::LoadStreamReaders => {
+                let p = self.io.load_lab();
+                let me = self.clone();
+                spawn_local(async move {
+                    let loaded = match JsFuture::from(p).await {
+                        Ok(run) => run
+                            .dyn_into::<js_sys::Function>()
+                            .map_err(|_| "the lab module did not load".to_owned()),
+                        Err(e) => Err(js_message(&e)),
+                    };
+                    let ready = loaded.map(|run| {
+                        let call: crate::readers::StreamCall =
+                            std::rc::Rc::new(move |input: &str| {
+                                run.call2(
+                                    &JsValue::NULL,
+                                    &JsValue::from_str("stream_read"),
+                                    &JsValue::from_str(input),
+                                )
+                                .map_err(|e| js_message(&e))?
+                                .as_string()
+                                .ok_or_else(|| "the lab module returned no text".to_owned())
+                            });
+                        me.state.borrow_mut().install_stream_call(call);
+                    });
+                    me.deliver(Msg::StreamReadersReady(ready));
+                });
+            }
             Effect::Probe(send) => {
                 let me = self.clone();
                 spawn_local(async move {

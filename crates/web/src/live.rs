@@ -184,6 +184,12 @@ impl AppState {
             self.say("Load a dataset first.", Tone::Error);
             return Vec::new();
         };
+        // A streamed run reads its streams in the lab module: load it first.
+        let streams = self.setup.stream && !self.setup.is_builtin();
+        if streams && self.stream_call.is_none() {
+            self.awaiting_readers = Some((resume, stored));
+            return vec![Effect::LoadStreamReaders];
+        }
         if self
             .run
             .as_ref()
@@ -209,7 +215,12 @@ impl AppState {
         let model = spec.model().to_owned();
         let backend = spec.backend().clone();
         let engine = match Engine::new(&sessions, spec, &stored, now.mono) {
-            Ok(e) => e,
+            Ok(mut e) => {
+                if let Some(call) = &self.stream_call {
+                    e.set_stream_readers(Box::new(crate::readers::LabReaders::new(call.clone())));
+                }
+                e
+            }
             Err(e) => {
                 self.say(format!("Cannot start: {e}."), Tone::Error);
                 return Vec::new();
@@ -454,6 +465,29 @@ impl AppState {
         }
         run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
+    }
+
+    /// Installs the lab module's stream readers (the glue, once the module is loaded).
+    pub fn install_stream_call(&mut self, call: crate::readers::StreamCall) {
+        self.stream_call = Some(call);
+    }
+
+    /// The stream readers are ready (or could not be loaded): a waiting run starts.
+    pub fn stream_readers_ready(&mut self, result: Result<(), String>, now: Now) -> Vec<Effect> {
+        let Some((resume, stored)) = self.awaiting_readers.take() else {
+            return Vec::new();
+        };
+        match result {
+            Ok(()) if self.stream_call.is_some() => self.start_with(resume, stored, now),
+            Ok(()) => Vec::new(),
+            Err(e) => {
+                self.say(
+                    format!("Cannot start a streamed run: the stream readers could not be loaded ({e})."),
+                    Tone::Error,
+                );
+                Vec::new()
+            }
+        }
     }
 
     /// A part of a streamed response of the live run.

@@ -155,6 +155,10 @@ pub struct AppState {
     pub probe_error: Option<String>,
     /// Numbers probe requests (answers to an earlier probe are dropped).
     pub probe_seq: u64,
+    /// The lab module's stream readers, once loaded (streamed runs need them).
+    pub stream_call: Option<crate::readers::StreamCall>,
+    /// A streamed run waiting for the stream readers: its resume entry and stored lines.
+    pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -260,6 +264,8 @@ impl AppState {
             probe: None,
             probe_error: None,
             probe_seq: 0,
+            stream_call: None,
+            awaiting_readers: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -506,6 +512,7 @@ impl AppState {
             Msg::Discard(id) => self.discard_stored(&id),
             Msg::Reply(id, reply) => self.run_reply(id, reply, now),
             Msg::Stream(id, part) => self.run_stream(id, part, now),
+            Msg::StreamReadersReady(result) => self.stream_readers_ready(result, now),
             Msg::ProbeStart => self.probe_start(),
             Msg::Probe(seq, input) => self.probe_input(seq, input),
             Msg::Tick => self.run_tick(now),
@@ -526,6 +533,12 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
+                self.probe_lab(purpose, Ok(output))
+            }
+            Msg::LabFailed { purpose, error } if crate::probe::owns(purpose) => {
+                self.probe_lab(purpose, Err(error))
+            }
             Msg::LabDone { purpose, output } if crate::generator::owns(purpose) => {
                 self.gen_answered(purpose, Ok(output), now)
             }

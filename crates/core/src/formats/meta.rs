@@ -167,7 +167,18 @@ impl RunMeta {
             },
             stream: match f.obj("stream")? {
                 Some(s) => Some(StreamMeta {
-                    first_token: s.opt("first_token")?,
+                    first_token: match s.obj("first_token")? {
+                        // Read field by field: a typed reader would add its own copy of
+                        // the deserializer to the page's module.
+                        Some(t) => Some(LatencySummary {
+                            count: t.req("count")?,
+                            median: t.req("median")?,
+                            p90: t.req("p90")?,
+                            mean: t.req("mean")?,
+                            max: t.req("max")?,
+                        }),
+                        None => None,
+                    },
                 }),
                 None => None,
             },

@@ -450,7 +450,7 @@ fn model_panel(state: &AppState) -> Element {
 
 /// The streaming probe: its button, where it stands, and the core's report as text.
 fn probe_block(state: &AppState) -> Element {
-    let running = state.probe.as_ref().is_some_and(|p| p.report.is_none());
+    let running = state.probe.as_ref().is_some_and(|p| p.result.is_none());
     let mut block = el("div").id("probe").child(
         el("div").class("row").child(
             button("Check streaming", "probe-stream", "")
@@ -473,7 +473,7 @@ fn probe_block(state: &AppState) -> Element {
         );
     }
     if let Some(p) = &state.probe {
-        block = match &p.report {
+        block = match &p.result {
             None => block.child(
                 el("p")
                     .id("probe-status")
@@ -481,7 +481,7 @@ fn probe_block(state: &AppState) -> Element {
                     .text(format!("Checking streaming: {}", p.progress())),
             ),
             Some(r) => block.child(
-                el_text("pre", r.text())
+                el_text("pre", r.text.clone())
                     .id("probe-report")
                     .attr("role", "status"),
             ),

@@ -64,6 +64,10 @@ fn a_streamed_run_scores_as_the_same_run_without_streaming() {
         "every request, the endpoint check's too, carries the stream switch"
     );
     assert_eq!(plain.headline(), streamed.headline());
+    assert!(
+        streamed.lab_calls.contains(&"stream_read") && !plain.lab_calls.contains(&"stream_read"),
+        "a streamed run reads its streams in the lab module, loaded for it"
+    );
     let outcomes = |b: &Browser| b.state.shown.as_ref().map(|s| s.outcomes.clone());
     assert!(outcomes(&plain).is_some());
     assert_eq!(outcomes(&plain), outcomes(&streamed));

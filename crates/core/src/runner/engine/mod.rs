@@ -102,7 +102,7 @@ use super::provider::{ChatRequest, Endpoint, ProviderKind};
 use super::retry::Attempt;
 use super::stream::{streamed_request, Latencies};
 use control::{Aimd, Breaker};
-use streaming::InStream;
+use streaming::{InStream, Streams};
 
 /// A run that cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -266,7 +266,9 @@ pub struct Engine<'d> {
     aborts: VecDeque<RequestId>,
     finished: bool,
     /// Streamed requests in flight.
-    streams: BTreeMap<RequestId, InStream>,
+    streams: Streams,
+    /// Where streamed responses are read (installed by the driver).
+    readers: Option<Box<dyn super::stream::StreamReaders>>,
     /// First-token latencies of the streamed task requests.
     first_tokens: Latencies,
 }
@@ -408,7 +410,8 @@ impl<'d> Engine<'d> {
             events: VecDeque::new(),
             aborts: VecDeque::new(),
             finished: false,
-            streams: BTreeMap::new(),
+            streams: Streams::default(),
+            readers: None,
             first_tokens: Latencies::new(),
             spec,
         };
@@ -487,10 +490,7 @@ impl<'d> Engine<'d> {
     /// this is a failure below HTTP, or the whole response at once (it is then read as an
     /// event stream).
     pub fn handle_reply(&mut self, id: RequestId, reply: HttpReply, now: f64) {
-        let reply = match self.streams.remove(&id) {
-            Some(s) => s.resolve(self.provider(), reply),
-            None => reply,
-        };
+        let reply = self.resolve_stream(id, reply);
         self.process_reply(id, reply, now);
     }
 
@@ -729,7 +729,7 @@ impl<'d> Engine<'d> {
     /// The next request to abort (cancelled, timed out or stopped).
     pub fn poll_abort(&mut self) -> Option<RequestId> {
         let id = self.aborts.pop_front()?;
-        self.streams.remove(&id);
+        self.drop_stream(id);
         Some(id)
     }
 
@@ -1418,7 +1418,7 @@ impl<'d> Engine<'d> {
             ),
         };
         crate::order::sort_by_key(&mut self.incomplete, |t| t.key);
-        self.streams.clear();
+        self.drop_streams();
         self.finished = true;
         let progress = self.progress(now);
         self.push_progress(now);

@@ -128,7 +128,8 @@ struct Sim<'d> {
 
 impl<'d> Sim<'d> {
     fn new(sessions: &[&'d Session], spec: RunSpec, stored: &[String]) -> Self {
-        let engine = Engine::new(sessions, spec, stored, 0.0).unwrap_or_else(|e| panic!("{e}"));
+        let mut engine = Engine::new(sessions, spec, stored, 0.0).unwrap_or_else(|e| panic!("{e}"));
+        engine.set_stream_readers(Box::new(crate::runner::stream::CoreReaders::default()));
         Self {
             engine,
             now: 0.0,

@@ -10,6 +10,8 @@
 //!   exactly as it reads a whole one.
 //! - [`reader`]: one response, status and chunks in, that body (or a [`StreamError`]) out,
 //!   with the reply-body limit on every event and on the reassembled reply.
+//! - [`readers`]: the engine's readers of streamed responses ([`StreamReaders`]; the
+//!   core's own, [`CoreReaders`]).
 //! - [`latency`]: first-token latency over a run.
 //! - [`replay`]: the stream a correct server sends for a whole reply (for mock servers,
 //!   benchmarks and tests).
@@ -22,6 +24,7 @@ pub mod gemini;
 pub mod latency;
 pub mod openai;
 pub mod reader;
+pub mod readers;
 pub mod replay;
 pub mod request;
 pub mod sse;
@@ -29,6 +32,7 @@ pub mod sse;
 pub use error::StreamError;
 pub use latency::{Latencies, LatencySummary};
 pub use reader::{Progress, StreamReader};
+pub use readers::{CoreReaders, StreamReaders};
 pub use request::streamed_request;
 
 use crate::formats::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
