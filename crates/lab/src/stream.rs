@@ -5,15 +5,15 @@
 //!
 //! Input `{"op": "open", "id", "provider", "status"}`, `{"op": "feed", "id", "chunk"}`
 //! (the bytes in URL-safe base64 without padding), `{"op": "finish", "id"}`,
-//! `{"op": "events", "id"}`, `{"op": "close", "id"}`; output `{}`, `{"first_output",
-//! "finished"}`, `{"body"}`, `{"events"}`, or `{"error"}` (the stream failure's message).
+//! `{"op": "events", "id"}`, `{"op": "close", "id"}`. The output is plain text, cheap to
+//! read in the page's module: `ok`, `progress <first output 0|1> <finished 0|1>`,
+//! `body <the reassembled body>`, `events <n>`, or `error <the stream failure's message>`.
 
 use std::cell::RefCell;
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 use serde::Deserialize;
-use serde_json::json;
 
 use wildtool_core::runner::provider::ProviderKind;
 use wildtool_core::runner::stream::{CoreReaders, StreamReaders};
@@ -41,47 +41,51 @@ pub fn read_stream(input: &str) -> Result<String, LabError> {
     let o: Op = read(input)?;
     READERS.with(|cell| {
         let mut r = cell.borrow_mut();
-        let out = match o.op.as_str() {
+        Ok(match o.op.as_str() {
             "open" => {
                 let provider = ProviderKind::from_name(&o.provider)
                     .ok_or_else(|| LabError::Input(format!("unknown provider {:?}", o.provider)))?;
                 r.open(o.id, provider, o.status);
-                json!({})
+                "ok".to_owned()
             }
             "feed" => {
                 let bytes = URL_SAFE_NO_PAD
                     .decode(o.chunk.as_bytes())
                     .map_err(|e| LabError::Input(e.to_string()))?;
                 match r.feed(o.id, &bytes) {
-                    Ok(p) => json!({ "first_output": p.first_output, "finished": p.finished }),
-                    Err(e) => json!({ "error": e }),
+                    Ok(p) => format!(
+                        "progress {} {}",
+                        u8::from(p.first_output),
+                        u8::from(p.finished)
+                    ),
+                    Err(e) => format!("error {e}"),
                 }
             }
             "finish" => match r.finish(o.id) {
-                Ok(body) => json!({ "body": body }),
-                Err(e) => json!({ "error": e }),
+                Ok(body) => format!("body {body}"),
+                Err(e) => format!("error {e}"),
             },
-            "events" => json!({ "events": r.events(o.id) }),
+            "events" => format!("events {}", r.events(o.id)),
             "close" => {
                 r.close(o.id);
-                json!({})
+                "ok".to_owned()
             }
             other => {
                 return Err(LabError::Input(format!(
                     "unknown stream operation {other:?}"
                 )))
             }
-        };
-        Ok(out.to_string())
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    fn op(v: serde_json::Value) -> serde_json::Value {
-        serde_json::from_str(&read_stream(&v.to_string()).expect("call")).expect("json")
+    fn op(v: serde_json::Value) -> String {
+        read_stream(&v.to_string()).expect("call")
     }
 
     #[test]
@@ -91,15 +95,13 @@ mod tests {
         let mut first = false;
         for c in text.as_bytes().chunks(9) {
             let p = op(json!({"op": "feed", "id": 7, "chunk": URL_SAFE_NO_PAD.encode(c)}));
-            first |= p["first_output"] == true;
+            first |= p.starts_with("progress 1");
         }
         assert!(first);
-        assert_eq!(op(json!({"op": "events", "id": 7}))["events"], 2);
+        assert_eq!(op(json!({"op": "events", "id": 7})), "events 2");
         let body = op(json!({"op": "finish", "id": 7}));
         assert!(
-            body["body"]
-                .as_str()
-                .is_some_and(|b| b.contains("\"content\": \"Hi\"")),
+            body.starts_with("body {") && body.contains("\"content\": \"Hi\""),
             "{body}"
         );
         op(json!({"op": "open", "id": 8, "provider": "openai", "status": 200}));
@@ -107,9 +109,7 @@ mod tests {
         op(json!({"op": "feed", "id": 8, "chunk": cut}));
         let e = op(json!({"op": "finish", "id": 8}));
         assert!(
-            e["error"]
-                .as_str()
-                .is_some_and(|m| m.contains("cut in the middle of event 1")),
+            e.starts_with("error ") && e.contains("cut in the middle of event 1"),
             "{e}"
         );
         assert!(read_stream(r#"{"op": "nope", "id": 1}"#).is_err());

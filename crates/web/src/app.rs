@@ -297,8 +297,13 @@ impl Inner {
                 spawn_local(async move {
                     let answer = match JsFuture::from(p).await {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
-                            Ok(run) => run
-                                .call2(
+                            Ok(run) => {
+                                if purpose == crate::msg::LabPurpose::StreamReaders {
+                                    me.state
+                                        .borrow_mut()
+                                        .install_stream_call(stream_call(run.clone()));
+                                }
+                                run.call2(
                                     &JsValue::NULL,
                                     &JsValue::from_str(call),
                                     &JsValue::from_str(&input),
@@ -307,7 +312,8 @@ impl Inner {
                                 .and_then(|out| {
                                     out.as_string()
                                         .ok_or_else(|| "the lab module returned no text".to_owned())
-                                }),
+                                })
+                            }
                             Err(_) => Err("the lab module did not load".to_owned()),
                         },
                         Err(e) => Err(format!(
@@ -327,33 +333,6 @@ impl Inner {
                 spawn_local(async move {
                     let reply = crate::transport::fetch_aux(&aux).await;
                     me.deliver(Msg::AuxDone(aux.purpose, reply));
-                });
-            }
-            Effect::LoadStreamReaders => {
-                let p = self.io.load_lab();
-                let me = self.clone();
-                spawn_local(async move {
-                    let loaded = match JsFuture::from(p).await {
-                        Ok(run) => run
-                            .dyn_into::<js_sys::Function>()
-                            .map_err(|_| "the lab module did not load".to_owned()),
-                        Err(e) => Err(js_message(&e)),
-                    };
-                    let ready = loaded.map(|run| {
-                        let call: crate::readers::StreamCall =
-                            std::rc::Rc::new(move |input: &str| {
-                                run.call2(
-                                    &JsValue::NULL,
-                                    &JsValue::from_str("stream_read"),
-                                    &JsValue::from_str(input),
-                                )
-                                .map_err(|e| js_message(&e))?
-                                .as_string()
-                                .ok_or_else(|| "the lab module returned no text".to_owned())
-                            });
-                        me.state.borrow_mut().install_stream_call(call);
-                    });
-                    me.deliver(Msg::StreamReadersReady(ready));
                 });
             }
             Effect::Probe(send) => {
@@ -432,6 +411,20 @@ impl Inner {
             me.deliver(Msg::Reply(id, reply));
         });
     }
+}
+
+/// The lab module's stream readers, called synchronously through `run(call, input)`.
+fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
+    std::rc::Rc::new(move |input: &str| {
+        run.call2(
+            &JsValue::NULL,
+            &JsValue::from_str("stream_read"),
+            &JsValue::from_str(input),
+        )
+        .map_err(|e| js_message(&e))?
+        .as_string()
+        .ok_or_else(|| "the lab module returned no text".to_owned())
+    })
 }
 
 #[wasm_bindgen]

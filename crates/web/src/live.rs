@@ -188,7 +188,11 @@ impl AppState {
         let streams = self.setup.stream && !self.setup.is_builtin();
         if streams && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
-            return vec![Effect::LoadStreamReaders];
+            return vec![Effect::Lab {
+                call: "stream_read",
+                input: r#"{"op": "close", "id": 0}"#.to_owned(),
+                purpose: crate::msg::LabPurpose::StreamReaders,
+            }];
         }
         if self
             .run

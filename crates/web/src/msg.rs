@@ -108,6 +108,9 @@ pub enum LabPurpose {
     ProbePlan,
     /// The streaming probe's verdict and report.
     ProbeReport,
+    /// The lab module's stream readers, loaded for a streamed run (the glue installs them
+    /// before answering).
+    StreamReaders,
 }
 
 /// What a request beside the run's own is for.
@@ -265,8 +268,6 @@ pub enum Msg {
     Reply(u64, crate::live::Reply),
     /// A part of a streamed response of the live run.
     Stream(u64, crate::live::StreamIn),
-    /// The stream readers are installed (or could not be loaded).
-    StreamReadersReady(Result<(), String>),
     /// Check the setup form's endpoint for streaming faults.
     ProbeStart,
     /// An answer (or a part of one) to a probe request.
@@ -433,10 +434,6 @@ pub enum Effect {
     Aux(AuxRequest),
     /// Send a request of the streaming probe; answer with [`Msg::Probe`].
     Probe(crate::probe::ProbeSend),
-    /// Load the lab module and install its stream readers
-    /// ([`AppState::install_stream_call`](crate::state::AppState::install_stream_call));
-    /// answer with [`Msg::StreamReadersReady`].
-    LoadStreamReaders,
     /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
     WakeAt(f64),
     /// Yield to the browser, then [`Msg::AgentStep`].

@@ -6,7 +6,6 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use serde_json::Value;
 
 use wildtool_core::json::{dumps, Escape, Map, Value as CoreValue};
 use wildtool_core::runner::provider::ProviderKind;
@@ -32,8 +31,9 @@ impl LabReaders {
         Self { call }
     }
 
-    /// Runs operation `op` on reader `id` with `extra` fields; the answer's JSON.
-    fn op(&self, op: &str, id: u64, extra: Vec<(&str, CoreValue)>) -> Result<Value, String> {
+    /// Runs operation `op` on reader `id` with `extra` fields; the answer's text after
+    /// its first word (`error <message>` is the failure).
+    fn op(&self, op: &str, id: u64, extra: Vec<(&str, CoreValue)>) -> Result<String, String> {
         let mut m = Map::new();
         m.insert("op", CoreValue::str(op));
         m.insert("id", CoreValue::int(id as i64));
@@ -41,10 +41,10 @@ impl LabReaders {
             m.insert(k, v);
         }
         let out = (self.call)(&dumps(&CoreValue::Object(m), Escape::Utf8))?;
-        let v: Value = serde_json::from_str(&out).map_err(|e| e.to_string())?;
-        match v.get("error").and_then(Value::as_str) {
-            Some(e) => Err(e.to_owned()),
-            None => Ok(v),
+        let (word, rest) = out.split_once(' ').unwrap_or((out.as_str(), ""));
+        match word {
+            "error" => Err(rest.to_owned()),
+            _ => Ok(rest.to_owned()),
         }
     }
 }
@@ -64,26 +64,22 @@ impl StreamReaders for LabReaders {
     fn feed(&mut self, id: u64, chunk: &[u8]) -> Result<Progress, String> {
         let chunk = CoreValue::Str(URL_SAFE_NO_PAD.encode(chunk));
         let v = self.op("feed", id, vec![("chunk", chunk)])?;
-        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        let mut flags = v.split(' ').map(|f| f == "1");
         Ok(Progress {
-            first_output: flag("first_output"),
-            finished: flag("finished"),
+            first_output: flags.next().unwrap_or(false),
+            finished: flags.next().unwrap_or(false),
         })
     }
 
     fn finish(&mut self, id: u64) -> Result<String, String> {
-        let v = self.op("finish", id, Vec::new())?;
-        v.get("body")
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| "the stream reader gave no body".to_owned())
+        self.op("finish", id, Vec::new())
     }
 
     fn events(&self, id: u64) -> usize {
         self.op("events", id, Vec::new())
             .ok()
-            .and_then(|v| v.get("events").and_then(Value::as_u64))
-            .unwrap_or(0) as usize
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
     }
 
     fn close(&mut self, id: u64) {

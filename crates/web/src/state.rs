@@ -512,7 +512,6 @@ impl AppState {
             Msg::Discard(id) => self.discard_stored(&id),
             Msg::Reply(id, reply) => self.run_reply(id, reply, now),
             Msg::Stream(id, part) => self.run_stream(id, part, now),
-            Msg::StreamReadersReady(result) => self.stream_readers_ready(result, now),
             Msg::ProbeStart => self.probe_start(),
             Msg::Probe(seq, input) => self.probe_input(seq, input),
             Msg::Tick => self.run_tick(now),
@@ -533,6 +532,14 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::StreamReaders,
+                ..
+            } => self.stream_readers_ready(Ok(()), now),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::StreamReaders,
+                error,
+            } => self.stream_readers_ready(Err(error), now),
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }

@@ -211,15 +211,6 @@ impl Browser {
                     }
                     self.sent.push(out);
                 }
-                Effect::LoadStreamReaders => {
-                    let call: wildtool_web::readers::StreamCall =
-                        std::rc::Rc::new(|input: &str| {
-                            wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
-                        });
-                    self.lab_calls.push("stream_read");
-                    self.state.install_stream_call(call);
-                    self.queue.push_back(Msg::StreamReadersReady(Ok(())));
-                }
                 Effect::Probe(send) => {
                     let reply = match &mut self.probe_server {
                         Some(server) => server(&send),
@@ -251,6 +242,13 @@ impl Browser {
                     purpose,
                 } => {
                     self.lab_calls.push(call);
+                    if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
+                        let run: wildtool_web::readers::StreamCall =
+                            std::rc::Rc::new(|input: &str| {
+                                wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
+                            });
+                        self.state.install_stream_call(run);
+                    }
                     let msg = match &self.lab_fails {
                         Some(why) => Msg::LabFailed {
                             purpose,

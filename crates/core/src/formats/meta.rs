@@ -170,13 +170,24 @@ impl RunMeta {
                     first_token: match s.obj("first_token")? {
                         // Read field by field: a typed reader would add its own copy of
                         // the deserializer to the page's module.
-                        Some(t) => Some(LatencySummary {
-                            count: t.req("count")?,
-                            median: t.req("median")?,
-                            p90: t.req("p90")?,
-                            mean: t.req("mean")?,
-                            max: t.req("max")?,
-                        }),
+                        Some(t) => match (
+                            t.opt::<u64>("count")?,
+                            t.opt::<f64>("median")?,
+                            t.opt::<f64>("p90")?,
+                            t.opt::<f64>("mean")?,
+                            t.opt::<f64>("max")?,
+                        ) {
+                            (Some(count), Some(median), Some(p90), Some(mean), Some(max)) => {
+                                Some(LatencySummary {
+                                    count,
+                                    median,
+                                    p90,
+                                    mean,
+                                    max,
+                                })
+                            }
+                            _ => None,
+                        },
                         None => None,
                     },
                 }),
