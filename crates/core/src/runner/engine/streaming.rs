@@ -79,6 +79,17 @@ impl InStream {
     }
 }
 
+/// The response a streamed request's head and reassembled body make.
+fn response(head: HttpHead, body: String) -> HttpReply {
+    HttpReply::Response(HttpResponse {
+        status: head.status,
+        body,
+        retry_after: head.retry_after,
+        location: head.location,
+        now_unix: head.now_unix,
+    })
+}
+
 fn failure(kind: NetworkKind, message: String) -> HttpReply {
     HttpReply::Network(NetworkFailure { kind, message })
 }
@@ -171,13 +182,7 @@ impl Engine<'_> {
                 }
             }
             (HttpReply::Network(f), Some(head)) => match self.finish_reader(id) {
-                Ok(body) => HttpReply::Response(HttpResponse {
-                    status: head.status,
-                    body,
-                    retry_after: head.retry_after,
-                    location: head.location,
-                    now_unix: head.now_unix,
-                }),
+                Ok(body) => response(head, body),
                 Err(e) => failure(f.kind, format!("{e} ({})", f.message)),
             },
             (other, _) => {
@@ -281,13 +286,7 @@ impl Engine<'_> {
             }
         };
         let reply = match self.finish_reader(id) {
-            Ok(body) => HttpReply::Response(HttpResponse {
-                status: head.status,
-                body,
-                retry_after: head.retry_after,
-                location: head.location,
-                now_unix: head.now_unix,
-            }),
+            Ok(body) => response(head, body),
             Err(e) => failure(NetworkKind::Other, e),
         };
         self.end_stream(id, reply, now);

@@ -146,13 +146,7 @@ impl MessageStream {
             }
             "content_block_delta" => {
                 let index = self.index(&v).map_err(&bad)?;
-                let Some(block) = self
-                    .blocks
-                    .iter_mut()
-                    .find(|(i, _)| *i == index)
-                    .map(|(_, b)| b)
-                    .filter(|b| b.open)
-                else {
+                let Some(block) = self.open_block(index) else {
                     return Err(bad(format!("a delta for block {index}, which is not open")));
                 };
                 let delta = v.get("delta").unwrap_or(&Value::Null);
@@ -203,13 +197,7 @@ impl MessageStream {
             }
             "content_block_stop" => {
                 let index = self.index(&v).map_err(&bad)?;
-                let Some(block) = self
-                    .blocks
-                    .iter_mut()
-                    .find(|(i, _)| *i == index)
-                    .map(|(_, b)| b)
-                    .filter(|b| b.open)
-                else {
+                let Some(block) = self.open_block(index) else {
                     return Err(bad(format!("a stop for block {index}, which is not open")));
                 };
                 block.open = false;
@@ -235,6 +223,15 @@ impl MessageStream {
             )),
         }
         Ok(effect)
+    }
+
+    /// Block `index`, while it is open.
+    fn open_block(&mut self, index: i64) -> Option<&mut Block> {
+        self.blocks
+            .iter_mut()
+            .find(|(i, _)| *i == index)
+            .map(|(_, b)| b)
+            .filter(|b| b.open)
     }
 
     fn index(&self, v: &Value) -> Result<i64, String> {
