@@ -7,12 +7,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use wildtool_core::registry;
 use wildtool_core::runner::endpoint_url::EndpointUrl;
 use wildtool_core::runner::engine::DEFAULT_STREAM_IDLE_TIMEOUT;
 use wildtool_core::runner::http::HttpHead;
 use wildtool_core::runner::probe::{self, servers, ProbeAnswer, ProbeStream, Verdict};
 use wildtool_core::runner::provider::Endpoint;
+use wildtool_core::runner::registry;
 
 use crate::native::transport::{StreamSink, Streamed};
 use crate::native::{Transport, UreqTransport};

@@ -14,7 +14,7 @@ use wildtool_core::runner::http::{HttpHead, HttpReply, HttpResponse, NetworkFail
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
 /// Largest response body read (a longer one is reported as too large): the core's limit.
-pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
+pub const MAX_BODY_BYTES: u64 = wildtool_core::input::limits::MAX_REPLY_BODY_BYTES as u64;
 
 /// Bytes read per call while streaming.
 const STREAM_READ: usize = 16 * 1024;

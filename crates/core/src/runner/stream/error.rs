@@ -2,7 +2,7 @@
 //! failure (the server's stream, not the model's answer): the engine retries it like a
 //! network failure and never scores it as a model error.
 
-use crate::formats::limits::LimitError;
+use crate::input::limits::LimitError;
 
 /// An unusable event stream, with the event it happened at (1-based) where there is one.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -35,7 +35,7 @@ pub use reader::{Progress, StreamReader};
 pub use readers::{CoreReaders, StreamReaders};
 pub use request::streamed_request;
 
-use crate::formats::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
+use crate::input::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 /// What one event contributed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! returned (the same text the provider mapping reads), or the [`StreamError`] that makes
 //! it unusable.
 
-use crate::formats::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
+use crate::input::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
 use crate::json::{dumps, loads, Escape};
 
 use super::super::provider::ProviderKind;

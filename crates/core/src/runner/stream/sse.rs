@@ -11,10 +11,10 @@
 //! - a blank line ends the event; an event without data is not dispatched.
 //!
 //! Limits: the event being read (its data and the line in progress) may not grow past
-//! [`MAX_REPLY_BODY_BYTES`](crate::formats::limits::MAX_REPLY_BODY_BYTES); a longer one is
+//! [`MAX_REPLY_BODY_BYTES`](crate::input::limits::MAX_REPLY_BODY_BYTES); a longer one is
 //! [`StreamError::TooLarge`] and nothing more is buffered.
 
-use crate::formats::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
+use crate::input::limits::{Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 use super::error::StreamError;
 

@@ -186,7 +186,7 @@ fn the_first_output_and_the_end_are_reported_once() {
 fn a_reply_over_the_limit_is_refused_while_it_grows() {
     let mut budget = Budget::default();
     assert!(budget
-        .add(crate::formats::limits::MAX_REPLY_BODY_BYTES)
+        .add(crate::input::limits::MAX_REPLY_BODY_BYTES)
         .is_ok());
     assert!(matches!(budget.add(1), Err(StreamError::ReplyTooLarge(_))));
 }

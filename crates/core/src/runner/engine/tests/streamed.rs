@@ -189,7 +189,7 @@ fn a_connection_closed_mid_event_is_retried() {
 #[test]
 fn an_event_over_the_body_limit_is_refused_and_retried() {
     let mut huge = b"data: \"".to_vec();
-    huge.resize(crate::formats::limits::MAX_REPLY_BODY_BYTES + 64, b'a');
+    huge.resize(crate::input::limits::MAX_REPLY_BODY_BYTES + 64, b'a');
     let steps = vec![Step::Head(200), Step::Bytes(huge), Step::End];
     let (_, aborted, transmits) = first_attempt_bad(steps, "event 1 of the stream is too long");
     assert!(

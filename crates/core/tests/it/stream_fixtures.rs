@@ -12,7 +12,7 @@ use wildtool_core::runner::provider::ProviderKind;
 use wildtool_core::runner::stream::StreamReader;
 
 pub(crate) fn streams_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/streams")
+    crate::support::fixture("streams")
 }
 
 /// Every fixture: (name, stream bytes, documented expectations).
