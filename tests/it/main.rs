@@ -11,6 +11,7 @@ mod cli_compare;
 mod cli_report;
 mod cli_score;
 mod cli_score_inputs;
+mod docs;
 mod formats_fuzz;
 mod generate_cli;
 mod import_graph;

@@ -3,8 +3,8 @@
 //! and if not, why and what fixes it. Pure: the engine sends [`request`] and feeds the
 //! reply to [`classify_response`] (or a failure below HTTP to [`classify_network`]).
 //!
-//! The servers' error messages recognised here are listed, with their fixes, in
-//! the README ("Providers and endpoints").
+//! The servers' error messages recognised here, and their fixes, are the reference;
+//! `docs/providers.md` ("The endpoint check") summarises the classes for users.
 
 use crate::json::Value;
 use crate::protocol::SeededIds;
