@@ -29,6 +29,7 @@ pub mod formats;
 pub mod generate;
 pub mod graph;
 pub mod json;
+pub mod ledger;
 pub mod order;
 pub mod outcome;
 pub mod protocol;
