@@ -123,7 +123,7 @@ fn usage(message: impl Into<String>) -> RunCmdError {
 }
 
 /// The backend, the model name and the API key (for endpoints) from the arguments.
-fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
+pub(crate) fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
     let agent = |kind: AgentKind| {
         let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
         Ok((BackendSettings::Agent(kind), model, None))
@@ -188,14 +188,34 @@ fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), 
     }
 }
 
+/// The run's validated definition from the arguments.
+pub(crate) fn run_spec(
+    args: &RunArgs,
+    model: String,
+    fingerprint: String,
+    backend: BackendSettings,
+) -> Result<RunSpec, RunCmdError> {
+    Ok(RunSpec::new(RunSettings {
+        trials: args.trials,
+        concurrency: args.concurrency,
+        timeout: args.timeout,
+        retries: args.retries,
+        backoff: args.backoff,
+        preflight: !args.no_preflight,
+        breaker_threshold: args.breaker_threshold,
+        adaptive: !args.fixed_concurrency,
+        ..RunSettings::new(model, fingerprint, backend)
+    })?)
+}
+
 /// A progress display: a bar on a terminal, plain lines (at most every 2 s) otherwise.
-struct Display {
+pub(crate) struct Display {
     bar: Option<indicatif::ProgressBar>,
     last_line: Option<Instant>,
 }
 
 impl Display {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(0);
             let style = indicatif::ProgressStyle::with_template(
@@ -211,7 +231,7 @@ impl Display {
         }
     }
 
-    fn update(&mut self, p: &ProgressSnapshot) {
+    pub(crate) fn update(&mut self, p: &ProgressSnapshot) {
         match &self.bar {
             Some(bar) => {
                 bar.set_length(p.total);
@@ -241,7 +261,7 @@ impl Display {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
@@ -329,7 +349,7 @@ static INTERRUPT_INSTALL: std::sync::Once = std::sync::Once::new();
 /// exits with the incomplete code (re-run to resume). A second Ctrl-C exits at once (the
 /// checkpoint is flushed per task, so nothing finished is lost either way). The handler
 /// is installed once per process; each run names itself the target.
-fn install_interrupt_handler(controller: crate::native::Controller) {
+pub(crate) fn install_interrupt_handler(controller: crate::native::Controller) {
     if let Ok(mut target) = INTERRUPT_TARGET.lock() {
         *target = Some(controller);
     }
@@ -370,17 +390,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
         BackendSettings::Agent(_) => None,
     };
-    let spec = RunSpec::new(RunSettings {
-        trials: args.trials,
-        concurrency: args.concurrency,
-        timeout: args.timeout,
-        retries: args.retries,
-        backoff: args.backoff,
-        preflight: !args.no_preflight,
-        breaker_threshold: args.breaker_threshold,
-        adaptive: !args.fixed_concurrency,
-        ..RunSettings::new(model, fingerprint_hex(&dataset_text), backend)
-    })?;
+    let spec = run_spec(args, model, fingerprint_hex(&dataset_text), backend)?;
     let loaded = load_dataset(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
@@ -507,7 +517,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     Ok(end.status)
 }
 
-fn unix_now() -> f64 {
+pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())

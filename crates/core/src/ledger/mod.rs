@@ -24,6 +24,7 @@ pub mod date;
 pub mod dec;
 pub mod metrics;
 pub mod model;
+pub mod outcomes;
 pub mod read;
 pub mod run_file;
 pub mod scenario;
@@ -31,6 +32,7 @@ pub mod score;
 pub mod text;
 pub mod tools;
 pub mod trace;
+pub mod validate;
 
 pub use model::Ledger;
 

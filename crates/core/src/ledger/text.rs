@@ -232,3 +232,64 @@ pub fn without_ids(text: &str) -> String {
             out
         })
 }
+
+/// A unified diff of two texts by lines (`--- a`, `+++ b`, hunks with 3 lines of
+/// context), empty when they are equal.
+pub fn unified_diff(a: &str, b: &str, name_a: &str, name_b: &str) -> String {
+    let x: Vec<&str> = a.lines().collect();
+    let y: Vec<&str> = b.lines().collect();
+    let (n, m) = (x.len(), y.len());
+    // Longest common subsequence table, from the ends.
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if x[i] == y[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    // The edit script: (' ' | '-' | '+', line, index in a, index in b).
+    let mut ops: Vec<(char, &str, usize, usize)> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && x[i] == y[j] {
+            ops.push((' ', x[i], i, j));
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            ops.push(('+', y[j], i, j));
+            j += 1;
+        } else {
+            ops.push(('-', x[i], i, j));
+            i += 1;
+        }
+    }
+    if ops.iter().all(|o| o.0 == ' ') {
+        return String::new();
+    }
+    let mut out = format!("--- {name_a}\n+++ {name_b}\n");
+    let changed: Vec<usize> = ops.iter().enumerate().filter(|(_, o)| o.0 != ' ').map(|(k, _)| k).collect();
+    let mut k = 0;
+    while k < changed.len() {
+        let start = changed[k].saturating_sub(3);
+        let mut end = changed[k];
+        while k + 1 < changed.len() && changed[k + 1] <= end + 7 {
+            k += 1;
+            end = changed[k];
+        }
+        let end = (end + 4).min(ops.len());
+        let hunk = &ops[start..end];
+        let a_start = hunk.first().map_or(0, |o| o.2);
+        let b_start = hunk.first().map_or(0, |o| o.3);
+        let a_len = hunk.iter().filter(|o| o.0 != '+').count();
+        let b_len = hunk.iter().filter(|o| o.0 != '-').count();
+        let _ = writeln!(out, "@@ -{},{a_len} +{},{b_len} @@", a_start + 1, b_start + 1);
+        for (c, line, _, _) in hunk {
+            let _ = writeln!(out, "{c}{line}");
+        }
+        k += 1;
+    }
+    out
+}

@@ -11,7 +11,8 @@
 //!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing).
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
 //!    loop; [`checkpoint`]: checkpoint records and result assembly; [`preflight`]: the
-//!    one-request endpoint check.
+//!    one-request endpoint check; [`env_checkpoint`]: the checkpoint header of an
+//!    environment run.
 //! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
 //! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
 
@@ -20,6 +21,7 @@ pub mod checkpoint;
 pub mod driver;
 pub mod endpoint_url;
 pub mod engine;
+pub mod env_checkpoint;
 pub mod exec;
 pub mod http;
 pub mod policy;
