@@ -25,6 +25,7 @@ mod graph_examples;
 mod graph_fixtures;
 mod graph_parity;
 mod invariants;
+mod ledger_behaviours;
 mod ledger_suite;
 mod json_parity;
 mod json_props;
