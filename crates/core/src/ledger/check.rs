@@ -391,13 +391,19 @@ pub fn check_ledger(ledger: &Ledger) -> Vec<(ErrorClass, String)> {
             ));
         }
     }
-    // A balance assertion on an account that is not open is an unknown reference too.
+    // A balance assertion on an account that is not open is an unknown reference too,
+    // and one in a currency its account does not allow is a currency error.
     for b in &ledger.balances {
-        if !ledger.accounts.contains_key(&b.account) {
-            out.push((
+        match ledger.accounts.get(&b.account) {
+            None => out.push((
                 ErrorClass::UnknownAccount,
                 format!("balance of unknown account {}", b.account),
-            ));
+            )),
+            Some(a) if a.currencies.as_ref().is_some_and(|cs| !cs.contains(&b.amount.currency)) => out.push((
+                ErrorClass::Currency,
+                format!("balance of {} in {}", b.account, b.amount.currency),
+            )),
+            Some(_) => {}
         }
     }
     out
