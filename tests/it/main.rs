@@ -27,6 +27,7 @@ mod graph_parity;
 mod invariants;
 mod ledger_behaviours;
 mod ledger_oracle;
+mod ledger_reader_diff;
 mod ledger_suite;
 mod json_parity;
 mod json_props;
