@@ -26,6 +26,7 @@ pub mod metrics;
 pub mod model;
 pub mod outcomes;
 pub mod read;
+pub mod report_html;
 pub mod run_file;
 pub mod scenario;
 pub mod score;
