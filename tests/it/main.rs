@@ -26,6 +26,7 @@ mod graph_fixtures;
 mod graph_parity;
 mod invariants;
 mod ledger_behaviours;
+mod ledger_cli;
 mod ledger_oracle;
 mod ledger_reader_diff;
 mod ledger_suite;
