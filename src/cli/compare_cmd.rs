@@ -56,10 +56,19 @@ struct LoadedTrial {
 
 /// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
 /// extension), its other sessions unscored.
-fn from_env(path: &Path, loaded: &LoadedDataset, dataset_fp: u64) -> Result<LoadedTrial, CompareCmdError> {
+fn from_env(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+) -> Result<LoadedTrial, CompareCmdError> {
     let text = read_text(path)?;
-    let scored = wildtool_core::ledger::run_file::score_file(&loaded.sessions, &format!("{dataset_fp:016x}"), &text, false)
-        .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    let scored = wildtool_core::ledger::run_file::score_file(
+        &loaded.sessions,
+        &format!("{dataset_fp:016x}"),
+        &text,
+        false,
+    )
+    .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     for (_, problem) in &scored.problems {
         eprintln!("warning: {}: {problem}", path.display());
     }
@@ -263,7 +272,10 @@ fn load_run(
     }
     let env = parts.iter().any(|p| p.env);
     if env && parts.iter().any(|p| !p.env) {
-        return Err(usage(format!("{}: its trials mix ledger-environment and official runs", path.display())));
+        return Err(usage(format!(
+            "{}: its trials mix ledger-environment and official runs",
+            path.display()
+        )));
     }
     let label = parts
         .iter()
@@ -315,7 +327,10 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         for run in &mut runs {
             run.label = format!("{} (ledger env)", run.label);
         }
-        println!("{}: runs paired on env_success", wildtool_core::ledger::metrics::EXTENSION_LABEL);
+        println!(
+            "{}: runs paired on env_success",
+            wildtool_core::ledger::metrics::EXTENSION_LABEL
+        );
     }
     let doc = compare_runs(
         &runs,

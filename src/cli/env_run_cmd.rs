@@ -24,13 +24,17 @@ use wildtool_core::ledger::run_file::{header_line, score_file, session_line, Ses
 use wildtool_core::ledger::scenario::has_scenario;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::runner::checkpoint::CheckpointStore;
-use wildtool_core::runner::engine::{BackendSettings, Engine, EngineError, Event, RunEnd, RunStatus};
+use wildtool_core::runner::engine::{
+    BackendSettings, Engine, EngineError, Event, RunEnd, RunStatus,
+};
 use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::runner::select::SessionRange;
 use wildtool_core::share::task_shapes;
 
 use super::files::{at, read_text, Outputs};
-use super::run_cmd::{backend, install_interrupt_handler, run_spec, unix_now, Display, RunArgs, RunCmdError};
+use super::run_cmd::{
+    backend, install_interrupt_handler, run_spec, unix_now, Display, RunArgs, RunCmdError,
+};
 use super::EXIT_INCOMPLETE;
 
 fn usage(m: impl Into<String>) -> RunCmdError {
@@ -92,7 +96,11 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
                 envs.insert(s.index, env);
             }
             Ok(None) => {}
-            Err(e) => return Err(usage(format!("{e} (run `wildtool validate --semantic --env`)"))),
+            Err(e) => {
+                return Err(usage(format!(
+                    "{e} (run `wildtool validate --semantic --env`)"
+                )))
+            }
         }
     }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
@@ -118,7 +126,9 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             match event {
                 Event::Persist(line) => store.append(&line)?,
                 Event::Progress(p) => display.update(&p),
-                Event::TaskSettled { key, .. } => forget.borrow_mut().push((key.trial, key.line, key.task)),
+                Event::TaskSettled { key, .. } => {
+                    forget.borrow_mut().push((key.trial, key.line, key.task))
+                }
                 _ => {}
             }
             Ok::<(), StoreError>(())
@@ -130,7 +140,13 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             let session = by_index
                 .get(&call.task.line)
                 .ok_or_else(|| format!("no session at index {}", call.task.line))?;
-            answerer.answer(call.task.trial, session, call.task.task, &call.prior, &call.calls)
+            answerer.answer(
+                call.task.trial,
+                session,
+                call.task.task,
+                &call.prior,
+                &call.calls,
+            )
         },
     );
     display.finish();
@@ -153,7 +169,9 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
         vec![args.out.clone()]
     } else {
-        (1..=spec.trials()).map(|t| args.out.join(format!("trial-{t}"))).collect()
+        (1..=spec.trials())
+            .map(|t| args.out.join(format!("trial-{t}")))
+            .collect()
     };
     let per_trial_tasks: u64 = with_env.iter().map(|s| s.tasks.len() as u64).sum();
     let mut trial_outcomes = Vec::new();
@@ -172,26 +190,37 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         let mut text = header_line(&head);
         text.push('\n');
         for line in assembled.text.lines() {
-            let v = loads(line).map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
+            let v = loads(line)
+                .map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
             let id = v.get("id").and_then(Value::as_str).unwrap_or("");
             let Some(session) = with_env.iter().find(|s| s.id == id) else {
                 continue;
             };
-            let Some(env) = envs.get(&session.index) else { continue };
-            let traces = v.get("result").and_then(Value::as_array).cloned().unwrap_or_default();
+            let Some(env) = envs.get(&session.index) else {
+                continue;
+            };
+            let traces = v
+                .get("result")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
             let (line, _) = session_line(session, env, spec.model(), "gold", &traces)
                 .map_err(|e| usage(format!("{}: {e}", session.id)))?;
             text.push_str(&line);
             text.push('\n');
         }
-        let scored = score_file(&loaded.sessions, &fp, &text, false).map_err(|e| usage(e.to_string()))?;
+        let scored =
+            score_file(&loaded.sessions, &fp, &text, false).map_err(|e| usage(e.to_string()))?;
         for (no, problem) in &scored.problems {
             eprintln!("warning: env-result.jsonl line {no}: {problem}");
         }
         let mut outputs = Outputs::new(dir);
         outputs.write("env-result.jsonl", &text)?;
         outputs.write("env-report.json", &scored.report)?;
-        outputs.write("env-run.json", &env_run_json(&spec, &end, started, &args.dataset))?;
+        outputs.write(
+            "env-run.json",
+            &env_run_json(&spec, &end, started, &args.dataset),
+        )?;
         outputs.commit()?;
         trial_outcomes.push(env_outcomes(&loaded, &scored.sessions));
         if !args.quiet {
@@ -201,13 +230,25 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             print!("{}", scored.metrics.table());
             println!(
                 "{} of {} env task(s) scored; {} session(s) without ledger_env skipped",
-                scored.metrics.env_task_success.n, per_trial_tasks, without.len()
+                scored.metrics.env_task_success.n,
+                per_trial_tasks,
+                without.len()
             );
         }
-        eprintln!("wrote {} and {}", dir.join("env-result.jsonl").display(), dir.join("env-report.json").display());
+        eprintln!(
+            "wrote {} and {}",
+            dir.join("env-result.jsonl").display(),
+            dir.join("env-report.json").display()
+        );
     }
     if spec.trials() > 1 {
-        write_env_trials(&args.out, &dataset_text, &loaded, spec.model(), trial_outcomes)?;
+        write_env_trials(
+            &args.out,
+            &dataset_text,
+            &loaded,
+            spec.model(),
+            trial_outcomes,
+        )?;
     }
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
@@ -217,7 +258,12 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     Ok(end.status)
 }
 
-fn env_run_json(spec: &wildtool_core::runner::engine::RunSpec, end: &RunEnd, started: f64, dataset: &Path) -> String {
+fn env_run_json(
+    spec: &wildtool_core::runner::engine::RunSpec,
+    end: &RunEnd,
+    started: f64,
+    dataset: &Path,
+) -> String {
     let p = &end.progress;
     let incomplete: Vec<serde_json::Value> = end
         .incomplete
@@ -267,8 +313,15 @@ fn write_env_trials(
         fingerprint: fp,
         trials,
     };
-    let doc = trials_report(&run, DatasetRef { fingerprint: fp, shapes: &shapes }, &BootstrapOptions::default())
-        .map_err(|e| usage(e.to_string()))?;
+    let doc = trials_report(
+        &run,
+        DatasetRef {
+            fingerprint: fp,
+            shapes: &shapes,
+        },
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
     let mut outputs = Outputs::new(out);
     let text = format!(
         "{{\"extension\": {:?}, \"on\": \"env_success\", \"trials\": {}}}\n",

@@ -70,8 +70,13 @@ fn env_report(args: &ReportArgs) -> Result<Option<wildtool_core::json::Value>, R
     }
     let v = wildtool_core::json::loads(&read_text(&path)?)
         .map_err(|e| ReportError::Usage(format!("{}: {e}", path.display())))?;
-    if v.get("format").and_then(|f| f.as_str()) != Some(wildtool_core::ledger::metrics::ENV_REPORT_FORMAT) {
-        return Err(ReportError::Usage(format!("{} is not an env-report.json", path.display())));
+    if v.get("format").and_then(|f| f.as_str())
+        != Some(wildtool_core::ledger::metrics::ENV_REPORT_FORMAT)
+    {
+        return Err(ReportError::Usage(format!(
+            "{} is not an env-report.json",
+            path.display()
+        )));
     }
     Ok(Some(v))
 }
@@ -85,7 +90,10 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
     if let (Some(env), false) = (&env, official.is_file()) {
         if let Some(ds) = &args.dataset {
             let fp = fingerprint_hex(&read_text(ds)?);
-            let found = env.get("dataset_fingerprint").and_then(|f| f.as_str()).unwrap_or("");
+            let found = env
+                .get("dataset_fingerprint")
+                .and_then(|f| f.as_str())
+                .unwrap_or("");
             if fp != found {
                 return Err(ReportError::Usage(format!(
                     "{} has fingerprint {fp}, but the env run was made on a dataset with fingerprint {found}",
@@ -93,7 +101,8 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
                 )));
             }
         }
-        fs::write(&args.out, wildtool_core::ledger::report_html::env_page(env)).map_err(at(&args.out))?;
+        fs::write(&args.out, wildtool_core::ledger::report_html::env_page(env))
+            .map_err(at(&args.out))?;
         println!("wrote {}", args.out.display());
         return Ok(());
     }
@@ -135,7 +144,10 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
     let mut html = report_html(&meta, report, &charts);
     if let Some(env) = &env {
         if let Some(at_end) = html.rfind("</main>") {
-            html.insert_str(at_end, &wildtool_core::ledger::report_html::env_section(env));
+            html.insert_str(
+                at_end,
+                &wildtool_core::ledger::report_html::env_section(env),
+            );
         }
     }
     fs::write(&args.out, html).map_err(at(&args.out))?;

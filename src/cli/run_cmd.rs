@@ -123,7 +123,9 @@ fn usage(message: impl Into<String>) -> RunCmdError {
 }
 
 /// The backend, the model name and the API key (for endpoints) from the arguments.
-pub(crate) fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
+pub(crate) fn backend(
+    args: &RunArgs,
+) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
     let agent = |kind: AgentKind| {
         let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
         Ok((BackendSettings::Agent(kind), model, None))

@@ -61,8 +61,12 @@ fn class_of(message: &str) -> Option<ErrorClass> {
 }
 
 fn bean_check(files: &[PathBuf]) -> Vec<(PathBuf, bool, String)> {
-    let exe = std::env::var("WILDTOOL_BEAN_CHECK").expect("WILDTOOL_BEAN_CHECK (run scripts/ledger-oracle.sh)");
-    let chunks: Vec<Vec<PathBuf>> = files.chunks(files.len().div_ceil(2).max(1)).map(|c| c.to_vec()).collect();
+    let exe = std::env::var("WILDTOOL_BEAN_CHECK")
+        .expect("WILDTOOL_BEAN_CHECK (run scripts/ledger-oracle.sh)");
+    let chunks: Vec<Vec<PathBuf>> = files
+        .chunks(files.len().div_ceil(2).max(1))
+        .map(|c| c.to_vec())
+        .collect();
     let handles: Vec<_> = chunks
         .into_iter()
         .map(|chunk| {
@@ -71,15 +75,24 @@ fn bean_check(files: &[PathBuf]) -> Vec<(PathBuf, bool, String)> {
                 chunk
                     .into_iter()
                     .map(|f| {
-                        let o = Command::new(&exe).arg("--no-cache").arg("--json").arg(&f).output().expect("bean-check runs");
-                        let text = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
+                        let o = Command::new(&exe)
+                            .arg("--no-cache")
+                            .arg("--json")
+                            .arg(&f)
+                            .output()
+                            .expect("bean-check runs");
+                        let text = String::from_utf8_lossy(&o.stdout).into_owned()
+                            + &String::from_utf8_lossy(&o.stderr);
                         (f, o.status.success(), text)
                     })
                     .collect::<Vec<_>>()
             })
         })
         .collect();
-    handles.into_iter().flat_map(|h| h.join().expect("thread")).collect()
+    handles
+        .into_iter()
+        .flat_map(|h| h.join().expect("thread"))
+        .collect()
 }
 
 struct Query {
@@ -90,7 +103,8 @@ struct Query {
 }
 
 fn python(manifest: &Value) -> Vec<Value> {
-    let exe = std::env::var("WILDTOOL_LEDGER_PYTHON").expect("WILDTOOL_LEDGER_PYTHON (run scripts/ledger-oracle.sh)");
+    let exe = std::env::var("WILDTOOL_LEDGER_PYTHON")
+        .expect("WILDTOOL_LEDGER_PYTHON (run scripts/ledger-oracle.sh)");
     let mut child = Command::new(exe)
         .arg(root("scripts/ledger_oracle.py"))
         .stdin(Stdio::piped())
@@ -150,10 +164,20 @@ fn chaos(base: &Ledger, tools: &Value, rng: &mut Rng) -> Ledger {
                 rng.below(5),
                 n.plain(),
                 cur(&a, &l),
-                if rng.chance(1, 5) { n.add(Dec::new(1, 2).expect("dec")).neg().plain() } else { n.neg().plain() },
+                if rng.chance(1, 5) {
+                    n.plus(Dec::new(1, 2).expect("dec")).negated().plain()
+                } else {
+                    n.negated().plain()
+                },
                 cur(&b, &l)
             );
-            call(&mut l, "add_transaction", &Value::Str(args), tools, ToolOptions::default());
+            call(
+                &mut l,
+                "add_transaction",
+                &Value::Str(args),
+                tools,
+                ToolOptions::default(),
+            );
             continue;
         }
         let mut other = b.clone();
@@ -164,14 +188,18 @@ fn chaos(base: &Ledger, tools: &Value, rng: &mut Rng) -> Ledger {
         if rng.chance(1, 8) {
             c2 = "GBP".to_owned();
         }
-        let mut m = n.neg();
+        let mut m = n.negated();
         match rng.below(8) {
-            0 => m = m.add(Dec::new(1, 2).expect("dec")),
-            1 => m = m.add(Dec::int(1)),
+            0 => m = m.plus(Dec::new(1, 2).expect("dec")),
+            1 => m = m.plus(Dec::int(1)),
             2 => m = Dec::new(-(i128::from(rng.range(100, 5000)) * 10 + 5), 3).expect("dec"),
             _ => {}
         }
-        let n = if matches!(m.scale(), 3) && rng.chance(1, 2) { m.neg().round(2) } else { n };
+        let n = if matches!(m.scale(), 3) && rng.chance(1, 2) {
+            m.negated().round(2)
+        } else {
+            n
+        };
         let txn = Txn {
             date,
             flag: '*',
@@ -225,20 +253,51 @@ fn query_tools() -> Value {
 fn ours(l: &Ledger, q: &Query) -> BTreeMap<String, Dec> {
     let mut state = l.clone();
     let (name, args) = if q.spending {
-        ("ledger_spending", format!(r#"{{"account": "{}", "start_date": "{}", "end_date": "{}"}}"#, q.account, q.from.map(|d| d.to_string()).unwrap_or_default(), q.to.map(|d| d.to_string()).unwrap_or_default()))
+        (
+            "ledger_spending",
+            format!(
+                r#"{{"account": "{}", "start_date": "{}", "end_date": "{}"}}"#,
+                q.account,
+                q.from.map(|d| d.to_string()).unwrap_or_default(),
+                q.to.map(|d| d.to_string()).unwrap_or_default()
+            ),
+        )
     } else {
-        ("ledger_balance", format!(r#"{{"account": "{}", "as_of": "{}"}}"#, q.account, q.to.map(|d| d.to_string()).unwrap_or_default()))
+        (
+            "ledger_balance",
+            format!(
+                r#"{{"account": "{}", "as_of": "{}"}}"#,
+                q.account,
+                q.to.map(|d| d.to_string()).unwrap_or_default()
+            ),
+        )
     };
-    let r = call(&mut state, name, &Value::Str(args), &query_tools(), ToolOptions::default()).result;
+    let r = call(
+        &mut state,
+        name,
+        &Value::Str(args),
+        &query_tools(),
+        ToolOptions::default(),
+    )
+    .result;
     let key = if q.spending { "total" } else { "balance" };
     let mut out = BTreeMap::new();
-    if let Some(list) = r.get(if q.spending { "totals" } else { "balances" }).and_then(Value::as_array) {
+    if let Some(list) = r
+        .get(if q.spending { "totals" } else { "balances" })
+        .and_then(Value::as_array)
+    {
         for x in list {
-            if let (Some(n), Some(c)) = (x.get("amount").and_then(Dec::from_value), x.get("currency").and_then(Value::as_str)) {
+            if let (Some(n), Some(c)) = (
+                x.get("amount").and_then(Dec::from_value),
+                x.get("currency").and_then(Value::as_str),
+            ) {
                 out.insert(c.to_owned(), n);
             }
         }
-    } else if let (Some(n), Some(c)) = (r.get(key).and_then(Dec::from_value), r.get("currency").and_then(Value::as_str)) {
+    } else if let (Some(n), Some(c)) = (
+        r.get(key).and_then(Dec::from_value),
+        r.get("currency").and_then(Value::as_str),
+    ) {
         if !n.is_zero() {
             out.insert(c.to_owned(), n);
         }
@@ -279,10 +338,15 @@ fn ledger_oracle_agrees_with_beancount() {
     let scored = score_file(&sessions, &fingerprint_hex(&text), &result, false).expect("scores");
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
     for (s, env) in &envs {
-        texts.insert(write_ledger(&env.scenario.initial, &header()), format!("{} initial", s.id));
+        texts.insert(
+            write_ledger(&env.scenario.initial, &header()),
+            format!("{} initial", s.id),
+        );
         for t in 0..s.tasks.len() {
             if let Some(exp) = env.replay.expected(t) {
-                texts.entry(write_ledger(exp, &header())).or_insert(format!("{} task {t} expected", s.id));
+                texts
+                    .entry(write_ledger(exp, &header()))
+                    .or_insert(format!("{} task {t} expected", s.id));
             }
         }
     }
@@ -290,31 +354,54 @@ fn ledger_oracle_agrees_with_beancount() {
     for (index, tasks) in &scored.sessions {
         for t in tasks {
             gold_ledgers += 1;
-            texts.entry(write_ledger(&t.actual, &header())).or_insert(format!("session {index} task {} left by gold", t.task));
+            texts
+                .entry(write_ledger(&t.actual, &header()))
+                .or_insert(format!("session {index} task {} left by gold", t.task));
         }
     }
     assert_eq!(gold_ledgers, 64);
-    let files: Vec<PathBuf> = texts.keys().enumerate().map(|(i, t)| write(&dir, &format!("suite-{i}.beancount"), t)).collect();
+    let files: Vec<PathBuf> = texts
+        .keys()
+        .enumerate()
+        .map(|(i, t)| write(&dir, &format!("suite-{i}.beancount"), t))
+        .collect();
     let names: Vec<&String> = texts.values().collect();
     let mut failed = Vec::new();
     for (f, ok, out) in bean_check(&files) {
-        let i: usize = f.file_stem().and_then(|s| s.to_str()).and_then(|s| s.strip_prefix("suite-")).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let i: usize = f
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("suite-"))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         if !ok || out.contains("\"message\"") {
             failed.push(format!("{}: {out}", names[i]));
         }
     }
-    assert!(failed.is_empty(), "bean-check fails:\n{}", failed.join("\n"));
-    println!("bean-check: {} distinct suite ledgers pass (initial, expected, left by the gold agent)", files.len());
+    assert!(
+        failed.is_empty(),
+        "bean-check fails:\n{}",
+        failed.join("\n")
+    );
+    println!(
+        "bean-check: {} distinct suite ledgers pass (initial, expected, left by the gold agent)",
+        files.len()
+    );
 
     // 3 and 4: the chaos agent.
     let mut manifest = Vec::new();
     let mut cases = Vec::new();
-    let mut rng = Rng::stream(0x0C4A_05, 0, "ledger-chaos", 0);
+    let mut rng = Rng::stream(0x000C_4A05, 0, "ledger-chaos", 0);
     for k in 0..2000 {
         let (s, env) = &envs[k % envs.len()];
         let l = chaos(&env.scenario.initial, &s.tools, &mut rng);
-        let path = write(&dir, &format!("chaos-{k}.beancount"), &write_ledger(&l, &header()));
-        let ours_classes: BTreeSet<ErrorClass> = check_ledger(&l).into_iter().map(|(c, _)| c).collect();
+        let path = write(
+            &dir,
+            &format!("chaos-{k}.beancount"),
+            &write_ledger(&l, &header()),
+        );
+        let ours_classes: BTreeSet<ErrorClass> =
+            check_ledger(&l).into_iter().map(|(c, _)| c).collect();
         let accounts: Vec<&String> = l.accounts.keys().collect();
         let mut queries = Vec::new();
         for spending in [false, true] {
@@ -322,7 +409,11 @@ fn ledger_oracle_agrees_with_beancount() {
             let to = Date(l.today.0 - rng.range(0, 60));
             let from = spending.then(|| Date(to.0 - rng.range(0, 45)));
             queries.push(Query {
-                account: if spending && rng.chance(1, 2) { acct.split(':').take(2).collect::<Vec<_>>().join(":") } else { acct.clone() },
+                account: if spending && rng.chance(1, 2) {
+                    acct.split(':').take(2).collect::<Vec<_>>().join(":")
+                } else {
+                    acct.clone()
+                },
                 from,
                 to: Some(to),
                 spending,
@@ -338,8 +429,17 @@ fn ledger_oracle_agrees_with_beancount() {
                     .map(|q| {
                         let mut m = Map::new();
                         m.insert("account", Value::str(q.account.clone()));
-                        m.insert("from", q.from.map(|d| Value::Str(d.to_string())).unwrap_or(Value::Null));
-                        m.insert("to", q.to.map(|d| Value::Str(d.to_string())).unwrap_or(Value::Null));
+                        m.insert(
+                            "from",
+                            q.from
+                                .map(|d| Value::Str(d.to_string()))
+                                .unwrap_or(Value::Null),
+                        );
+                        m.insert(
+                            "to",
+                            q.to.map(|d| Value::Str(d.to_string()))
+                                .unwrap_or(Value::Null),
+                        );
                         Value::Object(m)
                     })
                     .collect(),
@@ -357,7 +457,12 @@ fn ledger_oracle_agrees_with_beancount() {
         let messages: Vec<String> = theirs
             .get("errors")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default();
         let mut classes = BTreeSet::new();
         for m in &messages {
@@ -372,13 +477,21 @@ fn ledger_oracle_agrees_with_beancount() {
             invalid += 1;
         }
         if &classes != ours_classes {
-            disagreements.push(format!("chaos-{k}: ours {ours_classes:?}, Beancount {classes:?} ({messages:?})"));
+            disagreements.push(format!(
+                "chaos-{k}: ours {ours_classes:?}, Beancount {classes:?} ({messages:?})"
+            ));
             continue;
         }
         if !classes.is_empty() {
             continue;
         }
-        for (q, a) in queries.iter().zip(theirs.get("answers").and_then(Value::as_array).cloned().unwrap_or_default()) {
+        for (q, a) in queries.iter().zip(
+            theirs
+                .get("answers")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default(),
+        ) {
             checked_queries += 1;
             let mut beancount: BTreeMap<String, Dec> = BTreeMap::new();
             if let Some(m) = a.as_object() {
@@ -392,11 +505,27 @@ fn ledger_oracle_agrees_with_beancount() {
             }
             let mine = ours(l, q);
             if mine != beancount {
-                disagreements.push(format!("chaos-{k}: {} {} {:?}..{:?}: ours {mine:?}, Beancount {beancount:?}", if q.spending { "spending" } else { "balance" }, q.account, q.from, q.to));
+                disagreements.push(format!(
+                    "chaos-{k}: {} {} {:?}..{:?}: ours {mine:?}, Beancount {beancount:?}",
+                    if q.spending { "spending" } else { "balance" },
+                    q.account,
+                    q.from,
+                    q.to
+                ));
             }
         }
     }
-    assert!(disagreements.is_empty(), "{} disagreement(s):\n{}", disagreements.len(), disagreements.iter().take(40).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreement(s):\n{}",
+        disagreements.len(),
+        disagreements
+            .iter()
+            .take(40)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     println!("chaos: {} ledgers ({invalid} invalid), verdicts equal Beancount's; {checked_queries} balance/spending answers equal Beancount's realization", cases.len());
     let _ = std::fs::remove_dir_all(&dir);
 }

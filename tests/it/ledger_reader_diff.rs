@@ -19,7 +19,9 @@ use wildtool_core::ledger::text::write_ledger;
 use wildtool_core::ledger::Ledger;
 
 fn num(x: f64) -> String {
-    Dec::parse(&float_repr(x)).map(|d| d.normalized().plain()).unwrap_or_default()
+    Dec::parse(&float_repr(x))
+        .map(|d| d.normalized().plain())
+        .unwrap_or_default()
 }
 
 fn norm(d: Dec) -> String {
@@ -43,10 +45,22 @@ fn ours(l: &Ledger) -> (BTreeSet<String>, usize) {
         }
     }
     for b in &l.balances {
-        out.insert(format!("balance {} {} {} {}", b.date, b.account, norm(b.amount.number), b.amount.currency));
+        out.insert(format!(
+            "balance {} {} {} {}",
+            b.date,
+            b.account,
+            norm(b.amount.number),
+            b.amount.currency
+        ));
     }
     for p in &l.prices {
-        out.insert(format!("price {} {} {} {}", p.date, p.base, norm(p.quote.number), p.quote.currency));
+        out.insert(format!(
+            "price {} {} {} {}",
+            p.date,
+            p.base,
+            norm(p.quote.number),
+            p.quote.currency
+        ));
     }
     let mut pads = 0;
     for t in l.txns.values() {
@@ -57,7 +71,14 @@ fn ours(l: &Ledger) -> (BTreeSet<String>, usize) {
         let posts: Vec<String> = t
             .postings
             .iter()
-            .map(|p| format!("{} {} {}", p.account, norm(p.units.number), p.units.currency))
+            .map(|p| {
+                format!(
+                    "{} {} {}",
+                    p.account,
+                    norm(p.units.number),
+                    p.units.currency
+                )
+            })
             .collect();
         let tags: Vec<&str> = t.tags.iter().map(String::as_str).collect();
         let links: Vec<&str> = t.links.iter().map(String::as_str).collect();
@@ -77,7 +98,8 @@ fn ours(l: &Ledger) -> (BTreeSet<String>, usize) {
 
 /// The crate's reading as sorted lines, and its number of pads.
 fn theirs(text: &str) -> (BTreeSet<String>, usize) {
-    let file: BeancountFile<f64> = beancount_parser::parse(text).expect("beancount-parser reads it");
+    let file: BeancountFile<f64> =
+        beancount_parser::parse(text).expect("beancount-parser reads it");
     let mut out = BTreeSet::new();
     for o in &file.options {
         if o.name == "operating_currency" {
@@ -94,16 +116,30 @@ fn theirs(text: &str) -> (BTreeSet<String>, usize) {
             DirectiveContent::Open(o) => {
                 let mut cs: Vec<&str> = o.currencies.iter().map(|c| c.as_str()).collect();
                 cs.sort_unstable();
-                out.insert(format!("open {date} {} {}", o.account.as_str(), cs.join(",")));
+                out.insert(format!(
+                    "open {date} {} {}",
+                    o.account.as_str(),
+                    cs.join(",")
+                ));
             }
             DirectiveContent::Close(c) => {
                 out.insert(format!("close {date} {}", c.account.as_str()));
             }
             DirectiveContent::Balance(b) => {
-                out.insert(format!("balance {date} {} {} {}", b.account.as_str(), num(b.amount.value), b.amount.currency.as_str()));
+                out.insert(format!(
+                    "balance {date} {} {} {}",
+                    b.account.as_str(),
+                    num(b.amount.value),
+                    b.amount.currency.as_str()
+                ));
             }
             DirectiveContent::Price(p) => {
-                out.insert(format!("price {date} {} {} {}", p.currency.as_str(), num(p.amount.value), p.amount.currency.as_str()));
+                out.insert(format!(
+                    "price {date} {} {} {}",
+                    p.currency.as_str(),
+                    num(p.amount.value),
+                    p.amount.currency.as_str()
+                ));
             }
             DirectiveContent::Pad(_) => pads += 1,
             DirectiveContent::Transaction(t) => {
@@ -111,7 +147,7 @@ fn theirs(text: &str) -> (BTreeSet<String>, usize) {
                 let mut cur = String::new();
                 for p in &t.postings {
                     if let Some(a) = &p.amount {
-                        sum = sum.add(Dec::parse(&float_repr(a.value)).unwrap_or(Dec::ZERO));
+                        sum = sum.plus(Dec::parse(&float_repr(a.value)).unwrap_or(Dec::ZERO));
                         cur = a.currency.as_str().to_owned();
                     }
                 }
@@ -119,8 +155,13 @@ fn theirs(text: &str) -> (BTreeSet<String>, usize) {
                     .postings
                     .iter()
                     .map(|p| match &p.amount {
-                        Some(a) => format!("{} {} {}", p.account.as_str(), num(a.value), a.currency.as_str()),
-                        None => format!("{} {} {cur}", p.account.as_str(), norm(sum.neg())),
+                        Some(a) => format!(
+                            "{} {} {}",
+                            p.account.as_str(),
+                            num(a.value),
+                            a.currency.as_str()
+                        ),
+                        None => format!("{} {} {cur}", p.account.as_str(), norm(sum.negated())),
                     })
                     .collect();
                 let mut tags: Vec<&str> = t.tags.iter().map(|x| x.as_str()).collect();
@@ -158,7 +199,8 @@ fn compare(name: &str, text: &str) {
 
 #[test]
 fn the_reader_agrees_with_beancount_parser() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl")).expect("suite");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
+        .expect("suite");
     let loaded = load_dataset(&text, Lang::En);
     let mut n = 0;
     for s in loaded.sessions.iter().filter(|s| has_scenario(s)) {
@@ -171,7 +213,10 @@ fn the_reader_agrees_with_beancount_parser() {
         compare(&format!("{} initial (authored)", s.id), initial);
         let env = SessionEnv::of(s).expect("scenario").expect("env");
         for (t, state) in env.replay.pre.iter().enumerate() {
-            compare(&format!("{} state {t} (canonical)", s.id), &write_ledger(state, &["test".to_owned()]));
+            compare(
+                &format!("{} state {t} (canonical)", s.id),
+                &write_ledger(state, &["test".to_owned()]),
+            );
             n += 1;
         }
     }

@@ -36,7 +36,10 @@ fn ledger_suite_strict_replay_holds() {
         };
         for c in &env.replay.calls {
             if !is_implemented(&c.name) {
-                problems.push(format!("{} task {}: {} is not implemented", s.id, c.task, c.name));
+                problems.push(format!(
+                    "{} task {}: {} is not implemented",
+                    s.id, c.task, c.name
+                ));
             }
             if c.outcome.result.get("status").and_then(Value::as_str) == Some("error") {
                 problems.push(format!(
@@ -88,6 +91,18 @@ fn ledger_suite_strict_replay_holds() {
         }
     }
     assert_eq!(envs, 16, "the 16 finance-ledger sessions carry ledger_env");
+    // The canonical bytes, which the WebAssembly test (crates/web/tests/web_wasm.rs)
+    // compares with the same file.
+    let digests = wildtool_core::ledger::run_file::suite_digests(&text);
+    let fixture = root("tests/fixtures/ledger-canonical.txt");
+    if bless || !std::path::Path::new(&fixture).exists() {
+        std::fs::write(&fixture, &digests).expect("write digests");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&fixture).expect("digests"),
+        digests,
+        "tests/fixtures/ledger-canonical.txt is stale (WILDTOOL_BLESS=1 cargo test --test it ledger_suite)"
+    );
     if bless && changed > 0 {
         std::fs::write(&src_path, dump_indent(&src, 1)).expect("write source");
         panic!("blessed {changed} observation(s); now run python3 data/build_suite.py and re-run the tests");

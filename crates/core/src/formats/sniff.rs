@@ -240,10 +240,18 @@ fn classify_object(k: &Keys) -> FileKind {
             }
             "wildtool_checkpoint" => return FileKind::Checkpoint,
             "wildtool_env_checkpoint" => return FileKind::EnvRun,
-            "format" if value.as_deref().is_some_and(|v| v.starts_with("wildtool-env-run/")) => {
+            "format"
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with("wildtool-env-run/")) =>
+            {
                 return FileKind::EnvRun
             }
-            "format" if value.as_deref().is_some_and(|v| v.starts_with("wildtool-env-report/")) => {
+            "format"
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with("wildtool-env-report/")) =>
+            {
                 return FileKind::EnvReport
             }
             "wildtool_report" | "wildtool_version" => return FileKind::Report,

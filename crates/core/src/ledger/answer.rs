@@ -34,10 +34,21 @@ fn answer_value(o: &Outcome) -> Value {
 }
 
 /// The state of task `task` after `prior` calls (gold history).
-fn state_after(session: &Session, env: &SessionEnv, task: usize, prior: &[ToolCall]) -> Option<Ledger> {
+fn state_after(
+    session: &Session,
+    env: &SessionEnv,
+    task: usize,
+    prior: &[ToolCall],
+) -> Option<Ledger> {
     let mut state = env.replay.before(task)?.clone();
     for c in prior {
-        call(&mut state, &c.name, &c.arguments, &session.tools, env.scenario.options);
+        call(
+            &mut state,
+            &c.name,
+            &c.arguments,
+            &session.tools,
+            env.scenario.options,
+        );
     }
     Some(state)
 }
@@ -55,7 +66,15 @@ pub fn answer_calls(
     Some(
         calls
             .iter()
-            .map(|c| answer_value(&call(&mut state, &c.name, &c.arguments, &session.tools, env.scenario.options)))
+            .map(|c| {
+                answer_value(&call(
+                    &mut state,
+                    &c.name,
+                    &c.arguments,
+                    &session.tools,
+                    env.scenario.options,
+                ))
+            })
             .collect(),
     )
 }
@@ -77,7 +96,12 @@ fn calls_value(calls: &[ToolCall]) -> Value {
 
 /// The step query as JSON text: `{"format", "session": <dataset line>, "task", "history",
 /// "prior": [{"id", "name", "arguments"}], "calls": […]}`.
-pub fn step_query(session: &Session, task: usize, prior: &[ToolCall], calls: &[ToolCall]) -> String {
+pub fn step_query(
+    session: &Session,
+    task: usize,
+    prior: &[ToolCall],
+    calls: &[ToolCall],
+) -> String {
     let mut m = Map::new();
     m.insert("format", Value::str(STEP_FORMAT));
     m.insert("session", session.raw.clone());
@@ -95,7 +119,11 @@ fn read_calls(v: Option<&Value>) -> Result<Vec<ToolCall>, String> {
         .map(|c| {
             Ok(ToolCall {
                 id: c.get("id").cloned().unwrap_or(Value::Null),
-                name: c.get("name").and_then(Value::as_str).ok_or("a call needs a name")?.to_owned(),
+                name: c
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or("a call needs a name")?
+                    .to_owned(),
                 arguments: c.get("arguments").cloned().unwrap_or(Value::Null),
             })
         })
@@ -113,15 +141,31 @@ pub fn step_json(input: &str) -> String {
         if v.get("history").and_then(Value::as_str) != Some("gold") {
             return Err("only gold history is supported".to_owned());
         }
-        let line = v.get("line").and_then(Value::as_i64).and_then(|n| usize::try_from(n).ok()).unwrap_or(0);
+        let line = v
+            .get("line")
+            .and_then(Value::as_i64)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0);
         let raw = v.get("session").ok_or("the query has no session")?;
         let text = dumps(raw, Escape::Utf8);
         let parsed = parse_session(line, &text, Lang::En);
         let session = parsed.session.ok_or("the session cannot be read")?;
-        let task = v.get("task").and_then(Value::as_i64).and_then(|n| usize::try_from(n).ok()).ok_or("task must be a position")?;
-        let env = SessionEnv::of(&session).map_err(|e| e.to_string())?.ok_or("the session has no ledger_env")?;
-        answer_calls(&session, &env, task, &read_calls(v.get("prior"))?, &read_calls(v.get("calls"))?)
-            .ok_or_else(|| format!("the session has no task {task}"))
+        let task = v
+            .get("task")
+            .and_then(Value::as_i64)
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or("task must be a position")?;
+        let env = SessionEnv::of(&session)
+            .map_err(|e| e.to_string())?
+            .ok_or("the session has no ledger_env")?;
+        answer_calls(
+            &session,
+            &env,
+            task,
+            &read_calls(v.get("prior"))?,
+            &read_calls(v.get("calls"))?,
+        )
+        .ok_or_else(|| format!("the session has no task {task}"))
     })();
     let mut m = Map::new();
     match out {
@@ -168,15 +212,27 @@ impl Answerer {
             .get(&session.index)
             .ok_or_else(|| format!("{} has no ledger environment", session.id))?;
         let key = (trial, session.index, task);
-        let reuse = self.running.get(&key).is_some_and(|(_, n)| *n == prior.len());
+        let reuse = self
+            .running
+            .get(&key)
+            .is_some_and(|(_, n)| *n == prior.len());
         if !reuse {
-            let state = state_after(session, env, task, prior).ok_or_else(|| format!("{} has no task {task}", session.id))?;
+            let state = state_after(session, env, task, prior)
+                .ok_or_else(|| format!("{} has no task {task}", session.id))?;
             self.running.insert(key, (state, prior.len()));
         }
         let (state, n) = self.running.get_mut(&key).ok_or("no state")?;
         let out: Vec<Value> = calls
             .iter()
-            .map(|c| answer_value(&call(state, &c.name, &c.arguments, &session.tools, env.scenario.options)))
+            .map(|c| {
+                answer_value(&call(
+                    state,
+                    &c.name,
+                    &c.arguments,
+                    &session.tools,
+                    env.scenario.options,
+                ))
+            })
             .collect();
         *n += calls.len();
         Ok(out)

@@ -117,7 +117,7 @@ pub fn imbalance(txn: &Txn) -> Vec<(String, Dec)> {
     let mut sums: BTreeMap<String, Dec> = BTreeMap::new();
     for p in &txn.postings {
         let e = sums.entry(p.units.currency.clone()).or_insert(Dec::ZERO);
-        *e = e.add(p.units.number);
+        *e = e.plus(p.units.number);
     }
     sums.into_iter()
         .filter(|(c, s)| s.abs() > tol.get(c).copied().unwrap_or(Dec::ZERO))
@@ -271,7 +271,7 @@ pub fn failed_balances(ledger: &Ledger) -> Vec<(usize, Dec)> {
             .get(&b.amount.currency)
             .copied()
             .unwrap_or(Dec::ZERO);
-        if have.sub(b.amount.number).abs() > b.amount.number.unit() {
+        if have.minus(b.amount.number).abs() > b.amount.number.unit() {
             out.push((i, have));
         }
     }
@@ -363,7 +363,10 @@ pub fn check_ledger(ledger: &Ledger) -> Vec<(ErrorClass, String)> {
                             format!("{id}: inactive account {}", p.account),
                         ));
                     }
-                    if a.currencies.as_ref().is_some_and(|cs| !cs.contains(&p.units.currency)) {
+                    if a.currencies
+                        .as_ref()
+                        .is_some_and(|cs| !cs.contains(&p.units.currency))
+                    {
                         out.push((
                             ErrorClass::Currency,
                             format!("{id}: currency {} on {}", p.units.currency, p.account),
@@ -373,7 +376,10 @@ pub fn check_ledger(ledger: &Ledger) -> Vec<(ErrorClass, String)> {
             }
         }
         for (c, s) in imbalance(t) {
-            out.push((ErrorClass::Unbalanced, format!("{id}: off by {} {c}", s.plain())));
+            out.push((
+                ErrorClass::Unbalanced,
+                format!("{id}: off by {} {c}", s.plain()),
+            ));
         }
     }
     for (i, have) in failed_balances(ledger) {
@@ -399,10 +405,16 @@ pub fn check_ledger(ledger: &Ledger) -> Vec<(ErrorClass, String)> {
                 ErrorClass::UnknownAccount,
                 format!("balance of unknown account {}", b.account),
             )),
-            Some(a) if a.currencies.as_ref().is_some_and(|cs| !cs.contains(&b.amount.currency)) => out.push((
-                ErrorClass::Currency,
-                format!("balance of {} in {}", b.account, b.amount.currency),
-            )),
+            Some(a)
+                if a.currencies
+                    .as_ref()
+                    .is_some_and(|cs| !cs.contains(&b.amount.currency)) =>
+            {
+                out.push((
+                    ErrorClass::Currency,
+                    format!("balance of {} in {}", b.account, b.amount.currency),
+                ))
+            }
             Some(_) => {}
         }
     }

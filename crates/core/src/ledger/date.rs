@@ -18,7 +18,9 @@ impl Date {
         }
         let num = |r: std::ops::Range<usize>| -> Option<u32> {
             let s = text.get(r)?;
-            s.bytes().all(|c| c.is_ascii_digit()).then(|| s.parse().ok())?
+            s.bytes()
+                .all(|c| c.is_ascii_digit())
+                .then(|| s.parse().ok())?
         };
         let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
         if !(1..=12).contains(&m) || d == 0 {

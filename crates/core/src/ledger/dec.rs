@@ -92,12 +92,18 @@ impl Dec {
         if int_part.is_empty() && frac.is_empty() {
             return None;
         }
-        if !int_part.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit()) {
+        if !int_part
+            .bytes()
+            .chain(frac.bytes())
+            .all(|b| b.is_ascii_digit())
+        {
             return None;
         }
         let mut mantissa: i128 = 0;
         for b in int_part.bytes().chain(frac.bytes()) {
-            mantissa = mantissa.checked_mul(10)?.checked_add(i128::from(b - b'0'))?;
+            mantissa = mantissa
+                .checked_mul(10)?
+                .checked_add(i128::from(b - b'0'))?;
         }
         let mut scale = frac.len() as i32 - exp;
         while scale < 0 {
@@ -166,7 +172,7 @@ impl Dec {
     }
 
     /// Sum (scale: the larger of the two).
-    pub fn add(self, other: Self) -> Self {
+    pub fn plus(self, other: Self) -> Self {
         let s = self.scale.max(other.scale);
         Self {
             mantissa: self.rescaled(s).saturating_add(other.rescaled(s)),
@@ -175,12 +181,12 @@ impl Dec {
     }
 
     /// Difference.
-    pub fn sub(self, other: Self) -> Self {
-        self.add(other.neg())
+    pub fn minus(self, other: Self) -> Self {
+        self.plus(other.negated())
     }
 
     /// Negation.
-    pub fn neg(self) -> Self {
+    pub fn negated(self) -> Self {
         Self {
             mantissa: -self.mantissa,
             scale: self.scale,
@@ -222,9 +228,18 @@ impl Dec {
         }
         let shift = i32::from(places) + i32::from(other.scale) - i32::from(self.scale);
         let (num, den) = if shift >= 0 {
-            (self.mantissa.checked_mul(10i128.checked_pow(shift as u32)?)?, other.mantissa)
+            (
+                self.mantissa
+                    .checked_mul(10i128.checked_pow(shift as u32)?)?,
+                other.mantissa,
+            )
         } else {
-            (self.mantissa, other.mantissa.checked_mul(10i128.checked_pow((-shift) as u32)?)?)
+            (
+                self.mantissa,
+                other
+                    .mantissa
+                    .checked_mul(10i128.checked_pow((-shift) as u32)?)?,
+            )
         };
         let (num, den) = if den < 0 { (-num, -den) } else { (num, den) };
         let q = num / den;
@@ -336,16 +351,22 @@ mod tests {
             Dec::from_value(&Value::Float(47.23)).map(Dec::plain),
             Some("47.23".into())
         );
-        assert_eq!(Dec::from_value(&Value::int(42)).map(Dec::plain), Some("42".into()));
-        assert_eq!(float_repr(match d("42.00").to_value() {
-            Value::Float(f) => f,
-            _ => 0.0,
-        }), "42.0");
+        assert_eq!(
+            Dec::from_value(&Value::int(42)).map(Dec::plain),
+            Some("42".into())
+        );
+        assert_eq!(
+            float_repr(match d("42.00").to_value() {
+                Value::Float(f) => f,
+                _ => 0.0,
+            }),
+            "42.0"
+        );
     }
 
     #[test]
     fn arithmetic_and_rounding() {
-        assert_eq!(d("0.1").add(d("0.2")), d("0.3"));
+        assert_eq!(d("0.1").plus(d("0.2")), d("0.3"));
         assert_eq!(d("1200").mul_round(d("0.8512"), 2).plain(), "1021.44");
         assert_eq!(d("2.345").round(2).plain(), "2.34");
         assert_eq!(d("2.355").round(2).plain(), "2.36");
@@ -353,7 +374,13 @@ mod tests {
         assert_eq!(d("42.00").half_unit().plain(), "0.005");
         assert_eq!(d("42.00").unit().plain(), "0.01");
         assert_eq!(d("42").with_min_scale(2).plain(), "42.00");
-        assert_eq!(d("1").div_round(d("0.8512"), 6).map(Dec::plain), Some("1.174812".into()));
-        assert_eq!(d("-1").div_round(d("3"), 2).map(Dec::plain), Some("-0.33".into()));
+        assert_eq!(
+            d("1").div_round(d("0.8512"), 6).map(Dec::plain),
+            Some("1.174812".into())
+        );
+        assert_eq!(
+            d("-1").div_round(d("3"), 2).map(Dec::plain),
+            Some("-0.33".into())
+        );
     }
 }

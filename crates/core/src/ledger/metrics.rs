@@ -27,7 +27,7 @@ pub struct Rate {
 }
 
 impl Rate {
-    fn add(&mut self, hit: bool) {
+    fn count(&mut self, hit: bool) {
         self.n += 1;
         self.k += u64::from(hit);
     }
@@ -47,7 +47,10 @@ impl Rate {
             m.insert("ci95", Value::Null);
         } else {
             let i = wilson(self.k, self.n);
-            m.insert("ci95", Value::Array(vec![Value::Float(i.lo), Value::Float(i.hi)]));
+            m.insert(
+                "ci95",
+                Value::Array(vec![Value::Float(i.lo), Value::Float(i.hi)]),
+            );
         }
         Value::Object(m)
     }
@@ -113,31 +116,33 @@ pub struct EnvMetrics {
 impl EnvMetrics {
     /// Counts the tasks of one session (all of them scored).
     pub fn add_session(&mut self, tasks: &[TaskScore]) {
-        self.env_session_success.add(!tasks.is_empty() && tasks.iter().all(|t| t.env_success));
+        self.env_session_success
+            .count(!tasks.is_empty() && tasks.iter().all(|t| t.env_success));
         for t in tasks {
             let c = &t.components;
             let attempts = t.accepted_writes + t.rejected_writes;
-            self.env_task_success.add(t.env_success);
-            self.state_accuracy.add(c.state_correct);
+            self.env_task_success.count(t.env_success);
+            self.state_accuracy.count(c.state_correct);
             if t.optimal_writes > 0 {
-                self.write_task_state_accuracy.add(c.state_correct);
-                self.double_booking_rate.add(!c.no_double_booking);
+                self.write_task_state_accuracy.count(c.state_correct);
+                self.double_booking_rate.count(!c.no_double_booking);
                 self.excess.push(t.excess_writes.max(0));
                 if c.state_correct {
-                    self.optimal_writes_rate.add(t.accepted_writes == t.optimal_writes);
+                    self.optimal_writes_rate
+                        .count(t.accepted_writes == t.optimal_writes);
                 }
             } else {
-                self.unexpected_write_rate.add(attempts > 0);
+                self.unexpected_write_rate.count(attempts > 0);
                 if t.after_write {
-                    self.write_after_question_rate.add(attempts > 0);
+                    self.write_after_question_rate.count(attempts > 0);
                 }
             }
             if t.clarify_write {
-                self.premature_write_rate.add(!c.no_premature_write);
+                self.premature_write_rate.count(!c.no_premature_write);
             }
-            self.collateral_rate.add(!c.no_collateral);
+            self.collateral_rate.count(!c.no_collateral);
             if t.accepted_writes > 0 {
-                self.dirty_trajectory_rate.add(!t.dirty_steps.is_empty());
+                self.dirty_trajectory_rate.count(!t.dirty_steps.is_empty());
             }
             self.rejected_write_rate.k += t.rejected_writes as u64;
             self.rejected_write_rate.n += attempts as u64;
@@ -147,7 +152,10 @@ impl EnvMetrics {
             self.answer_fact_recall.k += t.mentions.0 as u64;
             self.answer_fact_recall.n += t.mentions.1 as u64;
             self.agreement[usize::from(t.path_label_correct)][usize::from(t.env_success)] += 1;
-            self.by_challenge.entry(t.challenge).or_default().add(t.env_success);
+            self.by_challenge
+                .entry(t.challenge)
+                .or_default()
+                .count(t.env_success);
         }
     }
 
@@ -159,7 +167,11 @@ impl EnvMetrics {
         }
         let mean = self.excess.iter().sum::<i64>() as f64 / n as f64;
         let var = if n > 1 {
-            self.excess.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1) as f64
+            self.excess
+                .iter()
+                .map(|&x| (x as f64 - mean).powi(2))
+                .sum::<f64>()
+                / (n - 1) as f64
         } else {
             0.0
         };
@@ -197,7 +209,10 @@ impl EnvMetrics {
                 ex.insert("value", Value::Float(mean));
                 ex.insert("sum", Value::int(self.excess.iter().sum::<i64>()));
                 ex.insert("denominator", Value::int(self.excess.len() as i64));
-                ex.insert("ci95", Value::Array(vec![Value::Float(lo), Value::Float(hi)]));
+                ex.insert(
+                    "ci95",
+                    Value::Array(vec![Value::Float(lo), Value::Float(hi)]),
+                );
             }
             None => {
                 ex.insert("value", Value::Null);
@@ -209,12 +224,18 @@ impl EnvMetrics {
         m.insert("mean_excess_writes", Value::Object(ex));
         let mut co = Map::new();
         for k in Correction::ALL {
-            co.insert(k.as_str(), Value::int(self.corrections.get(&k).copied().unwrap_or(0) as i64));
+            co.insert(
+                k.as_str(),
+                Value::int(self.corrections.get(&k).copied().unwrap_or(0) as i64),
+            );
         }
         m.insert("correction_outcomes", Value::Object(co));
         m.insert("answer_fact_recall", self.answer_fact_recall.to_value());
         let mut ag = Map::new();
-        let names = [["error_failure", "error_success"], ["correct_failure", "correct_success"]];
+        let names = [
+            ["error_failure", "error_success"],
+            ["correct_failure", "correct_success"],
+        ];
         for (i, row) in names.iter().enumerate() {
             for (j, name) in row.iter().enumerate() {
                 ag.insert(*name, Value::int(self.agreement[i][j] as i64));
@@ -243,12 +264,26 @@ impl EnvMetrics {
             )),
             None => out.push_str(&format!("{:<28} –\n", "mean_excess_writes")),
         }
-        out.push_str(&format!("{:<28} {}\n", "answer_fact_recall", self.answer_fact_recall.text()));
+        out.push_str(&format!(
+            "{:<28} {}\n",
+            "answer_fact_recall",
+            self.answer_fact_recall.text()
+        ));
         let co: Vec<String> = Correction::ALL
             .iter()
-            .map(|k| format!("{} {}", k.as_str(), self.corrections.get(k).copied().unwrap_or(0)))
+            .map(|k| {
+                format!(
+                    "{} {}",
+                    k.as_str(),
+                    self.corrections.get(k).copied().unwrap_or(0)
+                )
+            })
             .collect();
-        out.push_str(&format!("{:<28} {}\n", "correction_outcomes", co.join(", ")));
+        out.push_str(&format!(
+            "{:<28} {}\n",
+            "correction_outcomes",
+            co.join(", ")
+        ));
         out
     }
 }
@@ -275,21 +310,35 @@ pub struct ReportHead {
 }
 
 /// The whole `env-report.json` text (indented, with a final newline).
-pub fn report_text(head: &ReportHead, metrics: &EnvMetrics, sessions: u64, damaged: &[usize]) -> String {
+pub fn report_text(
+    head: &ReportHead,
+    metrics: &EnvMetrics,
+    sessions: u64,
+    damaged: &[usize],
+) -> String {
     let mut m = Map::new();
     m.insert("format", Value::str(ENV_REPORT_FORMAT));
     m.insert("mode", Value::str("ledger-env"));
     m.insert("extension", Value::str(EXTENSION_LABEL));
     m.insert("env_version", Value::str(head.env_version.clone()));
-    m.insert("dataset_fingerprint", Value::str(head.dataset_fingerprint.clone()));
+    m.insert(
+        "dataset_fingerprint",
+        Value::str(head.dataset_fingerprint.clone()),
+    );
     m.insert("history_mode", Value::str(head.history_mode.clone()));
     m.insert("model_name", Value::str(head.model_name.clone()));
     m.insert("trial", Value::int(head.trial as i64));
     m.insert("status", Value::str(head.status.clone()));
     m.insert("tasks_total", Value::int(head.tasks_total as i64));
-    m.insert("tasks_scored", Value::int(metrics.env_task_success.n as i64));
+    m.insert(
+        "tasks_scored",
+        Value::int(metrics.env_task_success.n as i64),
+    );
     m.insert("sessions_scored", Value::int(sessions as i64));
-    m.insert("sessions_without_env", Value::int(head.sessions_without_env as i64));
+    m.insert(
+        "sessions_without_env",
+        Value::int(head.sessions_without_env as i64),
+    );
     m.insert(
         "damaged_lines",
         Value::Array(damaged.iter().map(|&n| Value::int(n as i64)).collect()),

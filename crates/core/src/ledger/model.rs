@@ -241,7 +241,7 @@ impl Ledger {
                 };
                 if hit {
                     let e = out.entry(p.units.currency.clone()).or_insert(Dec::ZERO);
-                    *e = e.add(p.units.number);
+                    *e = e.plus(p.units.number);
                 }
             }
         }

@@ -15,7 +15,10 @@ use crate::share::task_shapes;
 use super::score::TaskScore;
 
 /// One outcome per dataset task from an env run's scored sessions (by dataset index).
-pub fn env_outcomes(dataset: &LoadedDataset, scored: &BTreeMap<usize, Vec<TaskScore>>) -> Vec<TaskOutcome> {
+pub fn env_outcomes(
+    dataset: &LoadedDataset,
+    scored: &BTreeMap<usize, Vec<TaskScore>>,
+) -> Vec<TaskOutcome> {
     let shapes = task_shapes(dataset);
     let mut out = Vec::new();
     for shape in &shapes {

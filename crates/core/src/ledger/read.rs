@@ -113,7 +113,8 @@ pub fn valid_currency(c: &str) -> bool {
     !b.is_empty()
         && b.len() <= 24
         && b[0].is_ascii_uppercase()
-        && b.last().is_some_and(|x| x.is_ascii_uppercase() || x.is_ascii_digit())
+        && b.last()
+            .is_some_and(|x| x.is_ascii_uppercase() || x.is_ascii_digit())
         && b.iter()
             .all(|x| x.is_ascii_uppercase() || x.is_ascii_digit() || b"'._-".contains(x))
 }
@@ -147,8 +148,7 @@ fn err(line: usize, message: impl Into<String>) -> ReadError {
 }
 
 fn number(text: &str, line: usize) -> Result<Dec, ReadError> {
-    Dec::parse(&text.replace(',', ""))
-        .ok_or_else(|| err(line, format!("{text:?} is not a number")))
+    Dec::parse(&text.replace(',', "")).ok_or_else(|| err(line, format!("{text:?} is not a number")))
 }
 
 fn word<'a>(toks: &'a [Tok], i: usize, line: usize, what: &str) -> Result<&'a str, ReadError> {
@@ -212,7 +212,11 @@ fn meta_line(toks: &[Tok], line: usize) -> Result<Option<(String, String)>, Read
 
 /// Reads `text`; `seed` draws the ids of transactions without `wt-id` metadata (and of
 /// expanded pads), avoiding `reserved` ids.
-pub fn read_ledger(text: &str, seed: u64, reserved: &BTreeSet<String>) -> Result<Ledger, ReadError> {
+pub fn read_ledger(
+    text: &str,
+    seed: u64,
+    reserved: &BTreeSet<String>,
+) -> Result<Ledger, ReadError> {
     let mut r = Reader {
         ledger: Ledger::default(),
         pending_ids: Vec::new(),
@@ -254,7 +258,12 @@ pub fn read_ledger(text: &str, seed: u64, reserved: &BTreeSet<String>) -> Result
 }
 
 impl Reader {
-    fn entry(&mut self, toks: &[Tok], body: &[(usize, Vec<Tok>)], no: usize) -> Result<(), ReadError> {
+    fn entry(
+        &mut self,
+        toks: &[Tok],
+        body: &[(usize, Vec<Tok>)],
+        no: usize,
+    ) -> Result<(), ReadError> {
         let first = word(toks, 0, no, "a date or `option`")?;
         if first == "option" {
             if !body.is_empty() {
@@ -263,13 +272,20 @@ impl Reader {
             let key = string(toks, 1, no, "the option name")?;
             let value = string(toks, 2, no, "the option value")?;
             match key {
-                "operating_currency" => self.ledger.options.operating_currency.push(value.to_owned()),
+                "operating_currency" => self
+                    .ledger
+                    .options
+                    .operating_currency
+                    .push(value.to_owned()),
                 "title" => self.ledger.options.title = Some(value.to_owned()),
                 other => return Err(err(no, format!("option {other:?} is not supported"))),
             }
             return Ok(());
         }
-        if matches!(first, "include" | "plugin" | "pushtag" | "poptag" | "pushmeta" | "popmeta") {
+        if matches!(
+            first,
+            "include" | "plugin" | "pushtag" | "poptag" | "pushmeta" | "popmeta"
+        ) {
             return Err(err(no, format!("{first} is not supported")));
         }
         let date = Date::parse(first).ok_or_else(|| err(no, format!("{first:?} is not a date")))?;
@@ -337,7 +353,10 @@ impl Reader {
                     .get_mut(&name)
                     .ok_or_else(|| err(no, format!("close of {name} before its open")))?;
                 if a.close.is_some() || date <= a.open {
-                    return Err(err(no, format!("close of {name} must be once and after its open")));
+                    return Err(err(
+                        no,
+                        format!("close of {name} must be once and after its open"),
+                    ));
                 }
                 a.close = Some(date);
             }
@@ -391,7 +410,13 @@ impl Reader {
         Ok(())
     }
 
-    fn custom(&mut self, date: Date, toks: &[Tok], body: &[(usize, Vec<Tok>)], no: usize) -> Result<(), ReadError> {
+    fn custom(
+        &mut self,
+        date: Date,
+        toks: &[Tok],
+        body: &[(usize, Vec<Tok>)],
+        no: usize,
+    ) -> Result<(), ReadError> {
         let kind = string(toks, 2, no, "the custom type")?;
         let mut meta = BTreeMap::new();
         for (l, t) in body {
@@ -407,7 +432,10 @@ impl Reader {
                 None => Ok(default),
                 Some("TRUE") => Ok(true),
                 Some("FALSE") => Ok(false),
-                Some(other) => Err(err(no, format!("{key} must be TRUE or FALSE, not {other:?}"))),
+                Some(other) => Err(err(
+                    no,
+                    format!("{key} must be TRUE or FALSE, not {other:?}"),
+                )),
             }
         };
         match kind {
@@ -473,7 +501,14 @@ impl Reader {
         Ok(())
     }
 
-    fn txn(&mut self, date: Date, kind: &str, toks: &[Tok], body: &[(usize, Vec<Tok>)], no: usize) -> Result<(), ReadError> {
+    fn txn(
+        &mut self,
+        date: Date,
+        kind: &str,
+        toks: &[Tok],
+        body: &[(usize, Vec<Tok>)],
+        no: usize,
+    ) -> Result<(), ReadError> {
         let flag = if kind == "!" { '!' } else { '*' };
         let strings: Vec<&str> = toks[2..]
             .iter()
@@ -499,7 +534,12 @@ impl Reader {
                 Tok::Word(w) if w.starts_with('^') && valid_tag(&w[1..]) => {
                     links.insert(w[1..].to_owned());
                 }
-                _ => return Err(err(no, "expected tags (#…) or links (^…) after the narration")),
+                _ => {
+                    return Err(err(
+                        no,
+                        "expected tags (#…) or links (^…) after the narration",
+                    ))
+                }
             }
         }
         let mut meta = BTreeMap::new();
@@ -527,8 +567,13 @@ impl Reader {
                 }
             }
             let acct = account(t, 0, *l)?;
-            if t.iter().any(|x| matches!(x, Tok::Word(w) if w.starts_with('{') || w.starts_with('@'))) {
-                return Err(err(*l, "cost ({…}) and price (@) annotations are not supported"));
+            if t.iter()
+                .any(|x| matches!(x, Tok::Word(w) if w.starts_with('{') || w.starts_with('@')))
+            {
+                return Err(err(
+                    *l,
+                    "cost ({…}) and price (@) annotations are not supported",
+                ));
             }
             let units = match t.len() {
                 1 => None,
@@ -548,7 +593,7 @@ impl Reader {
         for (_, _, u) in &postings {
             if let Some(u) = u {
                 let e = sums.entry(u.currency.clone()).or_insert(Dec::ZERO);
-                *e = e.add(u.number);
+                *e = e.plus(u.number);
             }
         }
         let mut out = Vec::with_capacity(postings.len());
@@ -559,9 +604,13 @@ impl Reader {
                     if sums.len() != 1 {
                         return Err(err(l, "cannot interpolate an amount across currencies"));
                     }
-                    let (c, s) = sums.iter().next().map(|(c, s)| (c.clone(), *s)).unwrap_or((String::new(), Dec::ZERO));
+                    let (c, s) = sums
+                        .iter()
+                        .next()
+                        .map(|(c, s)| (c.clone(), *s))
+                        .unwrap_or((String::new(), Dec::ZERO));
                     Amount {
-                        number: s.neg(),
+                        number: s.negated(),
                         currency: c,
                     }
                 }
@@ -615,7 +664,7 @@ impl Reader {
                 .get(&b.amount.currency)
                 .copied()
                 .unwrap_or(Dec::ZERO);
-            let diff = b.amount.number.sub(have);
+            let diff = b.amount.number.minus(have);
             if diff.is_zero() {
                 continue;
             }
@@ -645,7 +694,7 @@ impl Reader {
                         Posting {
                             account: pad.source.clone(),
                             units: Amount {
-                                number: diff.neg(),
+                                number: diff.negated(),
                                 currency: c,
                             },
                         },

@@ -26,7 +26,11 @@ fn cell_rate(v: &Value) -> (String, String, String) {
         }
         _ => "–".to_owned(),
     };
-    (value, format!("{} / {}", n("numerator"), n("denominator")), ci)
+    (
+        value,
+        format!("{} / {}", n("numerator"), n("denominator")),
+        ci,
+    )
 }
 
 /// The section (an `<section>` element) for `env-report.json` parsed as `doc`.
@@ -83,7 +87,11 @@ pub fn env_section(doc: &Value) -> String {
     }
     out.push_str("</tbody></table>");
     let small_table = |out: &mut String, caption: &str, v: Option<&Value>| {
-        let _ = write!(out, "<table><caption>{}</caption><tbody>", escape_xml(caption));
+        let _ = write!(
+            out,
+            "<table><caption>{}</caption><tbody>",
+            escape_xml(caption)
+        );
         if let Some(Value::Object(o)) = v {
             for (k, x) in o.iter() {
                 let text = match x {
@@ -103,9 +111,21 @@ pub fn env_section(doc: &Value) -> String {
         }
         out.push_str("</tbody></table>");
     };
-    small_table(&mut out, "Correction outcomes", m.and_then(|m| m.get("correction_outcomes")));
-    small_table(&mut out, "Env success by challenge", m.and_then(|m| m.get("env_success_by_challenge")));
-    small_table(&mut out, "Path label (official decision on the env replies, diagnostic) × env success", m.and_then(|m| m.get("agreement")));
+    small_table(
+        &mut out,
+        "Correction outcomes",
+        m.and_then(|m| m.get("correction_outcomes")),
+    );
+    small_table(
+        &mut out,
+        "Env success by challenge",
+        m.and_then(|m| m.get("env_success_by_challenge")),
+    );
+    small_table(
+        &mut out,
+        "Path label (official decision on the env replies, diagnostic) × env success",
+        m.and_then(|m| m.get("agreement")),
+    );
     out.push_str("</section>");
     out
 }

@@ -28,13 +28,19 @@ pub fn header_line(head: &ReportHead) -> String {
     let mut m = Map::new();
     m.insert("format", Value::str(ENV_RUN_FORMAT));
     m.insert("env_version", Value::str(head.env_version.clone()));
-    m.insert("dataset_fingerprint", Value::str(head.dataset_fingerprint.clone()));
+    m.insert(
+        "dataset_fingerprint",
+        Value::str(head.dataset_fingerprint.clone()),
+    );
     m.insert("history_mode", Value::str(head.history_mode.clone()));
     m.insert("model_name", Value::str(head.model_name.clone()));
     m.insert("trial", Value::int(head.trial as i64));
     m.insert("status", Value::str(head.status.clone()));
     m.insert("tasks_total", Value::int(head.tasks_total as i64));
-    m.insert("sessions_without_env", Value::int(head.sessions_without_env as i64));
+    m.insert(
+        "sessions_without_env",
+        Value::int(head.sessions_without_env as i64),
+    );
     m.insert("extension", Value::str(EXTENSION_LABEL));
     dumps(&Value::Object(m), Escape::Utf8)
 }
@@ -43,7 +49,9 @@ pub fn header_line(head: &ReportHead) -> String {
 pub fn parse_header(line: &str) -> Result<ReportHead, String> {
     let v = loads(line).map_err(|e| format!("the header is not JSON: {e}"))?;
     if v.get("format").and_then(Value::as_str) != Some(ENV_RUN_FORMAT) {
-        return Err(format!("the first line is not an env-result header ({{\"format\": \"{ENV_RUN_FORMAT}\", …}})"));
+        return Err(format!(
+            "the first line is not an env-result header ({{\"format\": \"{ENV_RUN_FORMAT}\", …}})"
+        ));
     }
     let s = |k: &str| -> Result<String, String> {
         v.get(k)
@@ -79,11 +87,15 @@ pub fn digest(ledger: &crate::ledger::Ledger) -> String {
 
 /// The scored form of one task: the trace, annotated, plus the verdict.
 pub fn task_value(trace_value: &Value, score: &TaskScore) -> Value {
-    let mut steps = trace_value.get("steps").cloned().unwrap_or(Value::Array(Vec::new()));
+    let mut steps = trace_value
+        .get("steps")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
     let mut k = 0;
     if let Value::Array(list) = &mut steps {
         for step in list.iter_mut() {
-            if let Some(Value::Array(calls)) = step.as_object_mut().and_then(|s| s.get_mut("calls")) {
+            if let Some(Value::Array(calls)) = step.as_object_mut().and_then(|s| s.get_mut("calls"))
+            {
                 for c in calls.iter_mut() {
                     if let (Some(o), Some(cs)) = (c.as_object_mut(), score.calls.get(k)) {
                         o.insert("write", Value::Bool(cs.write));
@@ -102,7 +114,10 @@ pub fn task_value(trace_value: &Value, score: &TaskScore) -> Value {
     m.insert("task", Value::int(score.task as i64));
     m.insert("challenge", Value::str(score.challenge.as_str()));
     m.insert("end", Value::str(score.end.as_str()));
-    m.insert("answer", trace_value.get("answer").cloned().unwrap_or(Value::Null));
+    m.insert(
+        "answer",
+        trace_value.get("answer").cloned().unwrap_or(Value::Null),
+    );
     m.insert("steps", steps);
     let mut w = Map::new();
     w.insert("accepted", Value::int(score.accepted_writes as i64));
@@ -111,7 +126,10 @@ pub fn task_value(trace_value: &Value, score: &TaskScore) -> Value {
     m.insert("writes", Value::Object(w));
     m.insert(
         "correction",
-        score.correction.map(|c| Value::str(c.as_str())).unwrap_or(Value::Null),
+        score
+            .correction
+            .map(|c| Value::str(c.as_str()))
+            .unwrap_or(Value::Null),
     );
     let mut c = Map::new();
     for (name, v) in score.components.pairs() {
@@ -122,15 +140,31 @@ pub fn task_value(trace_value: &Value, score: &TaskScore) -> Value {
     m.insert("excess_writes", Value::int(score.excess_writes));
     m.insert(
         "path_label_env",
-        Value::str(if score.path_label_correct { "correct" } else { "error" }),
+        Value::str(if score.path_label_correct {
+            "correct"
+        } else {
+            "error"
+        }),
     );
     m.insert(
         "dirty_steps",
-        Value::Array(score.dirty_steps.iter().map(|&s| Value::int(s as i64)).collect()),
+        Value::Array(
+            score
+                .dirty_steps
+                .iter()
+                .map(|&s| Value::int(s as i64))
+                .collect(),
+        ),
     );
     m.insert(
         "violations",
-        Value::Array(score.final_violations.iter().map(|v| v.to_value()).collect()),
+        Value::Array(
+            score
+                .final_violations
+                .iter()
+                .map(|v| v.to_value())
+                .collect(),
+        ),
     );
     let mut mm = Map::new();
     mm.insert("found", Value::int(score.mentions.0 as i64));
@@ -185,7 +219,8 @@ pub fn session_line(
     let mut scores = Vec::new();
     for (i, tv) in traces.iter().enumerate() {
         let trace = TaskTrace::from_value(tv, &format!("tasks[{i}]")).map_err(|e| e.to_string())?;
-        let score = score_task(session, &env.scenario, &env.replay, &trace, false).map_err(|e| e.to_string())?;
+        let score = score_task(session, &env.scenario, &env.replay, &trace, false)
+            .map_err(|e| e.to_string())?;
         tasks.push(task_value(tv, &score));
         scores.push(score);
     }
@@ -275,7 +310,9 @@ pub fn score_file(
                 });
             }
             if h.env_version != ENV_VERSION {
-                return Err(FileError::Version { found: h.env_version });
+                return Err(FileError::Version {
+                    found: h.env_version,
+                });
             }
             head = Some(h);
             continue;
@@ -283,28 +320,42 @@ pub fn score_file(
         let result = (|| -> Result<(usize, Vec<TaskScore>), String> {
             let v = loads(line).map_err(|e| format!("not JSON: {e}"))?;
             let id = v.get("id").and_then(Value::as_str).ok_or("no session id")?;
-            let session = by_id.get(id).ok_or_else(|| format!("session {id} is not in the dataset"))?;
+            let session = by_id
+                .get(id)
+                .ok_or_else(|| format!("session {id} is not in the dataset"))?;
             if scored.contains_key(&session.index) {
                 return Err(format!("session {id} appears twice"));
             }
-            let tasks = v.get("tasks").and_then(Value::as_array).ok_or("\"tasks\" must be a list")?;
+            let tasks = v
+                .get("tasks")
+                .and_then(Value::as_array)
+                .ok_or("\"tasks\" must be a list")?;
             if tasks.len() != session.tasks.len() {
-                return Err(format!("{} task(s) for a session of {}", tasks.len(), session.tasks.len()));
+                return Err(format!(
+                    "{} task(s) for a session of {}",
+                    tasks.len(),
+                    session.tasks.len()
+                ));
             }
-            if !envs.contains_key(&session.index) {
-                let env = SessionEnv::of(session)
-                    .map_err(|e| e.to_string())?
-                    .ok_or_else(|| format!("session {id} has no ledger_env"))?;
-                envs.insert(session.index, env);
-            }
-            let env = envs.get(&session.index).ok_or("no environment")?;
+            let env = match envs.entry(session.index) {
+                std::collections::btree_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::btree_map::Entry::Vacant(v) => v.insert(
+                    SessionEnv::of(session)
+                        .map_err(|e| e.to_string())?
+                        .ok_or_else(|| format!("session {id} has no ledger_env"))?,
+                ),
+            };
             let mut out = Vec::new();
             for (i, tv) in tasks.iter().enumerate() {
-                let trace = TaskTrace::from_value(tv, &format!("tasks[{i}]")).map_err(|e| e.to_string())?;
+                let trace =
+                    TaskTrace::from_value(tv, &format!("tasks[{i}]")).map_err(|e| e.to_string())?;
                 if trace.task != i {
                     return Err(format!("tasks[{i}] is task {}", trace.task));
                 }
-                out.push(score_task(session, &env.scenario, &env.replay, &trace, lenient).map_err(|e| e.to_string())?);
+                out.push(
+                    score_task(session, &env.scenario, &env.replay, &trace, lenient)
+                        .map_err(|e| e.to_string())?,
+                );
             }
             Ok((session.index, out))
         })();
@@ -315,7 +366,8 @@ pub fn score_file(
             Err(e) => problems.push((no, format!("line {no}: {e}"))),
         }
     }
-    let head = head.ok_or_else(|| FileError::Header("the file is empty: it has no header line".to_owned()))?;
+    let head = head
+        .ok_or_else(|| FileError::Header("the file is empty: it has no header line".to_owned()))?;
     let mut metrics = EnvMetrics::default();
     for tasks in scored.values() {
         metrics.add_session(tasks);
@@ -329,4 +381,36 @@ pub fn score_file(
         sessions: scored,
         problems,
     })
+}
+
+/// A digest of everything the environment computes for a session's gold: the canonical
+/// text of every state (initial, and after each task) and every gold observation in
+/// dumps-utf8. The same on every platform (tests compare it natively and in WebAssembly).
+pub fn scenario_digest(env: &SessionEnv) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for state in &env.replay.pre {
+        h.update(write_ledger(state, &[]).as_bytes());
+    }
+    for c in &env.replay.calls {
+        h.update(dumps(&c.outcome.result, Escape::Utf8).as_bytes());
+        h.update(b"\n");
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// `id digest` lines for every session of `text` with a `ledger_env` (see
+/// [`scenario_digest`]).
+pub fn suite_digests(text: &str) -> String {
+    let loaded = crate::dataset::load_dataset(text, crate::dataset::Lang::En);
+    let mut out = String::new();
+    for s in &loaded.sessions {
+        if let Ok(Some(env)) = SessionEnv::of(s) {
+            out.push_str(&s.id);
+            out.push(' ');
+            out.push_str(&scenario_digest(&env));
+            out.push('\n');
+        }
+    }
+    out
 }

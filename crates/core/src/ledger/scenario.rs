@@ -207,7 +207,12 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
                 format!("{other:?} is not a format this build reads ({SCENARIO_FORMAT})"),
             ))
         }
-        None => return Err(fail(".format", format!("is missing (expected {SCENARIO_FORMAT:?})"))),
+        None => {
+            return Err(fail(
+                ".format",
+                format!("is missing (expected {SCENARIO_FORMAT:?})"),
+            ))
+        }
     }
     let text = env
         .get("initial")
@@ -225,27 +230,42 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
     let mut all_reserved = BTreeSet::new();
     if let Some(r) = ids.and_then(|i| i.get("reserved")) {
         let Value::Object(kinds) = r else {
-            return Err(fail(".ids.reserved", "must be an object of id lists".to_owned()));
+            return Err(fail(
+                ".ids.reserved",
+                "must be an object of id lists".to_owned(),
+            ));
         };
         for (kind, list) in kinds.iter() {
             let Some(list) = list.as_array() else {
-                return Err(fail(&format!(".ids.reserved.{kind}"), "must be a list of ids".to_owned()));
+                return Err(fail(
+                    &format!(".ids.reserved.{kind}"),
+                    "must be a list of ids".to_owned(),
+                ));
             };
             let mut q = VecDeque::new();
             for v in list {
-                let id = v
-                    .as_str()
-                    .ok_or_else(|| fail(&format!(".ids.reserved.{kind}"), "ids are strings".to_owned()))?;
+                let id = v.as_str().ok_or_else(|| {
+                    fail(
+                        &format!(".ids.reserved.{kind}"),
+                        "ids are strings".to_owned(),
+                    )
+                })?;
                 all_reserved.insert(id.to_owned());
                 q.push_back(id.to_owned());
             }
             reserved.insert(kind.clone(), q);
         }
     }
-    let mut ledger = read_ledger(text, seed, &all_reserved)
-        .map_err(|e| fail(".initial", e.to_string()))?;
+    let mut ledger =
+        read_ledger(text, seed, &all_reserved).map_err(|e| fail(".initial", e.to_string()))?;
     let (today, time) = session_now(&session.env_info).ok_or_else(|| {
-        fail("", format!("english_env_info {:?} does not start with a date", session.env_info))
+        fail(
+            "",
+            format!(
+                "english_env_info {:?} does not start with a date",
+                session.env_info
+            ),
+        )
     })?;
     ledger.today = today;
     ledger.time = time;
@@ -253,7 +273,10 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
     ledger.ids.reserved = reserved;
     if let Some(r) = env.get("receipts") {
         let Value::Object(m) = r else {
-            return Err(fail(".receipts", "must be an object of receipts by id".to_owned()));
+            return Err(fail(
+                ".receipts",
+                "must be an object of receipts by id".to_owned(),
+            ));
         };
         for (id, receipt) in m.iter() {
             ledger.receipts.insert(id.clone(), receipt.clone());
@@ -261,14 +284,25 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
     }
     let errors = check_ledger(&ledger);
     if let Some((class, message)) = errors.first() {
-        return Err(fail(".initial", format!("{} ({})", message, class.as_str())));
+        return Err(fail(
+            ".initial",
+            format!("{} ({})", message, class.as_str()),
+        ));
     }
     let mut tasks = Vec::new();
-    let list = env.get("tasks").and_then(Value::as_array).cloned().unwrap_or_default();
+    let list = env
+        .get("tasks")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
     if list.len() != session.tasks.len() {
         return Err(fail(
             ".tasks",
-            format!("has {} entries for {} tasks", list.len(), session.tasks.len()),
+            format!(
+                "has {} entries for {} tasks",
+                list.len(),
+                session.tasks.len()
+            ),
         ));
     }
     for (i, t) in list.iter().enumerate() {
@@ -289,15 +323,26 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
                 .iter()
                 .map(|v| {
                     v.as_str().map(str::to_owned).ok_or_else(|| {
-                        fail(&format!("{path}.must_mention"), "items are strings".to_owned())
+                        fail(
+                            &format!("{path}.must_mention"),
+                            "items are strings".to_owned(),
+                        )
                     })
                 })
                 .collect::<Result<_, _>>()?,
-            Some(_) => return Err(fail(&format!("{path}.must_mention"), "must be a list".to_owned())),
+            Some(_) => {
+                return Err(fail(
+                    &format!("{path}.must_mention"),
+                    "must be a list".to_owned(),
+                ))
+            }
         };
         let amends = t.get("amends").and_then(Value::as_str).map(str::to_owned);
         if challenge == Challenge::Correction && amends.is_none() {
-            return Err(fail(&format!("{path}.amends"), "a correction names the transaction it amends".to_owned()));
+            return Err(fail(
+                &format!("{path}.amends"),
+                "a correction names the transaction it amends".to_owned(),
+            ));
         }
         tasks.push(TaskMeta {
             challenge,
@@ -333,14 +378,24 @@ pub fn scenario_of(session: &Session) -> Result<Option<Scenario>, ScenarioError>
     {
         let path = format!(".assertions[{i}]");
         if a.get("kind").and_then(Value::as_str) != Some("txn_count") {
-            return Err(fail(&format!("{path}.kind"), "only \"txn_count\" is supported".to_owned()));
+            return Err(fail(
+                &format!("{path}.kind"),
+                "only \"txn_count\" is supported".to_owned(),
+            ));
         }
         let w = a.get("where");
-        let get = |k: &str| w.and_then(|w| w.get(k)).and_then(Value::as_str).map(str::to_owned);
-        let date = match get("date") {
-            Some(d) => Some(Date::parse(&d).ok_or_else(|| fail(&format!("{path}.where.date"), "must be a date".to_owned()))?),
-            None => None,
+        let get = |k: &str| {
+            w.and_then(|w| w.get(k))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
         };
+        let date =
+            match get("date") {
+                Some(d) => Some(Date::parse(&d).ok_or_else(|| {
+                    fail(&format!("{path}.where.date"), "must be a date".to_owned())
+                })?),
+                None => None,
+            };
         let eq = a
             .get("eq")
             .and_then(Value::as_i64)
@@ -440,11 +495,28 @@ pub fn replay_gold(session: &Session, scenario: &Scenario) -> Replay {
     let mut calls = Vec::new();
     let mut gold_writes = Vec::new();
     for (t, task) in session.tasks.iter().enumerate() {
-        gold_writes.push(task.nodes.iter().filter(|n| n.kind == NodeKind::Tool && is_write(&n.name)).count());
-        for (s, step) in gold_steps(session, t).unwrap_or_default().into_iter().enumerate() {
+        gold_writes.push(
+            task.nodes
+                .iter()
+                .filter(|n| n.kind == NodeKind::Tool && is_write(&n.name))
+                .count(),
+        );
+        for (s, step) in gold_steps(session, t)
+            .unwrap_or_default()
+            .into_iter()
+            .enumerate()
+        {
             for i in step {
-                let Some(node) = task.nodes.get(i) else { continue };
-                let outcome = call(&mut state, &node.name, &node.arguments, &session.tools, scenario.options);
+                let Some(node) = task.nodes.get(i) else {
+                    continue;
+                };
+                let outcome = call(
+                    &mut state,
+                    &node.name,
+                    &node.arguments,
+                    &session.tools,
+                    scenario.options,
+                );
                 calls.push(GoldCall {
                     task: t,
                     step: s,

@@ -196,23 +196,43 @@ pub enum ScoreError {
     },
 }
 
+/// A transaction's material key: date, payee, tags, documents, narration, postings.
+type Key = (
+    i64,
+    String,
+    Vec<String>,
+    Vec<String>,
+    String,
+    Vec<(String, String, Dec)>,
+);
+
 /// A transaction's material key (what equality compares).
-fn material(t: &Txn, c: &CompareOptions) -> (i64, String, Vec<String>, Vec<String>, String, Vec<(String, String, Dec)>) {
+fn material(t: &Txn, c: &CompareOptions) -> Key {
     let payee = if c.payee_exact {
         t.payee.clone().unwrap_or_default()
     } else {
         payee_norm(t.payee.as_deref())
     };
-    let tags: Vec<String> = if c.tags { t.tags.iter().cloned().collect() } else { Vec::new() };
+    let tags: Vec<String> = if c.tags {
+        t.tags.iter().cloned().collect()
+    } else {
+        Vec::new()
+    };
     let mut docs = t.documents.clone();
     crate::order::sort(&mut docs);
-    let narration = if c.narration_exact { t.narration.clone() } else { String::new() };
+    let narration = if c.narration_exact {
+        t.narration.clone()
+    } else {
+        String::new()
+    };
     let mut postings: Vec<(String, String, Dec)> = Vec::new();
     if c.merge_postings {
         let mut m: BTreeMap<(String, String), Dec> = BTreeMap::new();
         for p in &t.postings {
-            let e = m.entry((p.account.clone(), p.units.currency.clone())).or_insert(Dec::ZERO);
-            *e = e.add(p.units.number);
+            let e = m
+                .entry((p.account.clone(), p.units.currency.clone()))
+                .or_insert(Dec::ZERO);
+            *e = e.plus(p.units.number);
         }
         postings = m
             .into_iter()
@@ -221,14 +241,16 @@ fn material(t: &Txn, c: &CompareOptions) -> (i64, String, Vec<String>, Vec<Strin
             .collect();
     } else {
         for p in &t.postings {
-            postings.push((p.account.clone(), p.units.currency.clone(), p.units.number.normalized()));
+            postings.push((
+                p.account.clone(),
+                p.units.currency.clone(),
+                p.units.number.normalized(),
+            ));
         }
         crate::order::sort(&mut postings);
     }
     (t.date.0, payee, tags, docs, narration, postings)
 }
-
-type Key = (i64, String, Vec<String>, Vec<String>, String, Vec<(String, String, Dec)>);
 
 fn txn_keys(l: &Ledger, c: &CompareOptions) -> BTreeMap<Key, usize> {
     let mut out = BTreeMap::new();
@@ -244,7 +266,14 @@ fn rule_keys(l: &Ledger) -> BTreeMap<String, usize> {
         let mut ps: Vec<String> = r
             .postings
             .iter()
-            .map(|p| format!("{} {} {}", p.account, p.units.number.normalized(), p.units.currency))
+            .map(|p| {
+                format!(
+                    "{} {} {}",
+                    p.account,
+                    p.units.number.normalized(),
+                    p.units.currency
+                )
+            })
             .collect();
         crate::order::sort(&mut ps);
         let k = format!(
@@ -264,9 +293,9 @@ fn rule_keys(l: &Ledger) -> BTreeMap<String, usize> {
 fn budgets_equal(a: &Ledger, b: &Ledger) -> bool {
     a.budgets.len() == b.budgets.len()
         && a.budgets.iter().all(|(k, x)| {
-            b.budgets.get(k).is_some_and(|y| {
-                x.amount == y.amount && x.rollover == y.rollover
-            })
+            b.budgets
+                .get(k)
+                .is_some_and(|y| x.amount == y.amount && x.rollover == y.rollover)
         })
 }
 
@@ -353,10 +382,16 @@ pub fn diff(exp: &Ledger, act: &Ledger, c: &CompareOptions) -> Diff {
             .iter()
             .enumerate()
             .filter(|(j, (_, e))| {
-                !used[*j] && e.date == m.date && payee_norm(e.payee.as_deref()) == payee_norm(m.payee.as_deref())
+                !used[*j]
+                    && e.date == m.date
+                    && payee_norm(e.payee.as_deref()) == payee_norm(m.payee.as_deref())
             })
             .max_by_key(|(j, (_, e))| {
-                let overlap = e.postings.iter().filter(|p| accounts.contains(p.account.as_str())).count();
+                let overlap = e
+                    .postings
+                    .iter()
+                    .filter(|p| accounts.contains(p.account.as_str()))
+                    .count();
                 (overlap, std::cmp::Reverse(*j))
             })
             .map(|(j, _)| j);
@@ -381,7 +416,8 @@ pub fn diff(exp: &Ledger, act: &Ledger, c: &CompareOptions) -> Diff {
                 if km.1 != ke.1 {
                     fields.push("payee");
                 }
-                out.changed.push((txn_text(mid, m), txn_text(eid, e), fields));
+                out.changed
+                    .push((txn_text(mid, m), txn_text(eid, e), fields));
             }
             None => out.missing.push(txn_text(mid, m)),
         }
@@ -489,7 +525,9 @@ pub fn score_task(
     lenient: bool,
 ) -> Result<TaskScore, ScoreError> {
     let t = trace.task;
-    let (Some(pre), Some(exp), Some(meta)) = (replay.before(t), replay.expected(t), scenario.tasks.get(t)) else {
+    let (Some(pre), Some(exp), Some(meta)) =
+        (replay.before(t), replay.expected(t), scenario.tasks.get(t))
+    else {
         return Err(ScoreError::NoTask(t));
     };
     let c = &scenario.compare;
@@ -505,7 +543,13 @@ pub fn score_task(
     for (s, step) in trace.steps.iter().enumerate() {
         let mut step_dirty = false;
         for (j, call_rec) in step.calls.iter().enumerate() {
-            let outcome = call(&mut state, &call_rec.tool, &call_rec.args, &session.tools, scenario.options);
+            let outcome = call(
+                &mut state,
+                &call_rec.tool,
+                &call_rec.args,
+                &session.tools,
+                scenario.options,
+            );
             if !py_eq(&outcome.result, &call_rec.result) {
                 if !lenient {
                     return Err(ScoreError::Drift {
@@ -559,9 +603,9 @@ pub fn score_task(
     let final_violations: Vec<Violation> = current.difference(&pre_violations).cloned().collect();
     let exp_counts = booking_counts(exp);
     let act_counts = booking_counts(&state);
-    let no_double_booking = touched_keys
-        .iter()
-        .all(|k| act_counts.get(k).copied().unwrap_or(0) <= exp_counts.get(k).copied().unwrap_or(0).max(1));
+    let no_double_booking = touched_keys.iter().all(|k| {
+        act_counts.get(k).copied().unwrap_or(0) <= exp_counts.get(k).copied().unwrap_or(0).max(1)
+    });
     let clarify_write = asks_before_write(session, t);
     let (found, required) = match &trace.answer {
         Some(a) if trace.end == End::Answered => (
@@ -571,7 +615,8 @@ pub fn score_task(
         _ => (0, meta.must_mention.len()),
     };
     let components = Components {
-        state_correct: state_equal(exp, &state, c) && scenario.assertions.iter().all(|a| a.holds(&state)),
+        state_correct: state_equal(exp, &state, c)
+            && scenario.assertions.iter().all(|a| a.holds(&state)),
         no_collateral: changed(pre, &state, c).is_subset(&changed(pre, exp, c)),
         no_double_booking,
         no_unexpected_write: optimal > 0 || accepted_writes + rejected_writes == 0,
@@ -579,22 +624,32 @@ pub fn score_task(
         clean_trajectory: dirty.is_empty() && final_violations.is_empty(),
         answer_ok: trace.end == End::Answered && found == required,
     };
-    let correction = meta.amends.as_ref().filter(|_| meta.challenge == Challenge::Correction).map(|x| {
-        let new_txns = state.txns.keys().any(|id| !pre.txns.contains_key(id));
-        let others_changed = pre
-            .txns
-            .iter()
-            .any(|(id, tx)| id != x && state.txns.get(id).is_none_or(|u| material(u, c) != material(tx, c)));
-        match (pre.txns.get(x), state.txns.get(x)) {
-            (Some(_), None) if new_txns => Correction::Replaced,
-            (Some(_), None) => Correction::Deleted,
-            (Some(before), Some(after)) if material(before, c) != material(after, c) => Correction::Amended,
-            _ if new_txns => Correction::Readded,
-            _ if others_changed => Correction::WrongTarget,
-            _ => Correction::Untouched,
-        }
-    });
-    let after_write = optimal == 0 && t > 0 && replay.gold_writes.get(t - 1).is_some_and(|&w| w > 0);
+    let correction = meta
+        .amends
+        .as_ref()
+        .filter(|_| meta.challenge == Challenge::Correction)
+        .map(|x| {
+            let new_txns = state.txns.keys().any(|id| !pre.txns.contains_key(id));
+            let others_changed = pre.txns.iter().any(|(id, tx)| {
+                id != x
+                    && state
+                        .txns
+                        .get(id)
+                        .is_none_or(|u| material(u, c) != material(tx, c))
+            });
+            match (pre.txns.get(x), state.txns.get(x)) {
+                (Some(_), None) if new_txns => Correction::Replaced,
+                (Some(_), None) => Correction::Deleted,
+                (Some(before), Some(after)) if material(before, c) != material(after, c) => {
+                    Correction::Amended
+                }
+                _ if new_txns => Correction::Readded,
+                _ if others_changed => Correction::WrongTarget,
+                _ => Correction::Untouched,
+            }
+        });
+    let after_write =
+        optimal == 0 && t > 0 && replay.gold_writes.get(t - 1).is_some_and(|&w| w > 0);
     Ok(TaskScore {
         task: t,
         challenge: meta.challenge,
@@ -622,5 +677,7 @@ pub fn score_task(
 
 /// Whether the gold of a task makes any tool call at all (used by reports).
 pub fn gold_calls(session: &Session, t: usize) -> usize {
-    gold_steps(session, t).map(|s| s.iter().map(Vec::len).sum()).unwrap_or(0)
+    gold_steps(session, t)
+        .map(|s| s.iter().map(Vec::len).sum())
+        .unwrap_or(0)
 }

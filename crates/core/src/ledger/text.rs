@@ -143,7 +143,9 @@ pub fn write_ledger(ledger: &Ledger, header: &[String]) -> String {
     group(&mut out, body);
 
     let mut prices: Vec<_> = ledger.prices.iter().collect();
-    crate::order::sort_by(&mut prices, |a, b| (a.date, &a.base).cmp(&(b.date, &b.base)));
+    crate::order::sort_by(&mut prices, |a, b| {
+        (a.date, &a.base).cmp(&(b.date, &b.base))
+    });
     let mut body = String::new();
     for p in prices {
         let _ = writeln!(
@@ -270,7 +272,12 @@ pub fn unified_diff(a: &str, b: &str, name_a: &str, name_b: &str) -> String {
         return String::new();
     }
     let mut out = format!("--- {name_a}\n+++ {name_b}\n");
-    let changed: Vec<usize> = ops.iter().enumerate().filter(|(_, o)| o.0 != ' ').map(|(k, _)| k).collect();
+    let changed: Vec<usize> = ops
+        .iter()
+        .enumerate()
+        .filter(|(_, o)| o.0 != ' ')
+        .map(|(k, _)| k)
+        .collect();
     let mut k = 0;
     while k < changed.len() {
         let start = changed[k].saturating_sub(3);
@@ -285,7 +292,12 @@ pub fn unified_diff(a: &str, b: &str, name_a: &str, name_b: &str) -> String {
         let b_start = hunk.first().map_or(0, |o| o.3);
         let a_len = hunk.iter().filter(|o| o.0 != '+').count();
         let b_len = hunk.iter().filter(|o| o.0 != '-').count();
-        let _ = writeln!(out, "@@ -{},{a_len} +{},{b_len} @@", a_start + 1, b_start + 1);
+        let _ = writeln!(
+            out,
+            "@@ -{},{a_len} +{},{b_len} @@",
+            a_start + 1,
+            b_start + 1
+        );
         for (c, line, _, _) in hunk {
             let _ = writeln!(out, "{c}{line}");
         }

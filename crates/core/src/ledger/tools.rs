@@ -155,7 +155,11 @@ pub fn call(
         "set_budget" => set_budget(ledger, &a),
         "create_recurring" => create_recurring(ledger, &a),
         "attach_document" => attach_document(ledger, &a),
-        _ => Err(ToolError::new(Code::UnknownTool, format!("there is no tool named {name:?}"), None)),
+        _ => Err(ToolError::new(
+            Code::UnknownTool,
+            format!("there is no tool named {name:?}"),
+            None,
+        )),
     };
     match result {
         Ok(v) => Outcome {
@@ -185,7 +189,10 @@ impl Args<'_> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Str(s)) => {
                 if s.chars().any(char::is_control) {
-                    return Err(schema_err(format!("{k} must not contain control characters"), k));
+                    return Err(schema_err(
+                        format!("{k} must not contain control characters"),
+                        k,
+                    ));
                 }
                 Ok(Some(s.clone()))
             }
@@ -202,7 +209,11 @@ impl Args<'_> {
         match self.str_opt(k)? {
             None => Ok(None),
             Some(s) => Date::parse(&s).map(Some).ok_or_else(|| {
-                ToolError::new(Code::BadDate, format!("{k} {s:?} is not a date (YYYY-MM-DD)"), Some(k))
+                ToolError::new(
+                    Code::BadDate,
+                    format!("{k} {s:?} is not a date (YYYY-MM-DD)"),
+                    Some(k),
+                )
             }),
         }
     }
@@ -215,7 +226,11 @@ impl Args<'_> {
     fn month(&self, k: &str) -> R<Month> {
         let s = self.str(k)?;
         Month::parse(&s).ok_or_else(|| {
-            ToolError::new(Code::BadDate, format!("{k} {s:?} is not a month (YYYY-MM)"), Some(k))
+            ToolError::new(
+                Code::BadDate,
+                format!("{k} {s:?} is not a month (YYYY-MM)"),
+                Some(k),
+            )
         })
     }
 
@@ -224,7 +239,12 @@ impl Args<'_> {
             None | Some(Value::Null) => Ok(None),
             Some(v) => Dec::from_value(v)
                 .map(|d| Some(d.with_min_scale(2)))
-                .ok_or_else(|| schema_err(format!("{k} must be a number with at most 12 decimal places"), k)),
+                .ok_or_else(|| {
+                    schema_err(
+                        format!("{k} must be a number with at most 12 decimal places"),
+                        k,
+                    )
+                }),
         }
     }
 
@@ -289,13 +309,19 @@ impl Args<'_> {
 /// Reads a postings list `[{"account", "amount", "currency"}]`.
 fn postings_of(v: Option<&Value>, field: &str) -> R<Vec<Posting>> {
     let Some(Value::Array(items)) = v else {
-        return Err(schema_err(format!("{field} must be a list of postings"), field));
+        return Err(schema_err(
+            format!("{field} must be a list of postings"),
+            field,
+        ));
     };
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let f = |k: &str| format!("{field}[{i}].{k}");
         let Value::Object(p) = item else {
-            return Err(schema_err(format!("{field}[{i}] must be an object"), &format!("{field}[{i}]")));
+            return Err(schema_err(
+                format!("{field}[{i}] must be an object"),
+                &format!("{field}[{i}]"),
+            ));
         };
         let account = p
             .get("account")
@@ -304,7 +330,12 @@ fn postings_of(v: Option<&Value>, field: &str) -> R<Vec<Posting>> {
         let number = p
             .get("amount")
             .and_then(Dec::from_value)
-            .ok_or_else(|| schema_err("a posting needs an amount (a number, at most 12 decimal places)", &f("amount")))?
+            .ok_or_else(|| {
+                schema_err(
+                    "a posting needs an amount (a number, at most 12 decimal places)",
+                    &f("amount"),
+                )
+            })?
             .with_min_scale(2);
         let currency = p
             .get("currency")
@@ -381,7 +412,13 @@ fn display_currency(ledger: &Ledger, account: &str) -> String {
 }
 
 /// Puts one currency's amount (`key`, `currency`) or a list of amounts (`key + "s"`).
-fn put_amounts(pairs: &mut Vec<(&'static str, Value)>, key: &'static str, list_key: &'static str, sums: &BTreeMap<String, Dec>, fallback: &str) {
+fn put_amounts(
+    pairs: &mut Vec<(&'static str, Value)>,
+    key: &'static str,
+    list_key: &'static str,
+    sums: &BTreeMap<String, Dec>,
+    fallback: &str,
+) {
     match sums.len() {
         0 => {
             pairs.push((key, Dec::ZERO.to_value()));
@@ -397,7 +434,12 @@ fn put_amounts(pairs: &mut Vec<(&'static str, Value)>, key: &'static str, list_k
             list_key,
             Value::Array(
                 sums.iter()
-                    .map(|(c, n)| obj(vec![("amount", n.to_value()), ("currency", Value::str(c.clone()))]))
+                    .map(|(c, n)| {
+                        obj(vec![
+                            ("amount", n.to_value()),
+                            ("currency", Value::str(c.clone())),
+                        ])
+                    })
                     .collect(),
             ),
         )),
@@ -413,7 +455,11 @@ fn ledger_balance(ledger: &Ledger, a: &Args) -> R<Value> {
     if let Some(start) = a.date_opt("start_date")? {
         let end = a.date_opt("end_date")?.unwrap_or(ledger.today);
         if end < start {
-            return Err(ToolError::new(Code::BadDate, "end_date is before start_date", Some("end_date")));
+            return Err(ToolError::new(
+                Code::BadDate,
+                "end_date is before start_date",
+                Some("end_date"),
+            ));
         }
         pairs.push(("start_date", Value::str(start.to_string())));
         pairs.push(("end_date", Value::str(end.to_string())));
@@ -424,7 +470,8 @@ fn ledger_balance(ledger: &Ledger, a: &Args) -> R<Value> {
         currencies.extend(opening.keys().cloned());
         currencies.extend(closing.keys().cloned());
         currencies.extend(change.keys().cloned());
-        let get = |m: &BTreeMap<String, Dec>, c: &str| m.get(c).copied().unwrap_or(Dec::ZERO).to_value();
+        let get =
+            |m: &BTreeMap<String, Dec>, c: &str| m.get(c).copied().unwrap_or(Dec::ZERO).to_value();
         if currencies.len() <= 1 {
             let c = currencies.into_iter().next().unwrap_or(fallback);
             pairs.push(("currency", Value::str(c.clone())));
@@ -460,7 +507,11 @@ fn ledger_balance(ledger: &Ledger, a: &Args) -> R<Value> {
     put_amounts(&mut pairs, "balance", "balances", &sums, &fallback);
     if let Some(to) = a.str_opt("convert_to")? {
         if sums.len() > 1 {
-            return Err(ToolError::new(Code::NoPrice, "cannot convert a balance held in several currencies", Some("convert_to")));
+            return Err(ToolError::new(
+                Code::NoPrice,
+                "cannot convert a balance held in several currencies",
+                Some("convert_to"),
+            ));
         }
         let (from, n) = sums
             .iter()
@@ -509,13 +560,21 @@ fn spending_postings<'l>(
 }
 
 fn ledger_spending(ledger: &Ledger, a: &Args) -> R<Value> {
-    let key = if a.has("account") { "account" } else { "category" };
+    let key = if a.has("account") {
+        "account"
+    } else {
+        "category"
+    };
     let account = a.str(key)?;
     known_account(ledger, &account, key)?;
     let start = a.date("start_date")?;
     let end = a.date("end_date")?;
     if end < start {
-        return Err(ToolError::new(Code::BadDate, "end_date is before start_date", Some("end_date")));
+        return Err(ToolError::new(
+            Code::BadDate,
+            "end_date is before start_date",
+            Some("end_date"),
+        ));
     }
     let paid_with = a.str_opt("paid_with")?;
     let group_by = a.str_opt("group_by")?.unwrap_or_else(|| "none".to_owned());
@@ -525,14 +584,21 @@ fn ledger_spending(ledger: &Ledger, a: &Args) -> R<Value> {
     let mut by_account: BTreeMap<&str, Dec> = BTreeMap::new();
     for (id, _, p) in &hits {
         let e = sums.entry(p.units.currency.clone()).or_insert(Dec::ZERO);
-        *e = e.add(p.units.number);
+        *e = e.plus(p.units.number);
         txns.insert(id);
         let e = by_account.entry(p.account.as_str()).or_insert(Dec::ZERO);
-        *e = e.add(p.units.number);
+        *e = e.plus(p.units.number);
     }
     let fallback = display_currency(ledger, &account);
     let mut pairs: Vec<(&'static str, Value)> = vec![
-        (if key == "account" { "account" } else { "category" }, Value::str(account.clone())),
+        (
+            if key == "account" {
+                "account"
+            } else {
+                "category"
+            },
+            Value::str(account.clone()),
+        ),
         ("start_date", Value::str(start.to_string())),
         ("end_date", Value::str(end.to_string())),
     ];
@@ -562,11 +628,13 @@ fn ledger_spending(ledger: &Ledger, a: &Args) -> R<Value> {
                 _ => p.account.clone(),
             };
             let e = groups.entry(k).or_insert((Dec::ZERO, BTreeSet::new()));
-            e.0 = e.0.add(p.units.number);
+            e.0 = e.0.plus(p.units.number);
             e.1.insert(id);
         }
-        let mut list: Vec<(String, Dec, usize)> =
-            groups.into_iter().map(|(k, (n, ids))| (k, n, ids.len())).collect();
+        let mut list: Vec<(String, Dec, usize)> = groups
+            .into_iter()
+            .map(|(k, (n, ids))| (k, n, ids.len()))
+            .collect();
         if matches!(gk, "payee" | "account") {
             crate::order::sort_by(&mut list, |x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
         }
@@ -574,7 +642,13 @@ fn ledger_spending(ledger: &Ledger, a: &Args) -> R<Value> {
             "groups",
             Value::Array(
                 list.into_iter()
-                    .map(|(k, n, c)| obj(vec![(gk, Value::Str(k)), ("total", n.to_value()), ("count", Value::int(c as i64))]))
+                    .map(|(k, n, c)| {
+                        obj(vec![
+                            (gk, Value::Str(k)),
+                            ("total", n.to_value()),
+                            ("count", Value::int(c as i64)),
+                        ])
+                    })
                     .collect(),
             ),
         ));
@@ -584,12 +658,16 @@ fn ledger_spending(ledger: &Ledger, a: &Args) -> R<Value> {
 
 /// A transaction's size: the sum of its positive postings (in its first currency).
 fn txn_amount(t: &Txn) -> (Dec, String) {
-    let currency = t.postings.first().map(|p| p.units.currency.clone()).unwrap_or_default();
+    let currency = t
+        .postings
+        .first()
+        .map(|p| p.units.currency.clone())
+        .unwrap_or_default();
     let n = t
         .postings
         .iter()
         .filter(|p| p.units.currency == currency && !p.units.number.is_negative())
-        .fold(Dec::ZERO, |s, p| s.add(p.units.number));
+        .fold(Dec::ZERO, |s, p| s.plus(p.units.number));
     (n, currency)
 }
 
@@ -600,7 +678,10 @@ fn txn_view(id: &str, t: &Txn) -> Value {
     obj(vec![
         ("transaction_id", Value::str(id)),
         ("date", Value::str(t.date.to_string())),
-        ("payee", t.payee.clone().map(Value::Str).unwrap_or(Value::Null)),
+        (
+            "payee",
+            t.payee.clone().map(Value::Str).unwrap_or(Value::Null),
+        ),
         ("narration", Value::str(t.narration.clone())),
         ("amount", n.to_value()),
         ("currency", Value::Str(c)),
@@ -622,7 +703,11 @@ fn search_transactions(ledger: &Ledger, a: &Args) -> R<Value> {
         .iter()
         .filter(|(_, t)| {
             payee.as_ref().is_none_or(|p| {
-                t.payee.as_deref().unwrap_or("").to_lowercase().contains(p.as_str())
+                t.payee
+                    .as_deref()
+                    .unwrap_or("")
+                    .to_lowercase()
+                    .contains(p.as_str())
             }) && account
                 .as_ref()
                 .is_none_or(|acc| t.postings.iter().any(|p| Ledger::under(&p.account, acc)))
@@ -632,17 +717,33 @@ fn search_transactions(ledger: &Ledger, a: &Args) -> R<Value> {
         })
         .collect();
     match sort.as_str() {
-        "date_asc" => crate::order::sort_by(&mut hits, |x, y| (x.1.date, x.0).cmp(&(y.1.date, y.0))),
+        "date_asc" => {
+            crate::order::sort_by(&mut hits, |x, y| (x.1.date, x.0).cmp(&(y.1.date, y.0)))
+        }
         "amount_desc" => crate::order::sort_by(&mut hits, |x, y| {
-            txn_amount(y.1).0.cmp(&txn_amount(x.1).0).then_with(|| y.1.date.cmp(&x.1.date)).then_with(|| x.0.cmp(y.0))
+            txn_amount(y.1)
+                .0
+                .cmp(&txn_amount(x.1).0)
+                .then_with(|| y.1.date.cmp(&x.1.date))
+                .then_with(|| x.0.cmp(y.0))
         }),
         "amount_asc" => crate::order::sort_by(&mut hits, |x, y| {
-            txn_amount(x.1).0.cmp(&txn_amount(y.1).0).then_with(|| y.1.date.cmp(&x.1.date)).then_with(|| x.0.cmp(y.0))
+            txn_amount(x.1)
+                .0
+                .cmp(&txn_amount(y.1).0)
+                .then_with(|| y.1.date.cmp(&x.1.date))
+                .then_with(|| x.0.cmp(y.0))
         }),
-        _ => crate::order::sort_by(&mut hits, |x, y| y.1.date.cmp(&x.1.date).then_with(|| x.0.cmp(y.0))),
+        _ => crate::order::sort_by(&mut hits, |x, y| {
+            y.1.date.cmp(&x.1.date).then_with(|| x.0.cmp(y.0))
+        }),
     }
     let total = hits.len();
-    let results: Vec<Value> = hits.into_iter().take(limit).map(|(id, t)| txn_view(id, t)).collect();
+    let results: Vec<Value> = hits
+        .into_iter()
+        .take(limit)
+        .map(|(id, t)| txn_view(id, t))
+        .collect();
     Ok(obj(vec![
         ("results", Value::Array(results)),
         ("total_matches", Value::int(total as i64)),
@@ -656,7 +757,10 @@ fn account_entry(name: &str, info: &super::model::AccountInfo) -> Value {
     ];
     match &info.currencies {
         Some(cs) if cs.len() == 1 => {
-            pairs.push(("currency", Value::str(cs.iter().next().cloned().unwrap_or_default())));
+            pairs.push((
+                "currency",
+                Value::str(cs.iter().next().cloned().unwrap_or_default()),
+            ));
         }
         Some(cs) => pairs.push(("currencies", strings_value(cs))),
         None => {}
@@ -682,26 +786,39 @@ fn list_accounts(ledger: &Ledger, a: &Args) -> R<Value> {
         .map(|(n, info)| account_entry(n, info))
         .collect();
     let n = list.len();
-    Ok(obj(vec![("accounts", Value::Array(list)), ("count", Value::int(n as i64))]))
+    Ok(obj(vec![
+        ("accounts", Value::Array(list)),
+        ("count", Value::int(n as i64)),
+    ]))
 }
 
 fn list_categories(ledger: &Ledger, a: &Args) -> R<Value> {
-    let parent = a.str_opt("parent")?.unwrap_or_else(|| "Expenses".to_owned());
+    let parent = a
+        .str_opt("parent")?
+        .unwrap_or_else(|| "Expenses".to_owned());
     let list: Vec<Value> = ledger
         .accounts
         .iter()
         .filter(|(n, info)| {
-            Ledger::under(n, "Expenses") && Ledger::under(n, &parent) && info.close.is_none_or(|c| c > ledger.today)
+            Ledger::under(n, "Expenses")
+                && Ledger::under(n, &parent)
+                && info.close.is_none_or(|c| c > ledger.today)
         })
         .map(|(n, info)| {
             obj(vec![
                 ("account", Value::str(n.clone())),
-                ("description", Value::str(info.meta.get("description").cloned().unwrap_or_default())),
+                (
+                    "description",
+                    Value::str(info.meta.get("description").cloned().unwrap_or_default()),
+                ),
             ])
         })
         .collect();
     let n = list.len();
-    Ok(obj(vec![("categories", Value::Array(list)), ("count", Value::int(n as i64))]))
+    Ok(obj(vec![
+        ("categories", Value::Array(list)),
+        ("count", Value::int(n as i64)),
+    ]))
 }
 
 fn list_payees(ledger: &Ledger, a: &Args) -> R<Value> {
@@ -709,8 +826,13 @@ fn list_payees(ledger: &Ledger, a: &Args) -> R<Value> {
     let limit = a.int_opt("limit")?.unwrap_or(20).max(0) as usize;
     let mut by: BTreeMap<&str, (usize, BTreeMap<&str, usize>)> = BTreeMap::new();
     for t in ledger.txns.values() {
-        let Some(p) = t.payee.as_deref() else { continue };
-        if search.as_ref().is_some_and(|s| !p.to_lowercase().contains(s.as_str())) {
+        let Some(p) = t.payee.as_deref() else {
+            continue;
+        };
+        if search
+            .as_ref()
+            .is_some_and(|s| !p.to_lowercase().contains(s.as_str()))
+        {
             continue;
         }
         let e = by.entry(p).or_default();
@@ -739,22 +861,35 @@ fn list_payees(ledger: &Ledger, a: &Args) -> R<Value> {
         .map(|(p, n, usual)| {
             obj(vec![
                 ("payee", Value::str(p)),
-                ("usual_account", usual.map(Value::str).unwrap_or(Value::Null)),
+                (
+                    "usual_account",
+                    usual.map(Value::str).unwrap_or(Value::Null),
+                ),
                 ("count", Value::int(n as i64)),
             ])
         })
         .collect();
-    Ok(obj(vec![("payees", Value::Array(out)), ("total", Value::int(total as i64))]))
+    Ok(obj(vec![
+        ("payees", Value::Array(out)),
+        ("total", Value::int(total as i64)),
+    ]))
 }
 
 fn norm(s: &str) -> String {
-    s.split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" ")
+    s.split_whitespace()
+        .map(str::to_lowercase)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn import_receipt(ledger: &Ledger, a: &Args) -> R<Value> {
     if let Some(id) = a.str_opt("receipt_id")? {
         return ledger.receipts.get(&id).cloned().ok_or_else(|| {
-            ToolError::new(Code::ReceiptNotFound, format!("no receipt {id} in the inbox"), Some("receipt_id"))
+            ToolError::new(
+                Code::ReceiptNotFound,
+                format!("no receipt {id} in the inbox"),
+                Some("receipt_id"),
+            )
         });
     }
     let merchant = norm(&a.str("merchant")?);
@@ -794,16 +929,32 @@ fn get_budget(ledger: &Ledger, a: &Args) -> R<Value> {
     Ok(obj(vec![
         ("category", Value::Str(category)),
         ("month", Value::str(month.to_string())),
-        ("budgeted", budget.map(|b| b.amount.number.to_value()).unwrap_or(Value::Null)),
+        (
+            "budgeted",
+            budget
+                .map(|b| b.amount.number.to_value())
+                .unwrap_or(Value::Null),
+        ),
         ("spent", s.to_value()),
-        ("remaining", budget.map(|b| b.amount.number.sub(s).to_value()).unwrap_or(Value::Null)),
+        (
+            "remaining",
+            budget
+                .map(|b| b.amount.number.minus(s).to_value())
+                .unwrap_or(Value::Null),
+        ),
         ("currency", Value::Str(currency)),
     ]))
 }
 
 fn budget_status(ledger: &Ledger, a: &Args) -> R<Value> {
     let month = match a.str_opt("month")? {
-        Some(m) => Month::parse(&m).ok_or_else(|| ToolError::new(Code::BadDate, format!("month {m:?} is not YYYY-MM"), Some("month")))?,
+        Some(m) => Month::parse(&m).ok_or_else(|| {
+            ToolError::new(
+                Code::BadDate,
+                format!("month {m:?} is not YYYY-MM"),
+                Some("month"),
+            )
+        })?,
         None => ledger.today.month(),
     };
     let list: Vec<Value> = ledger
@@ -811,17 +962,23 @@ fn budget_status(ledger: &Ledger, a: &Args) -> R<Value> {
         .iter()
         .filter(|((_, m), _)| *m == month)
         .map(|((acct, _), b)| {
-            let s = spent(ledger, acct, month).get(&b.amount.currency).copied().unwrap_or(Dec::ZERO);
+            let s = spent(ledger, acct, month)
+                .get(&b.amount.currency)
+                .copied()
+                .unwrap_or(Dec::ZERO);
             obj(vec![
                 ("category", Value::str(acct.clone())),
                 ("budgeted", b.amount.number.to_value()),
                 ("spent", s.to_value()),
-                ("remaining", b.amount.number.sub(s).to_value()),
+                ("remaining", b.amount.number.minus(s).to_value()),
                 ("currency", Value::str(b.amount.currency.clone())),
             ])
         })
         .collect();
-    Ok(obj(vec![("month", Value::str(month.to_string())), ("budgets", Value::Array(list))]))
+    Ok(obj(vec![
+        ("month", Value::str(month.to_string())),
+        ("budgets", Value::Array(list)),
+    ]))
 }
 
 /// The next occurrence of a rule on or after `from` (`None` past its end).
@@ -862,7 +1019,12 @@ fn rule_value(id: &str, r: &Rule, today: Date) -> Value {
         ("payee", Value::str(r.payee.clone())),
         ("frequency", Value::str(r.frequency.clone())),
         ("start_date", Value::str(r.start.to_string())),
-        ("next_run", next_run(r, today).map(|d| Value::str(d.to_string())).unwrap_or(Value::Null)),
+        (
+            "next_run",
+            next_run(r, today)
+                .map(|d| Value::str(d.to_string()))
+                .unwrap_or(Value::Null),
+        ),
         ("postings", postings_value(&r.postings)),
     ])
 }
@@ -872,11 +1034,18 @@ fn list_recurring(ledger: &Ledger, a: &Args) -> R<Value> {
     let list: Vec<Value> = ledger
         .recurring
         .iter()
-        .filter(|(_, r)| account.as_ref().is_none_or(|acc| r.postings.iter().any(|p| Ledger::under(&p.account, acc))))
+        .filter(|(_, r)| {
+            account
+                .as_ref()
+                .is_none_or(|acc| r.postings.iter().any(|p| Ledger::under(&p.account, acc)))
+        })
         .map(|(id, r)| rule_value(id, r, ledger.today))
         .collect();
     let n = list.len();
-    Ok(obj(vec![("recurring", Value::Array(list)), ("count", Value::int(n as i64))]))
+    Ok(obj(vec![
+        ("recurring", Value::Array(list)),
+        ("count", Value::int(n as i64)),
+    ]))
 }
 
 /// The rate from one currency to another on `date`: the latest price on or before it (or
@@ -896,10 +1065,14 @@ fn rate(ledger: &Ledger, from: &str, to: &str, date: Date) -> R<(Dec, Date, Opti
     let inverse = ledger
         .prices
         .iter()
-        .filter(|p| p.base == to && p.quote.currency == from && p.date <= date && !p.quote.number.is_zero())
+        .filter(|p| {
+            p.base == to && p.quote.currency == from && p.date <= date && !p.quote.number.is_zero()
+        })
         .max_by_key(|p| p.date);
     if let Some(p) = inverse {
-        let inv = Dec::int(1).div_round(p.quote.number, 6).unwrap_or(Dec::ZERO);
+        let inv = Dec::int(1)
+            .div_round(p.quote.number, 6)
+            .unwrap_or(Dec::ZERO);
         return Ok((inv, p.date, p.meta.get("source").cloned()));
     }
     Err(ToolError::new(
@@ -937,9 +1110,14 @@ fn export_report(ledger: &Ledger, a: &Args) -> R<Value> {
     let accounts = a.strings("accounts")?.unwrap_or_default();
     let tags = a.tags("tags")?.unwrap_or_default();
     if end < start {
-        return Err(ToolError::new(Code::BadDate, "end_date is before start_date", Some("end_date")));
+        return Err(ToolError::new(
+            Code::BadDate,
+            "end_date is before start_date",
+            Some("end_date"),
+        ));
     }
-    let in_scope = |acct: &str| accounts.is_empty() || accounts.iter().any(|x| Ledger::under(acct, x));
+    let in_scope =
+        |acct: &str| accounts.is_empty() || accounts.iter().any(|x| Ledger::under(acct, x));
     let rows = match report.as_str() {
         "balance_sheet" | "income_statement" => {
             let roots: &[&str] = if report == "balance_sheet" {
@@ -952,7 +1130,12 @@ fn export_report(ledger: &Ledger, a: &Args) -> R<Value> {
                 .accounts
                 .keys()
                 .filter(|n| roots.iter().any(|r| Ledger::under(n, r)) && in_scope(n))
-                .filter(|n| ledger.sum(n, false, from, Some(end)).values().any(|d| !d.is_zero()))
+                .filter(|n| {
+                    ledger
+                        .sum(n, false, from, Some(end))
+                        .values()
+                        .any(|d| !d.is_zero())
+                })
                 .count()
         }
         _ => ledger
@@ -961,7 +1144,10 @@ fn export_report(ledger: &Ledger, a: &Args) -> R<Value> {
             .filter(|t| t.date >= start && t.date <= end && tags.is_subset(&t.tags))
             .filter(|t| {
                 t.postings.iter().any(|p| in_scope(&p.account))
-                    && (report != "cash_flow" || t.postings.iter().any(|p| Ledger::under(&p.account, "Assets")))
+                    && (report != "cash_flow"
+                        || t.postings
+                            .iter()
+                            .any(|p| Ledger::under(&p.account, "Assets")))
             })
             .count(),
     };
@@ -978,8 +1164,14 @@ fn export_report(ledger: &Ledger, a: &Args) -> R<Value> {
         ("report", Value::Str(report)),
         ("format", Value::str(format.clone())),
         ("rows", Value::int(rows as i64)),
-        ("url", Value::Str(format!("https://ledger.local/exports/{name}.{format}"))),
-        ("expires_at", Value::Str(format!("{expires}T{}Z", ledger.time))),
+        (
+            "url",
+            Value::Str(format!("https://ledger.local/exports/{name}.{format}")),
+        ),
+        (
+            "expires_at",
+            Value::Str(format!("{expires}T{}Z", ledger.time)),
+        ),
     ]))
 }
 
@@ -987,7 +1179,11 @@ fn receipt_ok(ledger: &Ledger, id: &str, field: &str) -> R<()> {
     if ledger.receipts.contains_key(id) {
         Ok(())
     } else {
-        Err(ToolError::new(Code::ReceiptNotFound, format!("no receipt {id} in the inbox"), Some(field)))
+        Err(ToolError::new(
+            Code::ReceiptNotFound,
+            format!("no receipt {id} in the inbox"),
+            Some(field),
+        ))
     }
 }
 
@@ -1000,7 +1196,12 @@ fn add_transaction(ledger: &mut Ledger, a: &Args, options: ToolOptions) -> R<Val
     let flag = match a.str_opt("flag")?.as_deref() {
         None | Some("*") => '*',
         Some("!") => '!',
-        Some(other) => return Err(schema_err(format!("flag must be * or !, not {other:?}"), "flag")),
+        Some(other) => {
+            return Err(schema_err(
+                format!("flag must be * or !, not {other:?}"),
+                "flag",
+            ))
+        }
     };
     let mut documents = Vec::new();
     if let Some(r) = a.str_opt("receipt_id")? {
@@ -1060,7 +1261,11 @@ fn txn_id(ledger: &Ledger, a: &Args) -> R<String> {
     if ledger.txns.contains_key(&id) {
         Ok(id)
     } else {
-        Err(ToolError::new(Code::TxnNotFound, format!("no transaction {id} in this ledger"), Some("transaction_id")))
+        Err(ToolError::new(
+            Code::TxnNotFound,
+            format!("no transaction {id} in this ledger"),
+            Some("transaction_id"),
+        ))
     }
 }
 
@@ -1070,7 +1275,11 @@ fn amend_transaction(ledger: &mut Ledger, a: &Args) -> R<Value> {
         return Err(schema_err("changes must be an object", "changes"));
     };
     let c = Args(changes);
-    let mut txn = ledger.txns.get(&id).cloned().ok_or_else(|| ToolError::new(Code::TxnNotFound, "gone", None))?;
+    let mut txn = ledger
+        .txns
+        .get(&id)
+        .cloned()
+        .ok_or_else(|| ToolError::new(Code::TxnNotFound, "gone", None))?;
     let mut changed: Vec<(&'static str, Value)> = Vec::new();
     if let Some(d) = c.date_opt("date")? {
         txn.date = d;
@@ -1095,7 +1304,10 @@ fn amend_transaction(ledger: &mut Ledger, a: &Args) -> R<Value> {
         txn.tags = tags;
     }
     if changed.is_empty() {
-        return Err(schema_err("changes names no field to change (date, payee, narration, postings, tags)", "changes"));
+        return Err(schema_err(
+            "changes names no field to change (date, payee, narration, postings, tags)",
+            "changes",
+        ));
     }
     validate_txn(ledger, &txn)?;
     ledger.txns.insert(id.clone(), txn);
@@ -1113,21 +1325,33 @@ fn delete_transaction(ledger: &mut Ledger, a: &Args) -> R<Value> {
     let id = txn_id(ledger, a)?;
     a.str_opt("reason")?;
     ledger.txns.remove(&id);
-    Ok(obj(vec![("transaction_id", Value::Str(id)), ("status", Value::str("deleted"))]))
+    Ok(obj(vec![
+        ("transaction_id", Value::Str(id)),
+        ("status", Value::str("deleted")),
+    ]))
 }
 
 fn set_budget(ledger: &mut Ledger, a: &Args) -> R<Value> {
     let category = a.str("category")?;
     let month = a.month("month")?;
     let amount = a.dec("amount")?;
-    let currency = a.str_opt("currency")?.unwrap_or_else(|| ledger.currency().to_owned());
+    let currency = a
+        .str_opt("currency")?
+        .unwrap_or_else(|| ledger.currency().to_owned());
     if !valid_currency(&currency) {
-        return Err(schema_err(format!("currency {currency:?} must be an upper-case code such as EUR"), "currency"));
+        return Err(schema_err(
+            format!("currency {currency:?} must be an upper-case code such as EUR"),
+            "currency",
+        ));
     }
     let rollover = a.bool_opt("rollover")?.unwrap_or(false);
     let note = a.str_opt("note")?;
     let key = (category.clone(), month);
-    let status = if ledger.budgets.contains_key(&key) { "updated" } else { "created" };
+    let status = if ledger.budgets.contains_key(&key) {
+        "updated"
+    } else {
+        "created"
+    };
     ledger.budgets.insert(
         key,
         Budget {
@@ -1157,7 +1381,12 @@ fn create_recurring(ledger: &mut Ledger, a: &Args) -> R<Value> {
     let payee = a.str("payee")?;
     let frequency = a.str("frequency")?;
     if !["weekly", "biweekly", "monthly", "quarterly", "yearly"].contains(&frequency.as_str()) {
-        return Err(schema_err(format!("frequency {frequency:?} is not weekly, biweekly, monthly, quarterly or yearly"), "frequency"));
+        return Err(schema_err(
+            format!(
+                "frequency {frequency:?} is not weekly, biweekly, monthly, quarterly or yearly"
+            ),
+            "frequency",
+        ));
     }
     let start = a.date("start_date")?;
     let end = a.date_opt("end_date")?;
@@ -1165,9 +1394,14 @@ fn create_recurring(ledger: &mut Ledger, a: &Args) -> R<Value> {
         postings_of(a.0.get("postings"), "postings")?
     } else {
         let amount = a.dec("amount")?;
-        let currency = a.str_opt("currency")?.unwrap_or_else(|| ledger.currency().to_owned());
+        let currency = a
+            .str_opt("currency")?
+            .unwrap_or_else(|| ledger.currency().to_owned());
         if !valid_currency(&currency) {
-            return Err(schema_err(format!("currency {currency:?} must be an upper-case code such as EUR"), "currency"));
+            return Err(schema_err(
+                format!("currency {currency:?} must be an upper-case code such as EUR"),
+                "currency",
+            ));
         }
         let leg = |account: String, number: Dec| Posting {
             account,
@@ -1176,7 +1410,10 @@ fn create_recurring(ledger: &mut Ledger, a: &Args) -> R<Value> {
                 currency: currency.clone(),
             },
         };
-        vec![leg(a.str("to_account")?, amount), leg(a.str("from_account")?, amount.neg())]
+        vec![
+            leg(a.str("to_account")?, amount),
+            leg(a.str("from_account")?, amount.negated()),
+        ]
     };
     let probe = Txn {
         date: start,
@@ -1207,7 +1444,11 @@ fn create_recurring(ledger: &mut Ledger, a: &Args) -> R<Value> {
             ("payee", Value::str(rule.payee.clone())),
             ("frequency", Value::str(rule.frequency.clone())),
             ("start_date", Value::str(rule.start.to_string())),
-            ("next_run", next.map(|d| Value::str(d.to_string())).unwrap_or(Value::Null)),
+            (
+                "next_run",
+                next.map(|d| Value::str(d.to_string()))
+                    .unwrap_or(Value::Null),
+            ),
         ])
     };
     ledger.recurring.insert(id, rule);

@@ -94,7 +94,9 @@ fn err(path: impl Into<String>, message: impl Into<String>) -> TraceError {
 impl TaskTrace {
     /// Reads a trace object (`path` names it in errors).
     pub fn from_value(v: &Value, path: &str) -> Result<Self, TraceError> {
-        let o = v.as_object().ok_or_else(|| err(path, "must be an object"))?;
+        let o = v
+            .as_object()
+            .ok_or_else(|| err(path, "must be an object"))?;
         let task = o
             .get("task")
             .and_then(Value::as_i64)
@@ -104,7 +106,12 @@ impl TaskTrace {
             .get("end")
             .and_then(Value::as_str)
             .and_then(End::parse)
-            .ok_or_else(|| err(format!("{path}.end"), "must be answered, empty, step_cap or parse_failed"))?;
+            .ok_or_else(|| {
+                err(
+                    format!("{path}.end"),
+                    "must be answered, empty, step_cap or parse_failed",
+                )
+            })?;
         let answer = match o.get("answer") {
             None | Some(Value::Null) => None,
             Some(Value::Str(s)) => Some(s.clone()),
@@ -118,7 +125,9 @@ impl TaskTrace {
         for (i, s) in list.iter().enumerate() {
             let sp = format!("{path}.steps[{i}]");
             let so = s.as_object().ok_or_else(|| err(&sp, "must be an object"))?;
-            let r = so.get("reply").ok_or_else(|| err(format!("{sp}.reply"), "is missing"))?;
+            let r = so
+                .get("reply")
+                .ok_or_else(|| err(format!("{sp}.reply"), "is missing"))?;
             let mut reply = Reply::from_recorded_output(r);
             reply.echo_reasoning = matches!(so.get("echo_reasoning"), Some(Value::Bool(true)));
             let user_input = match so.get("user_input") {
@@ -128,7 +137,9 @@ impl TaskTrace {
             };
             let mut calls = Vec::new();
             if let Some(cs) = so.get("calls") {
-                let cs = cs.as_array().ok_or_else(|| err(format!("{sp}.calls"), "must be a list"))?;
+                let cs = cs
+                    .as_array()
+                    .ok_or_else(|| err(format!("{sp}.calls"), "must be a list"))?;
                 for (j, c) in cs.iter().enumerate() {
                     let cp = format!("{sp}.calls[{j}]");
                     let co = c.as_object().ok_or_else(|| err(&cp, "must be an object"))?;

@@ -97,22 +97,45 @@ pub fn scenario_problems(session: &Session) -> Vec<EnvProblem> {
     };
     for c in &env.replay.calls {
         if !is_implemented(&c.name) {
-            out.push(problem(Some(c.task), format!("the gold calls {}, which the ledger environment does not implement", c.name), false));
+            out.push(problem(
+                Some(c.task),
+                format!(
+                    "the gold calls {}, which the ledger environment does not implement",
+                    c.name
+                ),
+                false,
+            ));
         } else if !c.matches() {
             out.push(problem(
                 Some(c.task),
-                format!("strict replay fails at node {} ({}): the environment computes {}", c.node, c.name, crate::json::dumps(&c.outcome.result, crate::json::Escape::Utf8)),
+                format!(
+                    "strict replay fails at node {} ({}): the environment computes {}",
+                    c.node,
+                    c.name,
+                    crate::json::dumps(&c.outcome.result, crate::json::Escape::Utf8)
+                ),
                 false,
             ));
         } else if !c.matches_bytes() {
-            out.push(problem(Some(c.task), format!("node {} ({}): equal as JSON but not byte for byte", c.node, c.name), true));
+            out.push(problem(
+                Some(c.task),
+                format!(
+                    "node {} ({}): equal as JSON but not byte for byte",
+                    c.node, c.name
+                ),
+                true,
+            ));
         }
     }
     for (t, task) in session.tasks.iter().enumerate() {
         let (Some(pre), Some(exp)) = (env.replay.before(t), env.replay.expected(t)) else {
             continue;
         };
-        for (s, step) in gold_steps(session, t).unwrap_or_default().iter().enumerate() {
+        for (s, step) in gold_steps(session, t)
+            .unwrap_or_default()
+            .iter()
+            .enumerate()
+        {
             if step.len() < 2 {
                 continue;
             }
@@ -120,7 +143,13 @@ pub fn scenario_problems(session: &Session) -> Vec<EnvProblem> {
             for earlier in gold_steps(session, t).unwrap_or_default().iter().take(s) {
                 for &i in earlier {
                     if let Some(n) = task.nodes.get(i) {
-                        call(&mut state, &n.name, &n.arguments, &session.tools, env.scenario.options);
+                        call(
+                            &mut state,
+                            &n.name,
+                            &n.arguments,
+                            &session.tools,
+                            env.scenario.options,
+                        );
                     }
                 }
             }
@@ -130,7 +159,21 @@ pub fn scenario_problems(session: &Session) -> Vec<EnvProblem> {
                     .iter()
                     .filter_map(|&k| step.get(k))
                     .filter_map(|&i| task.nodes.get(i).map(|n| (i, n)))
-                    .map(|(i, n)| (i, masked(&call(&mut st, &n.name, &n.arguments, &session.tools, env.scenario.options).result)))
+                    .map(|(i, n)| {
+                        (
+                            i,
+                            masked(
+                                &call(
+                                    &mut st,
+                                    &n.name,
+                                    &n.arguments,
+                                    &session.tools,
+                                    env.scenario.options,
+                                )
+                                .result,
+                            ),
+                        )
+                    })
                     .collect();
                 crate::order::sort_by_key(&mut got, |g| g.0);
                 got
@@ -139,20 +182,35 @@ pub fn scenario_problems(session: &Session) -> Vec<EnvProblem> {
             let dependent = permutations(step.len(), 720).iter().skip(1).any(|order| {
                 let other = run(order);
                 other.len() != reference.len()
-                    || other.iter().zip(&reference).any(|(a, b)| !py_eq(&a.1, &b.1))
+                    || other
+                        .iter()
+                        .zip(&reference)
+                        .any(|(a, b)| !py_eq(&a.1, &b.1))
             });
             if dependent {
-                out.push(problem(Some(t), format!("parallel step {s}: the observations depend on the order of its calls"), false));
+                out.push(problem(
+                    Some(t),
+                    format!("parallel step {s}: the observations depend on the order of its calls"),
+                    false,
+                ));
             }
         }
         for a in &env.scenario.assertions {
             if !a.holds(exp) {
-                out.push(problem(Some(t), format!("the expected state fails the assertion {a:?}"), false));
+                out.push(problem(
+                    Some(t),
+                    format!("the expected state fails the assertion {a:?}"),
+                    false,
+                ));
             }
         }
         let before = soft_violations(pre, Some(exp));
         for v in soft_violations(exp, Some(exp)).difference(&before) {
-            out.push(problem(Some(t), format!("the gold writes leave a soft violation: {v}"), false));
+            out.push(problem(
+                Some(t),
+                format!("the gold writes leave a soft violation: {v}"),
+                false,
+            ));
         }
         if let Some(meta) = env.scenario.tasks.get(t) {
             let answer = task
@@ -163,7 +221,11 @@ pub fn scenario_problems(session: &Session) -> Vec<EnvProblem> {
                 .unwrap_or("");
             for m in &meta.must_mention {
                 if !mentions(answer, m) {
-                    out.push(problem(Some(t), format!("the gold answer does not mention {m:?}"), false));
+                    out.push(problem(
+                        Some(t),
+                        format!("the gold answer does not mention {m:?}"),
+                        false,
+                    ));
                 }
             }
         }

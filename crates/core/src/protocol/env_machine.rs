@@ -90,19 +90,30 @@ fn call_of(v: &Value) -> Option<ToolCall> {
     let f = o.get("function")?.as_object()?;
     Some(ToolCall {
         id: o.get("id").cloned().unwrap_or(Value::Null),
-        name: f.get("name").and_then(Value::as_str).unwrap_or("").to_owned(),
+        name: f
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
         arguments: f.get("arguments").cloned().unwrap_or(Value::Null),
     })
 }
 
 impl EnvMachine {
     /// Starts task `task` of `session`: the same first request as the official loop.
-    pub fn new(session: &Session, task: usize, ids: &mut dyn IdSource) -> Result<Self, MachineError> {
+    pub fn new(
+        session: &Session,
+        task: usize,
+        ids: &mut dyn IdSource,
+    ) -> Result<Self, MachineError> {
         let official = TaskMachine::new(session, task, ids)?;
-        let current = session.tasks.get(task).ok_or_else(|| MachineError::NoSuchTask {
-            session: session.id.clone(),
-            task,
-        })?;
+        let current = session
+            .tasks
+            .get(task)
+            .ok_or_else(|| MachineError::NoSuchTask {
+                session: session.id.clone(),
+                task,
+            })?;
         let paths = Paths::new(current).map_err(|source| MachineError::Graph {
             session: session.id.clone(),
             task,
@@ -235,7 +246,8 @@ impl EnvMachine {
                 }
             }
             (None, Some(text)) => {
-                self.messages.push(text_message("assistant", Value::Str(text.clone())));
+                self.messages
+                    .push(text_message("assistant", Value::Str(text.clone())));
                 match self.asks.pop_front() {
                     Some(user_input) => {
                         let ui = user_input.map(Value::Str).unwrap_or(Value::Null);
@@ -265,7 +277,9 @@ impl EnvMachine {
     pub fn answer_env(&mut self, answers: Vec<Value>) -> Result<Need, AnswerMismatch> {
         let want = self.pending.len();
         let ok = answers.len() == want
-            && answers.iter().all(|a| a.get("content").and_then(Value::as_str).is_some());
+            && answers
+                .iter()
+                .all(|a| a.get("content").and_then(Value::as_str).is_some());
         if !ok || want == 0 {
             return Err(AnswerMismatch {
                 want,
@@ -275,8 +289,13 @@ impl EnvMachine {
         let calls = std::mem::take(&mut self.pending);
         let mut records = Vec::with_capacity(want);
         for (c, a) in calls.iter().zip(answers) {
-            let content = a.get("content").and_then(Value::as_str).unwrap_or("").to_owned();
-            self.messages.push(tool_message(Value::Str(content), c.id.clone()));
+            let content = a
+                .get("content")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            self.messages
+                .push(tool_message(Value::Str(content), c.id.clone()));
             let mut rec = Map::new();
             rec.insert("id", c.id.clone());
             rec.insert("tool", Value::str(c.name.clone()));
@@ -304,7 +323,10 @@ impl EnvMachine {
         let mut m = Map::new();
         m.insert("task", Value::int(self.task as i64));
         m.insert("end", Value::str(end));
-        m.insert("answer", self.answer.clone().map(Value::Str).unwrap_or(Value::Null));
+        m.insert(
+            "answer",
+            self.answer.clone().map(Value::Str).unwrap_or(Value::Null),
+        );
         m.insert("cap", Value::int(self.cap as i64));
         m.insert(
             "steps",

@@ -62,7 +62,10 @@ pub fn recover_env_trials(
         let Ok(v) = loads(line) else { continue };
         let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
         if v.get("wildtool_checkpoint").is_some() {
-            return Err(mismatch(text("model_name"), format!("{} (an official run)", text("dataset"))));
+            return Err(mismatch(
+                text("model_name"),
+                format!("{} (an official run)", text("dataset")),
+            ));
         }
         if v.get(ENV_CHECKPOINT_KEY).is_some() {
             let same = text("model_name") == model
@@ -72,7 +75,12 @@ pub fn recover_env_trials(
             if !same {
                 return Err(mismatch(
                     text("model_name"),
-                    format!("{} ({}, {} history)", text("dataset"), text("env_version"), text("history_mode")),
+                    format!(
+                        "{} ({}, {} history)",
+                        text("dataset"),
+                        text("env_version"),
+                        text("history_mode")
+                    ),
                 ));
             }
             continue;
@@ -93,8 +101,8 @@ mod tests {
     fn env_and_official_checkpoints_never_mix() {
         let mode = EnvMode::gold("wildtool-ledger-env/1");
         let h = env_header_line("m", "fp", &mode);
-        assert!(recover_env_trials(&[h.clone()], "m", "fp", &mode).is_ok());
-        assert!(recover_env_trials(&[h.clone()], "other", "fp", &mode).is_err());
+        assert!(recover_env_trials(std::slice::from_ref(&h), "m", "fp", &mode).is_ok());
+        assert!(recover_env_trials(std::slice::from_ref(&h), "other", "fp", &mode).is_err());
         assert!(recover_env_trials(&[h], "m", "fp", &EnvMode::gold("v2")).is_err());
         assert!(recover_env_trials(&[header_line("m", "fp")], "m", "fp", &mode).is_err());
     }

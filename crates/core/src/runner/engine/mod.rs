@@ -165,8 +165,10 @@ enum Phase {
     },
 }
 
-/// The loop a task runs: the official one, or the environment loop.
+/// The loop a task runs: the official one, or the environment loop. (One per running
+/// task; the official machine, the common case, stays inline rather than boxed.)
 #[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
 enum Machine<'d> {
     Official(TaskMachine<'d>),
     Env(EnvMachine),
@@ -957,8 +959,9 @@ impl<'d> Engine<'d> {
         let built = match self.env {
             None => TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
                 .map(Machine::Official),
-            Some(_) => EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
-                .map(Machine::Env),
+            Some(_) => {
+                EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource).map(Machine::Env)
+            }
         };
         match built {
             Ok(machine) => {
@@ -1224,7 +1227,12 @@ impl<'d> Engine<'d> {
     /// with a `content` string), or why it could not answer (the task becomes incomplete,
     /// not a model error). Answers to calls of tasks that are no longer running are
     /// ignored.
-    pub fn handle_env_result(&mut self, id: EnvCallId, answers: Result<Vec<Value>, String>, now: f64) {
+    pub fn handle_env_result(
+        &mut self,
+        id: EnvCallId,
+        answers: Result<Vec<Value>, String>,
+        now: f64,
+    ) {
         if self.finished {
             return;
         }
@@ -1237,7 +1245,9 @@ impl<'d> Engine<'d> {
         };
         let outcome = match (answers, &mut self.active[idx].machine) {
             (Ok(list), Machine::Env(m)) => m.answer_env(list).map_err(|e| e.to_string()),
-            (Ok(_), Machine::Official(_)) => Err("an environment answer for an official task".to_owned()),
+            (Ok(_), Machine::Official(_)) => {
+                Err("an environment answer for an official task".to_owned())
+            }
             (Err(e), _) => Err(e),
         };
         match outcome {
