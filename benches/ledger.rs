@@ -16,7 +16,8 @@ use wildtool_core::protocol::ToolCall;
 const ADD: &str = r#"{"date": "2025-03-14", "payee": "Whole Foods Market", "narration": "Groceries", "postings": [{"account": "Expenses:Food:Groceries", "amount": 86.47, "currency": "USD"}, {"account": "Liabilities:CreditCard:Visa", "amount": -86.47, "currency": "USD"}], "receipt_id": "rcpt_0314_wf_0193"}"#;
 
 fn bench(c: &mut Criterion) {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl")).expect("suite");
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
+        .expect("suite");
     let loaded = load_dataset(&text, Lang::En);
     let session = loaded.sessions.first().expect("session 0").clone();
     let env = SessionEnv::of(&session).expect("scenario").expect("env");
@@ -25,7 +26,13 @@ fn bench(c: &mut Criterion) {
     g.bench_function("tool_write", |b| {
         b.iter(|| {
             let mut state = env.scenario.initial.clone();
-            call(&mut state, "add_transaction", &Value::str(ADD), &session.tools, ToolOptions::default())
+            call(
+                &mut state,
+                "add_transaction",
+                &Value::str(ADD),
+                &session.tools,
+                ToolOptions::default(),
+            )
         })
     });
     let calls = vec![ToolCall {

@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use crate::native::store::StoreError;
 use crate::native::{Driver, FileStore, UreqTransport};
-use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Session};
 use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
@@ -33,7 +32,8 @@ use wildtool_core::share::task_shapes;
 
 use super::files::{at, read_text, Outputs};
 use super::run_cmd::{
-    backend, install_interrupt_handler, run_spec, unix_now, Display, RunArgs, RunCmdError,
+    backend, install_interrupt_handler, run_spec, trials_json, unix_now, Display, RunArgs,
+    RunCmdError,
 };
 use super::EXIT_INCOMPLETE;
 
@@ -306,27 +306,16 @@ fn write_env_trials(
     model: &str,
     trials: Vec<Vec<wildtool_core::outcome::TaskOutcome>>,
 ) -> Result<(), RunCmdError> {
-    let shapes = task_shapes(loaded);
-    let fp = fingerprint(dataset_text);
-    let run = RunInput {
-        label: model.to_owned(),
-        fingerprint: fp,
+    let doc = trials_json(
+        &task_shapes(loaded),
+        fingerprint(dataset_text),
+        model,
         trials,
-    };
-    let doc = trials_report(
-        &run,
-        DatasetRef {
-            fingerprint: fp,
-            shapes: &shapes,
-        },
-        &BootstrapOptions::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    )?;
     let mut outputs = Outputs::new(out);
     let text = format!(
         "{{\"extension\": {:?}, \"on\": \"env_success\", \"trials\": {}}}\n",
-        EXTENSION_LABEL,
-        doc.to_json()
+        EXTENSION_LABEL, doc
     );
     outputs.write("env-trials.json", &text)?;
     outputs.commit()?;

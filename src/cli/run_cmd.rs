@@ -562,6 +562,30 @@ fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> 
     meta
 }
 
+/// The `trials.json` document of a run's per-trial outcomes.
+pub(crate) fn trials_json(
+    shapes: &[wildtool_core::share::TaskShape],
+    fingerprint: u64,
+    model: &str,
+    trials: Vec<Vec<wildtool_core::outcome::TaskOutcome>>,
+) -> Result<String, RunCmdError> {
+    let run = RunInput {
+        label: model.to_owned(),
+        fingerprint,
+        trials,
+    };
+    let doc = trials_report(
+        &run,
+        DatasetRef {
+            fingerprint,
+            shapes,
+        },
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    Ok(doc.to_json())
+}
+
 /// Writes `OUT/trials.json` from the trials' `report.json` files (a trial without one
 /// counts as unscored in every task).
 fn write_trials_json(
@@ -583,22 +607,9 @@ fn write_trials_json(
             trials.push(Vec::new());
         }
     }
-    let run = RunInput {
-        label: model.to_owned(),
-        fingerprint: fp,
-        trials,
-    };
-    let doc = trials_report(
-        &run,
-        DatasetRef {
-            fingerprint: fp,
-            shapes: &shapes,
-        },
-        &BootstrapOptions::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let doc = trials_json(&shapes, fp, model, trials)?;
     let path = args.out.join("trials.json");
-    fs::write(&path, doc.to_json() + "\n").map_err(at(&path))?;
+    fs::write(&path, doc + "\n").map_err(at(&path))?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -426,11 +426,16 @@ fn the_ledger_stays_out_of_the_engine_and_the_page_shell() {
             let text = std::fs::read_to_string(file).expect("utf-8 source");
             for (n, line) in code_lines(&text) {
                 let code = line.split("//").next().unwrap_or("");
-                if code.contains("ledger::") || code.contains("ledger;") || code.contains("ledger}") {
+                if code.contains("ledger::") || code.contains("ledger;") || code.contains("ledger}")
+                {
                     found.push(format!("{}:{n}: {line}", file.display()));
                 }
             }
         }
     }
-    assert!(found.is_empty(), "the ledger is imported outside the lab side:\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "the ledger is imported outside the lab side:\n{}",
+        found.join("\n")
+    );
 }

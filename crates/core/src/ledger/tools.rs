@@ -306,6 +306,18 @@ impl Args<'_> {
     }
 }
 
+/// A currency argument must be a Beancount currency name.
+fn currency_ok(currency: &str, field: &str) -> R<()> {
+    if valid_currency(currency) {
+        Ok(())
+    } else {
+        Err(schema_err(
+            format!("currency {currency:?} must be an upper-case code such as EUR"),
+            field,
+        ))
+    }
+}
+
 /// Reads a postings list `[{"account", "amount", "currency"}]`.
 fn postings_of(v: Option<&Value>, field: &str) -> R<Vec<Posting>> {
     let Some(Value::Array(items)) = v else {
@@ -341,12 +353,7 @@ fn postings_of(v: Option<&Value>, field: &str) -> R<Vec<Posting>> {
             .get("currency")
             .and_then(Value::as_str)
             .ok_or_else(|| schema_err("a posting needs a currency (a string)", &f("currency")))?;
-        if !valid_currency(currency) {
-            return Err(schema_err(
-                format!("currency {currency:?} must be an upper-case code such as EUR"),
-                &f("currency"),
-            ));
-        }
+        currency_ok(currency, &f("currency"))?;
         out.push(Posting {
             account: account.to_owned(),
             units: Amount {
@@ -1338,12 +1345,7 @@ fn set_budget(ledger: &mut Ledger, a: &Args) -> R<Value> {
     let currency = a
         .str_opt("currency")?
         .unwrap_or_else(|| ledger.currency().to_owned());
-    if !valid_currency(&currency) {
-        return Err(schema_err(
-            format!("currency {currency:?} must be an upper-case code such as EUR"),
-            "currency",
-        ));
-    }
+    currency_ok(&currency, "currency")?;
     let rollover = a.bool_opt("rollover")?.unwrap_or(false);
     let note = a.str_opt("note")?;
     let key = (category.clone(), month);
@@ -1397,12 +1399,7 @@ fn create_recurring(ledger: &mut Ledger, a: &Args) -> R<Value> {
         let currency = a
             .str_opt("currency")?
             .unwrap_or_else(|| ledger.currency().to_owned());
-        if !valid_currency(&currency) {
-            return Err(schema_err(
-                format!("currency {currency:?} must be an upper-case code such as EUR"),
-                "currency",
-            ));
-        }
+        currency_ok(&currency, "currency")?;
         let leg = |account: String, number: Dec| Posting {
             account,
             units: Amount {
