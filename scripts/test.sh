@@ -19,7 +19,7 @@ step "native tests (cargo test --workspace)"
 cargo test --workspace
 
 step "10,000 generated sessions over random seeds and factors: valid, gold agent scores all (release)"
-cargo test --release --test it generate::ten -- --ignored
+cargo test --release -p wildtool-core --test it generate::ten -- --ignored
 
 step "ledger environment oracle: bean-check (Beancount 3.2.3, a separate process) on the suite's and 2,000 chaos ledgers (release)"
 bash scripts/ledger-oracle.sh

@@ -17,8 +17,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
-use wildtool_core::registry;
 use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+use wildtool_core::runner::registry;
 
 /// Exit code of a command that failed (IO, unexpected input).
 pub const EXIT_FAILURE: u8 = 1;

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::dataset::Session;
-use crate::formats::lines;
+use crate::input::lines;
 use crate::json::{dumps, loads, Escape, Map, Value};
 
 use super::metrics::{report_text, EnvMetrics, ReportHead, EXTENSION_LABEL};

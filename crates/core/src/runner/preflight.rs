@@ -8,7 +8,6 @@
 
 use crate::json::Value;
 use crate::protocol::SeededIds;
-use crate::registry;
 
 use super::http::NetworkKind;
 use super::policy::{classify_status, FailureClass};
@@ -16,6 +15,7 @@ use super::provider::{
     error_message, parse_body, snippet, ChatRequest, Endpoint, HttpRequest, ProviderError,
     ProviderKind,
 };
+use super::registry;
 
 /// What kind of problem a failed preflight found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
