@@ -4,6 +4,12 @@
 Each authoring file is a JSON array of sessions written with the English-side fields only:
   {"domain", "env_info", "tools", "tasks", "answer_list", "task_types", "turn_subtypes"}
 Nodes are {"action": {"name", "arguments"}, "observation", "dependency_list", "user_input"?}.
+A session may carry "ledger_env" (wildtool's ledger environment, ignored by the official
+code); its "initial_file" (a .beancount file beside the authoring files) is inlined as
+"initial". The observations of ledger tools are computed by the environment: after editing
+a ledger or a gold call, regenerate them with
+  WILDTOOL_BLESS=1 cargo test --test it ledger_suite
+and build again.
 
 The builder assigns ids (wild_tool_bench_<line>), node idx fields, and writes every field of
 the official format in the official order. The Chinese-side fields are copies of the English
@@ -38,6 +44,10 @@ def build():
             for f in FIELDS:
                 out["english_" + f] = answer_list if f == "answer_list" else s[f]
             out["domain"] = s["domain"]
+            if "ledger_env" in s:
+                env = dict(s["ledger_env"])
+                initial = (HERE / "suite-src" / env.pop("initial_file")).read_text(encoding="utf-8")
+                out["ledger_env"] = dict({"format": env.pop("format"), "initial": initial}, **env)
             lines.append(json.dumps(out, ensure_ascii=False))
     return "".join(line + "\n" for line in lines)
 

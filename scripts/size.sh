@@ -25,4 +25,8 @@ if [ -d www/pkg/lab ]; then
   done < <(find www/pkg/lab -type f \( -name '*.js' -o -name '*.wasm' \) -print | sort)
   awk -v r="$lab_raw" -v g="$lab_gz" 'BEGIN { printf "lab module (lazy, not in the shell): %.1f KB, %.1f KB gzip\n", r / 1024, g / 1024 }'
 fi
+# The ledger environment lives in the lab module only: none of its strings is in the shell.
+if grep -a -q -e 'TXN_NOT_FOUND' -e 'wildtool-ledger-env/' www/pkg/wildtool_bg.wasm; then
+  echo "the ledger environment is in the app shell's module" >&2; exit 1
+fi
 [ "$total_gz" -le "$BUDGET" ] || { echo "over budget" >&2; exit 1; }

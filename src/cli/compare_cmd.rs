@@ -50,6 +50,34 @@ struct LoadedTrial {
     label: Option<String>,
     fingerprint: u64,
     outcomes: Vec<TaskOutcome>,
+    /// A ledger-environment run (outcomes are env_success).
+    env: bool,
+}
+
+/// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
+/// extension), its other sessions unscored.
+fn from_env(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+) -> Result<LoadedTrial, CompareCmdError> {
+    let text = read_text(path)?;
+    let scored = wildtool_core::ledger::run_file::score_file(
+        &loaded.sessions,
+        &format!("{dataset_fp:016x}"),
+        &text,
+        false,
+    )
+    .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    for (_, problem) in &scored.problems {
+        eprintln!("warning: {}: {problem}", path.display());
+    }
+    Ok(LoadedTrial {
+        label: Some(scored.head.model_name.clone()),
+        fingerprint: dataset_fp,
+        outcomes: wildtool_core::ledger::outcomes::env_outcomes(loaded, &scored.sessions),
+        env: true,
+    })
 }
 
 fn usage(msg: String) -> CompareCmdError {
@@ -70,6 +98,7 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
         label: Some(doc.model_name),
         fingerprint,
         outcomes: doc.tasks,
+        env: false,
     })
 }
 
@@ -134,6 +163,7 @@ fn from_results(
         label: scorer.model_name().map(str::to_owned),
         fingerprint: dataset_fp,
         outcomes,
+        env: false,
     })
 }
 
@@ -148,6 +178,10 @@ fn load_trial(
         let report = path.join("report.json");
         if report.is_file() {
             return from_report(&report);
+        }
+        let env = path.join("env-result.jsonl");
+        if env.is_file() {
+            return from_env(&env, loaded, dataset_fp);
         }
         let results = path.join("result.jsonl");
         if results.is_file() {
@@ -167,6 +201,10 @@ fn load_trial(
     if path.extension().is_some_and(|e| e == "json") {
         from_report(path)
     } else {
+        let (head, len) = super::files::read_head(path)?;
+        if wildtool_core::formats::sniff(&head, len) == wildtool_core::formats::FileKind::EnvRun {
+            return from_env(path, loaded, dataset_fp);
+        }
         from_results(path, loaded, dataset_fp, args)
     }
 }
@@ -212,7 +250,7 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<RunInput, CompareCmdError> {
+) -> Result<(RunInput, bool), CompareCmdError> {
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]
@@ -232,15 +270,25 @@ fn load_run(
             )));
         }
     }
+    let env = parts.iter().any(|p| p.env);
+    if env && parts.iter().any(|p| !p.env) {
+        return Err(usage(format!(
+            "{}: its trials mix ledger-environment and official runs",
+            path.display()
+        )));
+    }
     let label = parts
         .iter()
         .find_map(|p| p.label.clone())
         .unwrap_or_else(|| fallback_label(path));
-    Ok(RunInput {
-        label,
-        fingerprint: dataset_fp,
-        trials: parts.into_iter().map(|p| p.outcomes).collect(),
-    })
+    Ok((
+        RunInput {
+            label,
+            fingerprint: dataset_fp,
+            trials: parts.into_iter().map(|p| p.outcomes).collect(),
+        },
+        env,
+    ))
 }
 
 /// Runs `wildtool compare`.
@@ -260,12 +308,29 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);
     let shapes = task_shapes(&loaded);
     let mut runs = Vec::with_capacity(args.runs.len());
+    let mut kinds = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let mut run = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env) = load_run(path, &loaded, dataset_fp, args)?;
         if let Some(label) = args.labels.get(i) {
             run.label = label.clone();
         }
+        kinds.push(env);
         runs.push(run);
+    }
+    let env = kinds.iter().all(|&e| e);
+    if !env && kinds.iter().any(|&e| e) {
+        return Err(usage(
+            "a ledger-environment run (a wildtool extension) cannot be compared with an official run; compare env runs with env runs".to_owned(),
+        ));
+    }
+    if env {
+        for run in &mut runs {
+            run.label = format!("{} (ledger env)", run.label);
+        }
+        println!(
+            "{}: runs paired on env_success",
+            wildtool_core::ledger::metrics::EXTENSION_LABEL
+        );
     }
     let doc = compare_runs(
         &runs,

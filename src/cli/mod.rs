@@ -1,6 +1,8 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod compare_cmd;
+mod env_cmd;
+mod env_run_cmd;
 pub mod files;
 mod generate_cmd;
 mod probe_cmd;
@@ -53,6 +55,9 @@ pub enum CliError {
     /// `wildtool probe-stream` with unusable options.
     #[error(transparent)]
     Probe(#[from] probe_cmd::ProbeUsage),
+    /// `wildtool env-score`, `wildtool env-export`.
+    #[error(transparent)]
+    Env(#[from] env_cmd::EnvCmdError),
 }
 
 impl CliError {
@@ -70,6 +75,8 @@ impl CliError {
             CliError::Generate(_) => EXIT_FAILURE,
             CliError::Sweep(e) => e.exit_code(),
             CliError::Probe(_) => EXIT_USAGE,
+            CliError::Env(env_cmd::EnvCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Env(env_cmd::EnvCmdError::File(_)) => EXIT_FAILURE,
         }
     }
 }
@@ -114,6 +121,54 @@ enum Command {
         /// gold arguments vs. the argument checker).
         #[arg(long)]
         semantic: bool,
+        /// With --semantic: also check every ledger_env scenario (the initial ledger
+        /// reads and checks, every gold tool is implemented, strict replay of the gold
+        /// observations, no order-dependent parallel step, the assertions hold on the
+        /// expected states, the gold answers mention every must_mention item and the
+        /// gold writes leave no soft violation).
+        #[arg(long, requires = "semantic")]
+        env: bool,
+    },
+    /// Re-score a ledger-environment run (a wildtool extension) offline by replaying
+    /// its recorded calls: writes OUT/env-report.json, byte for byte what the run wrote.
+    /// A damaged line costs that line only (named by number). Exit code 2 when a line
+    /// was not scored or the file belongs to another dataset or environment version.
+    EnvScore {
+        /// The dataset the run was made on.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The run's env-result.jsonl.
+        #[arg(long)]
+        results: PathBuf,
+        /// Output directory.
+        #[arg(long)]
+        out: PathBuf,
+        /// Use the recomputed results where the environment now answers differently
+        /// from the recorded ones (tau2's non-strict replay) instead of refusing the line.
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Write one task's ledger of a ledger-environment run as canonical Beancount text
+    /// (`actual`, `expected`) or their unified diff (`diff`).
+    EnvExport {
+        /// The run's output directory (holds env-result.jsonl and env-run.json).
+        #[arg(long)]
+        run: PathBuf,
+        /// The dataset (default: the one env-run.json names).
+        #[arg(long)]
+        dataset: Option<PathBuf>,
+        /// Session: its 0-based index in the dataset.
+        #[arg(long)]
+        session: usize,
+        /// Task: 0-based position in the session (default: the last task).
+        #[arg(long)]
+        task: Option<usize>,
+        /// Which ledger.
+        #[arg(long, value_enum, default_value = "actual")]
+        which: WhichArg,
+        /// The file to write.
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Print the distribution table of a dataset (and a generated suite's factor tables)
     /// with its fingerprint. Exit code 2 when the file is not a dataset.
@@ -232,6 +287,25 @@ enum Command {
     },
 }
 
+/// Which ledger `env-export` writes.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum WhichArg {
+    /// The ledger the model left.
+    Actual,
+    /// The expected ledger (the state before the task plus the gold writes).
+    Expected,
+    /// The unified diff of the expected and the actual ledger.
+    Diff,
+}
+
+/// An evaluation environment (a wildtool extension).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum EnvArg {
+    /// The stateful ledger environment: tool calls run on an in-memory Beancount ledger
+    /// and each task is judged on the state it leaves.
+    Ledger,
+}
+
 /// Options of `wildtool run`.
 #[derive(Debug, clap::Args)]
 struct RunOpts {
@@ -241,6 +315,13 @@ struct RunOpts {
     /// Output directory (checkpoint.jsonl, result.jsonl, score.jsonl, metric.json, report.json).
     #[arg(long)]
     out: PathBuf,
+    /// Run in an environment instead of the official protocol (an extension, never an
+    /// official number): `ledger` runs the sessions with a ledger_env field on an
+    /// in-memory ledger and writes env-result.jsonl, env-report.json and env-run.json
+    /// (not score.jsonl or metric.json). Sessions without ledger_env are skipped; exit
+    /// code 2 when none has one.
+    #[arg(long, value_enum)]
+    env: Option<EnvArg>,
     #[command(flatten)]
     run: EngineOpts,
 }
@@ -399,7 +480,29 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             file,
             lang,
             semantic,
-        } => validate_cmd::validate(&file, lang.into(), semantic)?,
+            env,
+        } => validate_cmd::validate(&file, lang.into(), semantic, env)?,
+        Command::EnvScore {
+            dataset,
+            results,
+            out,
+            lenient,
+        } => env_cmd::env_score(&dataset, &results, &out, lenient)?,
+        Command::EnvExport {
+            run,
+            dataset,
+            session,
+            task,
+            which,
+            out,
+        } => {
+            let which = match which {
+                WhichArg::Actual => env_cmd::Which::Actual,
+                WhichArg::Expected => env_cmd::Which::Expected,
+                WhichArg::Diff => env_cmd::Which::Diff,
+            };
+            env_cmd::env_export(&run, dataset.as_deref(), session, task, which, &out)?
+        }
         Command::Stats { file, lang } => validate_cmd::stats(&file, lang.into())?,
         Command::Score {
             dataset,
@@ -459,7 +562,10 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
-        Command::Run(o) => run_cmd::run(&o.run.args(o.dataset, o.out))?,
+        Command::Run(o) => match o.env {
+            Some(EnvArg::Ledger) => env_run_cmd::run(&o.run.args(o.dataset, o.out))?,
+            None => run_cmd::run(&o.run.args(o.dataset, o.out))?,
+        },
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {
             factor: o.factor,
             per_level: o.per_level,

@@ -58,9 +58,55 @@ fn file_label(path: &Path) -> String {
         .unwrap_or_default()
 }
 
-/// Runs `wildtool report`.
+/// The `env-report.json` beside a report (or named by `--from`), parsed.
+fn env_report(args: &ReportArgs) -> Result<Option<wildtool_core::json::Value>, ReportError> {
+    let path = match (&args.from, &args.score_dir) {
+        (Some(p), None) if p.file_name().is_some_and(|n| n == "env-report.json") => p.clone(),
+        (None, Some(d)) => d.join("env-report.json"),
+        _ => return Ok(None),
+    };
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let v = wildtool_core::json::loads(&read_text(&path)?)
+        .map_err(|e| ReportError::Usage(format!("{}: {e}", path.display())))?;
+    if v.get("format").and_then(|f| f.as_str())
+        != Some(wildtool_core::ledger::metrics::ENV_REPORT_FORMAT)
+    {
+        return Err(ReportError::Usage(format!(
+            "{} is not an env-report.json",
+            path.display()
+        )));
+    }
+    Ok(Some(v))
+}
+
+/// Runs `wildtool report`: the official report, with an "Extension: ledger environment"
+/// section when the directory also holds an env-report.json (or a page of that section
+/// alone for an env run without an official report).
 pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
-    let path = report_path(args)?;
+    let env = env_report(args)?;
+    let official = report_path(args)?;
+    if let (Some(env), false) = (&env, official.is_file()) {
+        if let Some(ds) = &args.dataset {
+            let fp = fingerprint_hex(&read_text(ds)?);
+            let found = env
+                .get("dataset_fingerprint")
+                .and_then(|f| f.as_str())
+                .unwrap_or("");
+            if fp != found {
+                return Err(ReportError::Usage(format!(
+                    "{} has fingerprint {fp}, but the env run was made on a dataset with fingerprint {found}",
+                    ds.display()
+                )));
+            }
+        }
+        fs::write(&args.out, wildtool_core::ledger::report_html::env_page(env))
+            .map_err(at(&args.out))?;
+        println!("wrote {}", args.out.display());
+        return Ok(());
+    }
+    let path = official;
     let doc = ReportDoc::parse(&read_document(&path)?)
         .map_err(|e| ReportError::Usage(format!("{}: {e}", path.display())))?;
     let mut dataset_label = doc.dataset.file.clone().unwrap_or_default();
@@ -95,7 +141,16 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
         scorer: doc.scorer.clone(),
         summary: summary_table(&model, report),
     };
-    fs::write(&args.out, report_html(&meta, report, &charts)).map_err(at(&args.out))?;
+    let mut html = report_html(&meta, report, &charts);
+    if let Some(env) = &env {
+        if let Some(at_end) = html.rfind("</main>") {
+            html.insert_str(
+                at_end,
+                &wildtool_core::ledger::report_html::env_section(env),
+            );
+        }
+    }
+    fs::write(&args.out, html).map_err(at(&args.out))?;
     println!("wrote {}", args.out.display());
     Ok(())
 }

@@ -128,7 +128,9 @@ fn usage(message: impl Into<String>) -> RunCmdError {
 }
 
 /// The backend, the model name and the API key (for endpoints) from the arguments.
-fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
+pub(crate) fn backend(
+    args: &RunArgs,
+) -> Result<(BackendSettings, String, Option<String>), RunCmdError> {
     let agent = |kind: AgentKind| {
         let model = args.model.clone().unwrap_or_else(|| args.provider.clone());
         Ok((BackendSettings::Agent(kind), model, None))
@@ -193,14 +195,36 @@ fn backend(args: &RunArgs) -> Result<(BackendSettings, String, Option<String>), 
     }
 }
 
+/// The run's validated definition from the arguments.
+pub(crate) fn run_spec(
+    args: &RunArgs,
+    model: String,
+    fingerprint: String,
+    backend: BackendSettings,
+) -> Result<RunSpec, RunCmdError> {
+    Ok(RunSpec::new(RunSettings {
+        trials: args.trials,
+        concurrency: args.concurrency,
+        timeout: args.timeout,
+        retries: args.retries,
+        backoff: args.backoff,
+        preflight: !args.no_preflight,
+        breaker_threshold: args.breaker_threshold,
+        adaptive: !args.fixed_concurrency,
+        stream: args.stream,
+        stream_idle_timeout: args.stream_idle_timeout,
+        ..RunSettings::new(model, fingerprint, backend)
+    })?)
+}
+
 /// A progress display: a bar on a terminal, plain lines (at most every 2 s) otherwise.
-struct Display {
+pub(crate) struct Display {
     bar: Option<indicatif::ProgressBar>,
     last_line: Option<Instant>,
 }
 
 impl Display {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let bar = std::io::stderr().is_terminal().then(|| {
             let bar = indicatif::ProgressBar::new(0);
             let style = indicatif::ProgressStyle::with_template(
@@ -216,7 +240,7 @@ impl Display {
         }
     }
 
-    fn update(&mut self, p: &ProgressSnapshot) {
+    pub(crate) fn update(&mut self, p: &ProgressSnapshot) {
         match &self.bar {
             Some(bar) => {
                 bar.set_length(p.total);
@@ -246,7 +270,7 @@ impl Display {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(bar) = &self.bar {
             bar.finish_and_clear();
         }
@@ -337,7 +361,7 @@ static INTERRUPT_INSTALL: std::sync::Once = std::sync::Once::new();
 /// exits with the incomplete code (re-run to resume). A second Ctrl-C exits at once (the
 /// checkpoint is flushed per task, so nothing finished is lost either way). The handler
 /// is installed once per process; each run names itself the target.
-fn install_interrupt_handler(controller: crate::native::Controller) {
+pub(crate) fn install_interrupt_handler(controller: crate::native::Controller) {
     if let Ok(mut target) = INTERRUPT_TARGET.lock() {
         *target = Some(controller);
     }
@@ -378,19 +402,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
         BackendSettings::Agent(_) => None,
     };
-    let spec = RunSpec::new(RunSettings {
-        trials: args.trials,
-        concurrency: args.concurrency,
-        timeout: args.timeout,
-        retries: args.retries,
-        backoff: args.backoff,
-        preflight: !args.no_preflight,
-        breaker_threshold: args.breaker_threshold,
-        adaptive: !args.fixed_concurrency,
-        stream: args.stream,
-        stream_idle_timeout: args.stream_idle_timeout,
-        ..RunSettings::new(model, fingerprint_hex(&dataset_text), backend)
-    })?;
+    let spec = run_spec(args, model, fingerprint_hex(&dataset_text), backend)?;
     let loaded = load_dataset(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
@@ -524,7 +536,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     Ok(end.status)
 }
 
-fn unix_now() -> f64 {
+pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -572,6 +584,30 @@ fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> 
     meta
 }
 
+/// The `trials.json` document of a run's per-trial outcomes.
+pub(crate) fn trials_json(
+    shapes: &[wildtool_core::share::TaskShape],
+    fingerprint: u64,
+    model: &str,
+    trials: Vec<Vec<wildtool_core::outcome::TaskOutcome>>,
+) -> Result<String, RunCmdError> {
+    let run = RunInput {
+        label: model.to_owned(),
+        fingerprint,
+        trials,
+    };
+    let doc = trials_report(
+        &run,
+        DatasetRef {
+            fingerprint,
+            shapes,
+        },
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    Ok(doc.to_json())
+}
+
 /// Writes `OUT/trials.json` from the trials' `report.json` files (a trial without one
 /// counts as unscored in every task).
 fn write_trials_json(
@@ -593,22 +629,9 @@ fn write_trials_json(
             trials.push(Vec::new());
         }
     }
-    let run = RunInput {
-        label: model.to_owned(),
-        fingerprint: fp,
-        trials,
-    };
-    let doc = trials_report(
-        &run,
-        DatasetRef {
-            fingerprint: fp,
-            shapes: &shapes,
-        },
-        &BootstrapOptions::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let doc = trials_json(&shapes, fp, model, trials)?;
     let path = args.out.join("trials.json");
-    fs::write(&path, doc.to_json() + "\n").map_err(at(&path))?;
+    fs::write(&path, doc + "\n").map_err(at(&path))?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -23,7 +23,7 @@ fn not_a_dataset(path: &Path) -> Result<Option<ExitCode>, FileError> {
 }
 
 /// `wildtool validate FILE`: exit 0 with a summary when valid, 2 with every problem when not.
-pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, FileError> {
+pub fn validate(path: &Path, lang: Lang, semantic: bool, env: bool) -> Result<ExitCode, FileError> {
     if let Some(code) = not_a_dataset(path)? {
         return Ok(code);
     }
@@ -35,9 +35,12 @@ pub fn validate(path: &Path, lang: Lang, semantic: bool) -> Result<ExitCode, Fil
         loaded.problems.extend(extra);
         loaded.problems.sort_by_key(|p| p.line);
     }
-    let errors = loaded.errors().count();
+    let mut errors = loaded.errors().count();
     for p in &loaded.problems {
         println!("{p}");
+    }
+    if env {
+        errors += super::env_cmd::validate_env(&text, lang);
     }
     if errors > 0 || !loaded.is_valid() {
         println!(

@@ -12,7 +12,8 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use wildtool_core::runner::engine::{Engine, Event, RequestId, RunEnd};
+use wildtool_core::json::Value;
+use wildtool_core::runner::engine::{Engine, EnvCall, Event, RequestId, RunEnd};
 use wildtool_core::runner::http::{HttpHead, HttpReply, HttpRequest};
 
 use super::transport::{StreamSink, Streamed, Transport};
@@ -229,7 +230,20 @@ impl Driver {
     pub fn run<E>(
         &mut self,
         engine: &mut Engine<'_>,
+        on_event: impl FnMut(Event) -> Result<(), E>,
+    ) -> Result<RunEnd, E> {
+        self.run_with_env(engine, on_event, |_| {
+            Err("this run has no environment".to_owned())
+        })
+    }
+
+    /// [`Driver::run`] for an environment run: the engine's tool calls are answered in
+    /// process by `answer`, on the calling thread, as soon as they come out.
+    pub fn run_with_env<E>(
+        &mut self,
+        engine: &mut Engine<'_>,
         mut on_event: impl FnMut(Event) -> Result<(), E>,
+        mut answer: impl FnMut(&EnvCall) -> Result<Vec<Value>, String>,
     ) -> Result<RunEnd, E> {
         let mut last_progress = Instant::now();
         loop {
@@ -255,7 +269,12 @@ impl Driver {
                     a.insert(id);
                 }
             }
-            let steps = engine.step_agents(AGENT_BUDGET, now);
+            let mut steps = engine.step_agents(AGENT_BUDGET, now);
+            while let Some(call) = engine.poll_env_call() {
+                let answers = answer(&call);
+                engine.handle_env_result(call.id, answers, self.now());
+                steps += 1;
+            }
             while let Some(event) = engine.poll_event() {
                 match event {
                     Event::Finished(end) => return Ok(end),

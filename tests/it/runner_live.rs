@@ -40,7 +40,7 @@ pub(crate) enum Behaviour {
 }
 
 /// Finds (session line, task, step) of a request from its messages.
-fn locate(ds: &LoadedDataset, messages: &[Value]) -> Option<(usize, usize, usize)> {
+pub(crate) fn locate(ds: &LoadedDataset, messages: &[Value]) -> Option<(usize, usize, usize)> {
     let content = |m: &Value| {
         m.get("content")
             .and_then(Value::as_str)

@@ -30,6 +30,7 @@ pub mod generate;
 pub mod graph;
 pub mod input;
 pub mod json;
+pub mod ledger;
 pub mod order;
 pub mod outcome;
 pub mod protocol;

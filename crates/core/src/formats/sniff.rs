@@ -35,6 +35,11 @@ pub enum FileKind {
     Metric,
     /// A wildtool `report.json`.
     Report,
+    /// A ledger-environment run (`env-result.jsonl` or its checkpoint): an extension,
+    /// not an official result file.
+    EnvRun,
+    /// A ledger-environment report (`env-report.json`).
+    EnvReport,
     /// Comma- or tab-separated text.
     Csv,
     /// Not text.
@@ -58,6 +63,8 @@ impl FileKind {
             FileKind::ScoreFile => "score_file",
             FileKind::Metric => "metric",
             FileKind::Report => "report",
+            FileKind::EnvRun => "env_run",
+            FileKind::EnvReport => "env_report",
             FileKind::Csv => "csv",
             FileKind::Binary => "binary",
             FileKind::Other { .. } => "other",
@@ -93,6 +100,8 @@ impl FileKind {
             FileKind::ScoreFile => "This is a score file (score.jsonl), a scorer's output. Score the result file it was made from instead.".to_owned(),
             FileKind::Metric => "This is a metric file (metric.json), a scorer's output; it holds no results to score.".to_owned(),
             FileKind::Report => "This is a wildtool report.json: it holds scores, not results. `wildtool report` turns it into an HTML report.".to_owned(),
+            FileKind::EnvRun => "ledger-environment run: not an official result file (it is a wildtool extension); score it with `wildtool env-score`.".to_owned(),
+            FileKind::EnvReport => "This is a ledger-environment report (env-report.json, a wildtool extension): it holds env scores, not results. `wildtool report` turns it into an HTML report; `wildtool env-score` re-scores its env-result.jsonl.".to_owned(),
             FileKind::Csv => "This looks like a CSV file. wildtool scores JSON Lines result files: one {\"id\", \"model_name\", \"result\"} object per line.".to_owned(),
             FileKind::Binary => "This is not a text file (it holds binary data); wildtool scores JSON Lines result files.".to_owned(),
             FileKind::Other { reason } => format!(
@@ -230,6 +239,21 @@ fn classify_object(k: &Keys) -> FileKind {
                 return FileKind::RunExport { version };
             }
             "wildtool_checkpoint" => return FileKind::Checkpoint,
+            "wildtool_env_checkpoint" => return FileKind::EnvRun,
+            "format"
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with("wildtool-env-run/")) =>
+            {
+                return FileKind::EnvRun
+            }
+            "format"
+                if value
+                    .as_deref()
+                    .is_some_and(|v| v.starts_with("wildtool-env-report/")) =>
+            {
+                return FileKind::EnvReport
+            }
             "wildtool_report" | "wildtool_version" => return FileKind::Report,
             "result" => return FileKind::Results,
             "results" => return FileKind::ScoreFile,

@@ -28,7 +28,7 @@ pub use float::{float_repr, py_float_repr_plain};
 pub use parse::{loads, loads_deferring, PathStep, MAX_DEPTH};
 pub use repr::{is_py_printable, repr_str, repr_str_list};
 pub use value::{Map, PyInt, RawJson, Value};
-pub use write::{dump_indent4, dumps, dumps_into, Escape};
+pub use write::{dump_indent, dump_indent4, dumps, dumps_into, Escape};
 
 impl std::fmt::Display for Value {
     /// Writes [`dumps`] with [`Escape::Utf8`].

@@ -59,19 +59,25 @@ pub fn dumps_into(out: &mut String, v: &Value, escape: Escape) {
 /// per level, `,` at line ends, `": "` after keys, `[]`/`{}` for empty containers, and no
 /// trailing newline.
 pub fn dump_indent4(v: &Value) -> String {
+    dump_indent(v, 4)
+}
+
+/// Python `json.dumps(v, indent=width, ensure_ascii=False)` (the layout of
+/// [`dump_indent4`] with `width` spaces per level).
+pub fn dump_indent(v: &Value, width: usize) -> String {
     let mut out = String::new();
-    push_indented(&mut out, v, 0);
+    push_indented(&mut out, v, 0, width);
     out
 }
 
-fn push_newline_indent(out: &mut String, level: usize) {
+fn push_newline_indent(out: &mut String, level: usize, width: usize) {
     out.push('\n');
-    for _ in 0..level {
-        out.push_str("    ");
+    for _ in 0..level * width {
+        out.push(' ');
     }
 }
 
-fn push_indented(out: &mut String, v: &Value, level: usize) {
+fn push_indented(out: &mut String, v: &Value, level: usize, width: usize) {
     match v {
         Value::Array(items) if !items.is_empty() => {
             out.push('[');
@@ -79,10 +85,10 @@ fn push_indented(out: &mut String, v: &Value, level: usize) {
                 if i > 0 {
                     out.push(',');
                 }
-                push_newline_indent(out, level + 1);
-                push_indented(out, item, level + 1);
+                push_newline_indent(out, level + 1, width);
+                push_indented(out, item, level + 1, width);
             }
-            push_newline_indent(out, level);
+            push_newline_indent(out, level, width);
             out.push(']');
         }
         Value::Object(map) if !map.is_empty() => {
@@ -91,15 +97,15 @@ fn push_indented(out: &mut String, v: &Value, level: usize) {
                 if i > 0 {
                     out.push(',');
                 }
-                push_newline_indent(out, level + 1);
+                push_newline_indent(out, level + 1, width);
                 push_json_string(out, key, Escape::Utf8);
                 out.push_str(": ");
-                push_indented(out, item, level + 1);
+                push_indented(out, item, level + 1, width);
             }
-            push_newline_indent(out, level);
+            push_newline_indent(out, level, width);
             out.push('}');
         }
-        Value::Raw(raw) => push_indented(out, &raw.value(), level),
+        Value::Raw(raw) => push_indented(out, &raw.value(), level, width),
         other => dumps_into(out, other, Escape::Utf8),
     }
 }

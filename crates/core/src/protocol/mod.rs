@@ -1,5 +1,6 @@
 //! The official inference protocol as a sans-IO task state machine (PROTOCOL §2).
 
+mod env_machine;
 mod history;
 mod ids;
 mod machine;
@@ -8,6 +9,7 @@ mod quirks;
 mod reply;
 mod validate;
 
+pub use env_machine::{AnswerMismatch, EnvMachine, Need, ToolCall};
 pub use history::{render_task_history, system_message, text_message, tool_message};
 pub use ids::{IdSource, SeededIds};
 pub use machine::{

@@ -14,7 +14,9 @@
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
 //!    loop; [`checkpoint`]: the checkpoint format and result assembly; [`preflight`]: the
 //!    one-request endpoint check; [`probe`]: the streaming probe (the same tool tasks
-//!    streamed and not, compared).
+//!    streamed and not, compared);
+//!    [`env_checkpoint`]: the checkpoint header of an
+//!    environment run.
 //! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
 //! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
 
@@ -23,6 +25,7 @@ pub mod checkpoint;
 pub mod driver;
 pub mod endpoint_url;
 pub mod engine;
+pub mod env_checkpoint;
 pub mod exec;
 pub mod http;
 pub mod policy;

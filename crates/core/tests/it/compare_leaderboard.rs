@@ -55,7 +55,7 @@ fn official_list_and_overlay_decision() {
     assert_eq!(mini_id.git_blob, "886bdf1040ca0d19182d7cc88c668b18a3a51c59");
     assert_eq!(
         git_blob_id(suite.as_bytes()),
-        "f6c6e33befeead467fddbd341d0dfaa3e826b2e4"
+        "ae9410f4aa2c2ba5ebd45c72c31942e9a824945a"
     );
     let by_blob = r#"{"datasets": [{"name": "Mini", "file": "mini.jsonl",
         "source": {"repository": "r", "path": "p", "commit": "c"},

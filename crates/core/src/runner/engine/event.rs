@@ -21,6 +21,27 @@ pub struct TaskKey {
     pub task: usize,
 }
 
+/// Identifies one batch of tool calls handed to the environment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EnvCallId(pub u64);
+
+/// Tool calls for the environment to answer (an environment run's extra output). The
+/// answer must be a pure function of the session, `task.task`, `prior` and `calls`
+/// (see `ledger::answer`), so any front end can compute it, in process or in another
+/// module, and report it with
+/// [`Engine::handle_env_result`](super::Engine::handle_env_result).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnvCall {
+    /// Report the answers with this id.
+    pub id: EnvCallId,
+    /// The task (its `line` is the session's dataset index).
+    pub task: TaskKey,
+    /// The calls already executed in this task, in order.
+    pub prior: Vec<crate::protocol::ToolCall>,
+    /// The calls of this step, in emission order.
+    pub calls: Vec<crate::protocol::ToolCall>,
+}
+
 /// A request to send.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Transmit {

@@ -72,8 +72,8 @@ mod streaming;
 mod tests;
 
 pub use event::{
-    ConcurrencyStats, Event, IncompleteTask, ProgressSnapshot, RequestId, RunEnd, RunStatus,
-    TaskKey, Transmit,
+    ConcurrencyStats, EnvCall, EnvCallId, Event, IncompleteTask, ProgressSnapshot, RequestId,
+    RunEnd, RunStatus, TaskKey, Transmit,
 };
 pub use spec::{
     AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
@@ -86,7 +86,7 @@ use std::time::Duration;
 
 use crate::dataset::Session;
 use crate::json::{dumps, Escape, Value};
-use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
+use crate::protocol::{EnvMachine, IdSource, Need, Reply, SeededIds, TaskMachine};
 
 use crate::input::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
@@ -95,6 +95,7 @@ use super::checkpoint::{
     CheckpointMismatch, SessionSlot,
 };
 use super::driver::{task_seed, StepContext, TaskStats};
+use super::env_checkpoint::{env_header_line, recover_env_trials, EnvMode};
 use super::http::{HttpReply, HttpRequest, HttpResponse, NetworkFailure, NetworkKind};
 use super::policy::{retry_after_secs, FailureClass, Jitter, RetryPolicy};
 use super::preflight::{self, PreflightClass, PreflightFailure};
@@ -160,6 +161,10 @@ impl Step {
 #[derive(Debug, Clone, Copy)]
 enum Phase {
     Ready,
+    /// Tool calls handed to the environment, waiting for its answers.
+    Env {
+        id: EnvCallId,
+    },
     InFlight {
         id: RequestId,
         deadline: f64,
@@ -170,11 +175,64 @@ enum Phase {
     },
 }
 
+/// The loop a task runs: the official one, or the environment loop. (One per running
+/// task; the official machine, the common case, stays inline rather than boxed.)
+#[derive(Debug)]
+#[allow(clippy::large_enum_variant)]
+enum Machine<'d> {
+    Official(TaskMachine<'d>),
+    Env(EnvMachine),
+}
+
+impl Machine<'_> {
+    fn messages(&self) -> &[Value] {
+        match self {
+            Machine::Official(m) => m.messages(),
+            Machine::Env(m) => m.messages(),
+        }
+    }
+
+    fn tools(&self) -> &Value {
+        match self {
+            Machine::Official(m) => m.tools(),
+            Machine::Env(m) => m.tools(),
+        }
+    }
+
+    fn step(&self) -> usize {
+        match self {
+            Machine::Official(m) => m.step(),
+            Machine::Env(m) => m.step(),
+        }
+    }
+
+    fn is_finished(&self) -> bool {
+        match self {
+            Machine::Official(m) => m.is_finished(),
+            Machine::Env(m) => m.is_finished(),
+        }
+    }
+
+    fn names_correct(&self) -> bool {
+        match self {
+            Machine::Official(m) => m.verdict().is_some_and(|v| v.names_correct),
+            Machine::Env(_) => false,
+        }
+    }
+
+    fn result(&self) -> Option<Value> {
+        match self {
+            Machine::Official(m) => m.result(),
+            Machine::Env(m) => m.result(),
+        }
+    }
+}
+
 #[derive(Debug)]
 struct Active<'d> {
     job: Job,
     key: TaskKey,
-    machine: TaskMachine<'d>,
+    machine: Machine<'d>,
     seed: u64,
     step: Step,
     phase: Phase,
@@ -271,6 +329,10 @@ pub struct Engine<'d> {
     readers: Option<Box<dyn super::stream::StreamReaders>>,
     /// First-token latencies of the streamed task requests.
     first_tokens: Latencies,
+    /// An environment run: its mode, the calls waiting to be answered, the next call id.
+    env: Option<EnvMode>,
+    env_calls: VecDeque<EnvCall>,
+    next_env_id: u64,
 }
 
 fn token_count(v: &Value) -> u64 {
@@ -338,10 +400,37 @@ impl<'d> Engine<'d> {
         stored: &[String],
         now: f64,
     ) -> Result<Self, EngineError> {
+        Self::build(sessions, spec, stored, now, None)
+    }
+
+    /// An environment run: like [`Engine::new`], but every task runs the environment
+    /// loop ([`EnvMachine`]); tool calls come out of [`Engine::poll_env_call`] and their
+    /// answers go back through [`Engine::handle_env_result`]. The checkpoint has its own
+    /// header (`runner::env_checkpoint`) and its records hold environment traces.
+    pub fn new_env(
+        sessions: &[&'d Session],
+        spec: RunSpec,
+        stored: &[String],
+        now: f64,
+        mode: EnvMode,
+    ) -> Result<Self, EngineError> {
+        Self::build(sessions, spec, stored, now, Some(mode))
+    }
+
+    fn build(
+        sessions: &[&'d Session],
+        spec: RunSpec,
+        stored: &[String],
+        now: f64,
+        env: Option<EnvMode>,
+    ) -> Result<Self, EngineError> {
         if sessions.is_empty() {
             return Err(EngineError::NoSessions);
         }
-        let recovered = recover_trials(stored, spec.model(), spec.dataset())?;
+        let recovered = match &env {
+            Some(mode) => recover_env_trials(stored, spec.model(), spec.dataset(), mode)?,
+            None => recover_trials(stored, spec.model(), spec.dataset())?,
+        };
         let k = spec.trials();
         let index: BTreeMap<usize, usize> =
             crate::order::map_from(sessions.iter().enumerate().map(|(i, s)| (s.index, i)));
@@ -413,10 +502,16 @@ impl<'d> Engine<'d> {
             streams: Streams::default(),
             readers: None,
             first_tokens: Latencies::new(),
+            env_calls: VecDeque::new(),
+            next_env_id: 0,
+            env,
             spec,
         };
         if stored.is_empty() {
-            let header = header_line(engine.spec.model(), engine.spec.dataset());
+            let header = match &engine.env {
+                Some(mode) => env_header_line(engine.spec.model(), engine.spec.dataset(), mode),
+                None => header_line(engine.spec.model(), engine.spec.dataset()),
+            };
             engine.events.push_back(Event::Persist(header));
         }
         for t in 0..k as usize {
@@ -469,6 +564,7 @@ impl<'d> Engine<'d> {
             self.aborts.push_back(*id);
         }
         self.jobs.clear();
+        self.env_calls.clear();
         self.abort_active("cancelled", now);
         self.finish(now);
     }
@@ -642,6 +738,10 @@ impl<'d> Engine<'d> {
             let Some(a) = self.active.first_mut() else {
                 continue;
             };
+            if matches!(a.phase, Phase::Env { .. }) {
+                // The environment answers first (poll_env_call / handle_env_result).
+                break;
+            }
             let Some(session) = self.sessions.get(a.job.session).copied() else {
                 break;
             };
@@ -752,7 +852,7 @@ impl<'d> Engine<'d> {
             match a.phase {
                 Phase::InFlight { deadline, .. } => consider(deadline),
                 Phase::Waiting { until } => consider(until),
-                Phase::Ready => {}
+                Phase::Ready | Phase::Env { .. } => {}
             }
         }
         if let Some(t) = self.next_stream_timeout() {
@@ -788,7 +888,7 @@ impl<'d> Engine<'d> {
                     let left = (until - now).max(0.0);
                     longest = Some(longest.map_or(left, |l: f64| l.max(left)));
                 }
-                Phase::Ready => {}
+                Phase::Ready | Phase::Env { .. } => {}
             }
         }
         let preflight = match &self.preflight {
@@ -898,7 +998,14 @@ impl<'d> Engine<'d> {
         };
         let seed = trial_seed(job.trial, session.index, job.task);
         let mut ids = SeededIds::new(seed);
-        match TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource) {
+        let built = match self.env {
+            None => TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
+                .map(Machine::Official),
+            Some(_) => {
+                EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource).map(Machine::Env)
+            }
+        };
+        match built {
             Ok(machine) => {
                 let finished = machine.is_finished();
                 self.active.push(Active {
@@ -1126,13 +1233,95 @@ impl<'d> Engine<'d> {
         let Some(a) = self.active.get_mut(idx) else {
             return;
         };
-        let more = a.machine.feed(&reply).is_some();
-        if !more || a.machine.is_finished() {
-            self.settle_machine(idx, now);
-        } else {
-            a.step = Step::new(a.seed, a.machine.step());
-            a.phase = Phase::Ready;
+        let need = match &mut a.machine {
+            Machine::Official(m) => {
+                if m.feed(&reply).is_some() && !m.is_finished() {
+                    Need::Reply
+                } else {
+                    Need::Nothing
+                }
+            }
+            Machine::Env(m) => m.feed(&reply),
+        };
+        self.after_step(idx, need, now);
+    }
+
+    /// Moves a task on after a reply or an environment answer.
+    fn after_step(&mut self, idx: usize, need: Need, now: f64) {
+        let next_env_id = self.next_env_id;
+        let Some(a) = self.active.get_mut(idx) else {
+            return;
+        };
+        match need {
+            Need::Nothing => self.settle_machine(idx, now),
+            Need::Reply => {
+                a.step = Step::new(a.seed, a.machine.step());
+                a.phase = Phase::Ready;
+            }
+            Need::Env => {
+                let Machine::Env(m) = &a.machine else {
+                    return;
+                };
+                let id = EnvCallId(next_env_id);
+                let call = EnvCall {
+                    id,
+                    task: a.key,
+                    prior: m.prior().to_vec(),
+                    calls: m.pending().to_vec(),
+                };
+                a.phase = Phase::Env { id };
+                self.next_env_id += 1;
+                self.env_calls.push_back(call);
+            }
         }
+    }
+
+    /// Reports the environment's answers to call `id` (one answer object per call, each
+    /// with a `content` string), or why it could not answer (the task becomes incomplete,
+    /// not a model error). Answers to calls of tasks that are no longer running are
+    /// ignored.
+    pub fn handle_env_result(
+        &mut self,
+        id: EnvCallId,
+        answers: Result<Vec<Value>, String>,
+        now: f64,
+    ) {
+        if self.finished {
+            return;
+        }
+        let found = self
+            .active
+            .iter()
+            .position(|a| matches!(a.phase, Phase::Env { id: i } if i == id));
+        let Some(idx) = found else {
+            return;
+        };
+        let outcome = match (answers, &mut self.active[idx].machine) {
+            (Ok(list), Machine::Env(m)) => m.answer_env(list).map_err(|e| e.to_string()),
+            (Ok(_), Machine::Official(_)) => {
+                Err("an environment answer for an official task".to_owned())
+            }
+            (Err(e), _) => Err(e),
+        };
+        match outcome {
+            Ok(need) => self.after_step(idx, need, now),
+            Err(e) => {
+                let reason = format!("the environment could not answer: {e}");
+                self.last_failure = Some(reason.clone());
+                self.settle_incomplete(idx, reason, Signal::Neutral, now);
+            }
+        }
+        self.check_finished(now);
+    }
+
+    /// The next batch of tool calls for the environment to answer (environment runs).
+    pub fn poll_env_call(&mut self) -> Option<EnvCall> {
+        self.env_calls.pop_front()
+    }
+
+    /// True for an environment run.
+    pub fn is_env(&self) -> bool {
+        self.env.is_some()
     }
 
     fn task_failure(&mut self, idx: usize, f: Failure, now: f64) {
@@ -1176,7 +1365,7 @@ impl<'d> Engine<'d> {
             return;
         }
         let a = self.active.remove(idx);
-        let names_correct = a.machine.verdict().is_some_and(|v| v.names_correct);
+        let names_correct = a.machine.names_correct();
         match a.machine.result() {
             Some(result) => self.settle_finished(a.job, a.key, result, names_correct, now),
             None => self.settle_job_incomplete(
