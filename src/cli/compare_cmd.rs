@@ -10,7 +10,7 @@ use wildtool_core::compare::{compare_runs, BootstrapOptions, DatasetRef, RunInpu
 use wildtool_core::dataset::{fingerprint, Lang, LoadedDataset};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
-use wildtool_core::share::task_shapes;
+use wildtool_core::share::{task_shapes, TaskShape};
 
 use wildtool_core::formats::{check_belongs, ReportDoc};
 
@@ -243,11 +243,28 @@ fn load_run(
     })
 }
 
-/// Runs `wildtool compare`.
-pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
-    if args.runs.len() < 2 {
-        return Err(usage("give at least two runs to compare".to_owned()));
+/// The runs of a comparison read against their dataset.
+pub(crate) struct LoadedRuns {
+    /// The runs, labelled, in argument order.
+    pub runs: Vec<RunInput>,
+    /// The dataset's tasks.
+    pub shapes: Vec<TaskShape>,
+    /// The dataset's fingerprint.
+    pub fingerprint: u64,
+}
+
+impl LoadedRuns {
+    /// The dataset reference the core's statistics take.
+    pub fn dataset(&self) -> DatasetRef<'_> {
+        DatasetRef {
+            fingerprint: self.fingerprint,
+            shapes: &self.shapes,
+        }
     }
+}
+
+/// Reads the dataset and every run of `args` (labels applied).
+pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdError> {
     if args.labels.len() > args.runs.len() {
         return Err(usage(format!(
             "{} labels for {} runs",
@@ -267,15 +284,21 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         }
         runs.push(run);
     }
-    let doc = compare_runs(
-        &runs,
-        DatasetRef {
-            fingerprint: dataset_fp,
-            shapes: &shapes,
-        },
-        &BootstrapOptions::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    Ok(LoadedRuns {
+        runs,
+        shapes,
+        fingerprint: dataset_fp,
+    })
+}
+
+/// Runs `wildtool compare`.
+pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
+    if args.runs.len() < 2 {
+        return Err(usage("give at least two runs to compare".to_owned()));
+    }
+    let loaded = load_runs(args)?;
+    let doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
+        .map_err(|e| usage(e.to_string()))?;
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let json_path = args.out.join("compare.json");
     fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;

@@ -2,6 +2,7 @@
 
 mod compare_cmd;
 pub mod files;
+mod gate_cmd;
 mod generate_cmd;
 mod report_cmd;
 mod run_cmd;
@@ -49,6 +50,9 @@ pub enum CliError {
     /// `wildtool sweep`.
     #[error(transparent)]
     Sweep(#[from] sweep_cmd::SweepCmdError),
+    /// `wildtool gate`.
+    #[error(transparent)]
+    Gate(#[from] gate_cmd::GateCmdError),
 }
 
 impl CliError {
@@ -65,6 +69,7 @@ impl CliError {
             CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
             CliError::Generate(_) => EXIT_FAILURE,
             CliError::Sweep(e) => e.exit_code(),
+            CliError::Gate(_) => EXIT_USAGE,
         }
     }
 }
@@ -169,6 +174,12 @@ enum Command {
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
+    /// Gate a candidate run against a baseline run for CI: exit 1 only when the candidate
+    /// is worse with evidence (the paired exact test's p below --alpha and the paired
+    /// session-bootstrap interval's upper bound below −--margin), 0 otherwise (the reason
+    /// is printed in one line), 2 when the runs cannot be gated (another dataset, nothing
+    /// scored, fewer sessions than --min-sessions). The numbers are `compare`'s.
+    Gate(GateOpts),
     /// Generate a fresh suite in the official format from the built-in domain packs,
     /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
     /// factors.
@@ -204,6 +215,40 @@ enum Command {
         #[arg(long, default_values_t = ["GPT-4o".to_owned(), "Claude-4-Sonnet".to_owned(), "Qwen3-8B".to_owned()])]
         compare: Vec<String>,
     },
+}
+
+/// Options of `wildtool gate`.
+#[derive(Debug, clap::Args)]
+struct GateOpts {
+    /// The baseline run: a `run`/`score` output directory, a directory of trials, a
+    /// report.json or a result file (as for `compare`).
+    #[arg(long)]
+    baseline: PathBuf,
+    /// The candidate run (same kinds of input).
+    #[arg(long)]
+    candidate: PathBuf,
+    /// The dataset both runs were scored on (its fingerprint is checked).
+    #[arg(long)]
+    dataset: PathBuf,
+    /// What to gate on: task (task accuracy), session (session accuracy) or names
+    /// (tool-name accuracy).
+    #[arg(long, default_value = "task")]
+    metric: String,
+    /// Significance level of the paired exact test; the interval's confidence is 1 − alpha.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Points (0-100) by which the interval's upper bound must lie below zero to fail.
+    #[arg(long, default_value_t = 0.0)]
+    margin: f64,
+    /// Refuse to decide (exit 2) when fewer sessions than this were scored in both runs.
+    #[arg(long, default_value_t = 0)]
+    min_sessions: u64,
+    /// Which language's fields to read (for result files).
+    #[arg(long, value_enum, default_value = "en")]
+    lang: LangArg,
+    /// Cap on logged candidates after an action error (for result files).
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+    candidate_cap: usize,
 }
 
 /// Options of `wildtool run`.
@@ -412,6 +457,19 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             })?;
             ExitCode::SUCCESS
         }
+        Command::Gate(o) => gate_cmd::gate(&gate_cmd::GateArgs {
+            baseline: o.baseline,
+            candidate: o.candidate,
+            dataset: o.dataset,
+            metric: o.metric,
+            rule: wildtool_core::compare::gate::GateRule {
+                alpha: o.alpha,
+                margin_points: o.margin,
+                min_sessions: o.min_sessions,
+            },
+            lang: o.lang.into(),
+            candidate_cap: o.candidate_cap,
+        })?,
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::Run(o) => run_cmd::run(&o.run.args(o.dataset, o.out))?,
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {

@@ -19,6 +19,7 @@ mod dataset_fuzz;
 mod dataset_load;
 mod formats_files;
 mod formats_fuzz;
+mod gate_stats;
 mod generate;
 mod generate_cli;
 mod graph_examples;

@@ -31,6 +31,7 @@ pub mod graph;
 pub mod json;
 pub mod order;
 pub mod outcome;
+pub mod plan;
 pub mod protocol;
 pub mod registry;
 pub mod report;

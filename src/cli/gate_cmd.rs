@@ -1,0 +1,88 @@
+//! `wildtool gate`: the noise-aware regression gate for CI. Reads a baseline and a
+//! candidate run like `compare`, decides with the core's rule (`compare::gate`) and exits
+//! 0 (no regression with evidence), 1 (regression) or 2 (the runs cannot be gated).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use wildtool_core::compare::gate::{gate_runs, metric_named, metric_names, GateRule};
+use wildtool_core::compare::BootstrapOptions;
+use wildtool_core::dataset::Lang;
+
+use super::compare_cmd::{load_runs, CompareArgs, CompareCmdError};
+use super::EXIT_FAILURE;
+
+/// Arguments of `wildtool gate`.
+#[derive(Debug)]
+pub struct GateArgs {
+    /// The baseline run (any input `compare` takes).
+    pub baseline: PathBuf,
+    /// The candidate run.
+    pub candidate: PathBuf,
+    /// The dataset both were scored on.
+    pub dataset: PathBuf,
+    /// The metric's name (`compare::gate::METRICS`).
+    pub metric: String,
+    /// The rule's settings.
+    pub rule: GateRule,
+    /// Dataset language (for result files scored here).
+    pub lang: Lang,
+    /// Candidate cap (for result files scored here).
+    pub candidate_cap: usize,
+}
+
+/// Why `wildtool gate` could not decide (always exit code 2: a gate that cannot decide
+/// must never look like a regression or a pass).
+#[derive(Debug, thiserror::Error)]
+pub enum GateCmdError {
+    /// Unusable inputs or settings.
+    #[error("cannot gate: {0}")]
+    Unusable(String),
+}
+
+impl From<CompareCmdError> for GateCmdError {
+    fn from(e: CompareCmdError) -> Self {
+        GateCmdError::Unusable(e.to_string())
+    }
+}
+
+/// Runs `wildtool gate`; the exit code is the decision.
+pub fn gate(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
+    let metric = metric_named(&args.metric).ok_or_else(|| {
+        GateCmdError::Unusable(format!(
+            "unknown --metric {:?} (one of: {})",
+            args.metric,
+            metric_names().join(", ")
+        ))
+    })?;
+    args.rule
+        .check()
+        .map_err(|e| GateCmdError::Unusable(e.to_string()))?;
+    let loaded = load_runs(&CompareArgs {
+        runs: vec![args.baseline.clone(), args.candidate.clone()],
+        dataset: args.dataset.clone(),
+        out: PathBuf::new(),
+        lang: args.lang,
+        labels: Vec::new(),
+        candidate_cap: args.candidate_cap,
+    })?;
+    let [baseline, candidate] = loaded.runs.as_slice() else {
+        return Err(GateCmdError::Unusable("two runs are needed".to_owned()));
+    };
+    let (_, verdict) = gate_runs(
+        baseline,
+        candidate,
+        loaded.dataset(),
+        metric,
+        &args.rule,
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| GateCmdError::Unusable(e.to_string()))?;
+    println!("{}", verdict.reason);
+    eprintln!("gate: {}", verdict.context());
+    Ok(if verdict.outcome.fails() {
+        ExitCode::from(EXIT_FAILURE)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
