@@ -4,6 +4,7 @@ mod compare_cmd;
 pub mod files;
 mod gate_cmd;
 mod generate_cmd;
+mod plan_cmd;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -53,6 +54,9 @@ pub enum CliError {
     /// `wildtool gate`.
     #[error(transparent)]
     Gate(#[from] gate_cmd::GateCmdError),
+    /// `wildtool plan`.
+    #[error(transparent)]
+    Plan(#[from] plan_cmd::PlanCmdError),
 }
 
 impl CliError {
@@ -70,6 +74,8 @@ impl CliError {
             CliError::Generate(_) => EXIT_FAILURE,
             CliError::Sweep(e) => e.exit_code(),
             CliError::Gate(_) => EXIT_USAGE,
+            CliError::Plan(plan_cmd::PlanCmdError::File(_)) => EXIT_FAILURE,
+            CliError::Plan(_) => EXIT_USAGE,
         }
     }
 }
@@ -180,6 +186,11 @@ enum Command {
     /// is printed in one line), 2 when the runs cannot be gated (another dataset, nothing
     /// scored, fewer sessions than --min-sessions). The numbers are `compare`'s.
     Gate(GateOpts),
+    /// Plan a gated comparison from pilot runs: the smallest drop the gate detects with
+    /// 80% power at --sessions × --trials, and with --difference the sessions that drop
+    /// needs. The model and its assumptions are printed with the numbers; --simulate
+    /// checks them with simulated gates drawn from the same pilot.
+    Plan(PlanOpts),
     /// Generate a fresh suite in the official format from the built-in domain packs,
     /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
     /// factors.
@@ -243,6 +254,55 @@ struct GateOpts {
     /// Refuse to decide (exit 2) when fewer sessions than this were scored in both runs.
     #[arg(long, default_value_t = 0)]
     min_sessions: u64,
+    /// Which language's fields to read (for result files).
+    #[arg(long, value_enum, default_value = "en")]
+    lang: LangArg,
+    /// Cap on logged candidates after an action error (for result files).
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+    candidate_cap: usize,
+}
+
+/// Options of `wildtool plan`.
+#[derive(Debug, clap::Args)]
+struct PlanOpts {
+    /// The pilot run (any input `compare` takes; a directory of trials gives the plan the
+    /// run-to-run noise).
+    #[arg(long)]
+    pilot: PathBuf,
+    /// A second pilot run (e.g. the candidate, or a second run of the baseline): its
+    /// per-task disagreement with the first is the noise planned for.
+    #[arg(long)]
+    pilot_b: Option<PathBuf>,
+    /// The dataset the pilots were scored on.
+    #[arg(long)]
+    dataset: PathBuf,
+    /// Sessions per planned run (default: the dataset's).
+    #[arg(long)]
+    sessions: Option<u64>,
+    /// Trials per planned run (1-100).
+    #[arg(long, default_value_t = 1)]
+    trials: u32,
+    /// A drop in points (0-100) to find the sessions for.
+    #[arg(long)]
+    difference: Option<f64>,
+    /// The gate's --alpha.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// The gate's --margin in points.
+    #[arg(long, default_value_t = 0.0)]
+    margin: f64,
+    /// The power asked for.
+    #[arg(long, default_value_t = 0.8)]
+    power: f64,
+    /// Check the plan with this many simulated gates from the pilot model (0: none).
+    #[arg(long, default_value_t = 0)]
+    simulate: usize,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write the plan as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
     /// Which language's fields to read (for result files).
     #[arg(long, value_enum, default_value = "en")]
     lang: LangArg,
@@ -470,6 +530,28 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             lang: o.lang.into(),
             candidate_cap: o.candidate_cap,
         })?,
+        Command::Plan(o) => {
+            plan_cmd::plan_cmd(&plan_cmd::PlanArgs {
+                pilot: o.pilot,
+                pilot_b: o.pilot_b,
+                dataset: o.dataset,
+                sessions: o.sessions,
+                trials: o.trials,
+                rule: wildtool_core::compare::gate::GateRule {
+                    alpha: o.alpha,
+                    margin_points: o.margin,
+                    min_sessions: 0,
+                },
+                power: o.power,
+                difference: o.difference,
+                simulate: o.simulate,
+                seed: o.seed,
+                json: o.json,
+                lang: o.lang.into(),
+                candidate_cap: o.candidate_cap,
+            })?;
+            ExitCode::SUCCESS
+        }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::Run(o) => run_cmd::run(&o.run.args(o.dataset, o.out))?,
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {

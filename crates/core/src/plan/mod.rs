@@ -42,6 +42,9 @@ pub use model::PilotError;
 /// Format tag of a plan document.
 pub const PLAN_FORMAT: &str = "wildtool-plan-1";
 
+/// Pilots with fewer sessions get a note that their noise estimate is rough.
+pub const SMALL_PILOT: u64 = 30;
+
 /// Largest number of trials per run a plan is made for.
 pub const MAX_PLAN_TRIALS: u32 = 100;
 
@@ -339,6 +342,13 @@ impl PlanDoc {
                 .unwrap_or_default()
         );
         let _ = writeln!(out, "model: {}", p.assumption);
+        if p.sessions < SMALL_PILOT {
+            let _ = writeln!(
+                out,
+                "note: a pilot of {} session(s) estimates the noise only roughly; the numbers below are uncertain by that much",
+                p.sessions
+            );
+        }
         let gate = format!(
             "the gate (alpha {}, margin {} points)",
             self.alpha, self.margin_points
