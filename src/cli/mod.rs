@@ -5,6 +5,7 @@ pub mod files;
 mod gate_cmd;
 mod generate_cmd;
 mod plan_cmd;
+mod prices;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -57,6 +58,9 @@ pub enum CliError {
     /// `wildtool plan`.
     #[error(transparent)]
     Plan(#[from] plan_cmd::PlanCmdError),
+    /// `--prices`.
+    #[error(transparent)]
+    Prices(#[from] prices::PriceOptsError),
 }
 
 impl CliError {
@@ -76,6 +80,8 @@ impl CliError {
             CliError::Gate(_) => EXIT_USAGE,
             CliError::Plan(plan_cmd::PlanCmdError::File(_)) => EXIT_FAILURE,
             CliError::Plan(_) => EXIT_USAGE,
+            CliError::Prices(prices::PriceOptsError::File(_)) => EXIT_FAILURE,
+            CliError::Prices(_) => EXIT_USAGE,
         }
     }
 }
@@ -155,6 +161,8 @@ enum Command {
         /// Score results that do not match the dataset anyway (report.json records it).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        prices: prices::PriceOpts,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -320,6 +328,10 @@ struct RunOpts {
     /// Output directory (checkpoint.jsonl, result.jsonl, score.jsonl, metric.json, report.json).
     #[arg(long)]
     out: PathBuf,
+    /// Estimate the run's requests, tokens and cost (from the dataset's rendered requests
+    /// along the gold paths, times the trials) and exit without running or writing.
+    #[arg(long)]
+    dry_run: bool,
     #[command(flatten)]
     run: EngineOpts,
 }
@@ -386,6 +398,12 @@ struct EngineOpts {
     /// Cap on logged candidates after an action error.
     #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
+    #[command(flatten)]
+    prices: prices::PriceOpts,
+    /// Stop the run cleanly (partial, resumable) before its spend, by the replies' reported
+    /// usage and the price table, would pass this amount (in the table's currency).
+    #[arg(long)]
+    max_cost: Option<f64>,
 }
 
 impl EngineOpts {
@@ -411,6 +429,9 @@ impl EngineOpts {
             lang: self.lang.into(),
             candidate_cap: self.candidate_cap,
             quiet: false,
+            prices: self.prices,
+            max_cost: self.max_cost,
+            dry_run: false,
         }
     }
 }
@@ -469,6 +490,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             model_name,
             candidate_cap,
             force,
+            prices,
         } => score_cmd::score_with(
             &score_cmd::ScoreArgs {
                 dataset,
@@ -480,6 +502,11 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             },
             &score_cmd::ScoreExtras {
                 force,
+                prices: if prices.given() {
+                    Some(prices.choice()?)
+                } else {
+                    None
+                },
                 ..score_cmd::ScoreExtras::default()
             },
         )?,
@@ -553,7 +580,10 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             ExitCode::SUCCESS
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
-        Command::Run(o) => run_cmd::run(&o.run.args(o.dataset, o.out))?,
+        Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
+            dry_run: o.dry_run,
+            ..o.run.args(o.dataset, o.out)
+        })?,
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {
             factor: o.factor,
             per_level: o.per_level,

@@ -74,6 +74,12 @@ pub struct RunArgs {
     pub candidate_cap: usize,
     /// Print no summary table on stdout (a sweep prints its own).
     pub quiet: bool,
+    /// The price table and entry.
+    pub prices: super::prices::PriceOpts,
+    /// The cost limit.
+    pub max_cost: Option<f64>,
+    /// Estimate only.
+    pub dry_run: bool,
 }
 
 /// Why `wildtool run` stopped without a result.
@@ -94,6 +100,9 @@ pub enum RunCmdError {
     /// The checkpoint file could not be written.
     #[error("checkpoint: {0}")]
     Store(#[from] StoreError),
+    /// The price table.
+    #[error(transparent)]
+    Prices(#[from] super::prices::PriceOptsError),
     /// The endpoint failed the preflight; no task was sent.
     #[error("preflight failed ({class}): {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
     Preflight {
@@ -114,6 +123,8 @@ impl RunCmdError {
             RunCmdError::Usage(_) | RunCmdError::Spec(_) | RunCmdError::Checkpoint(_) => EXIT_USAGE,
             RunCmdError::Preflight { .. } => EXIT_PREFLIGHT,
             RunCmdError::File(_) | RunCmdError::Store(_) => EXIT_FAILURE,
+            RunCmdError::Prices(super::prices::PriceOptsError::File(_)) => EXIT_FAILURE,
+            RunCmdError::Prices(_) => EXIT_USAGE,
         }
     }
 }
@@ -370,7 +381,17 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
         BackendSettings::Agent(_) => None,
     };
+    let prices = args.prices.choice()?;
+    let pricing = prices.pricing(&model);
+    if pricing.is_none() && (args.prices.given() || args.max_cost.is_some()) {
+        eprintln!(
+            "note: no price for {:?} in the price table; the run's cost is not computed",
+            prices.entry_name(&model)
+        );
+    }
     let spec = RunSpec::new(RunSettings {
+        pricing: pricing.as_ref().map(|p| p.prices.clone()),
+        max_cost: args.max_cost,
         trials: args.trials,
         concurrency: args.concurrency,
         timeout: args.timeout,
@@ -402,6 +423,10 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         .collect();
     if sessions.is_empty() {
         return Err(usage("no sessions selected"));
+    }
+    if args.dry_run {
+        print_estimate(&spec, &sessions, pricing.as_ref());
+        return Ok(RunStatus::Done);
     }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let mut store = FileStore::new(&args.out.join("checkpoint.jsonl"));
@@ -461,15 +486,39 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             .map(|t| args.out.join(format!("trial-{t}")))
             .collect()
     };
+    if let Some(spent) = end.spent {
+        eprintln!(
+            "spent: {} {} by the replies' reported usage{}",
+            wildtool_core::cost::figures::money(spent),
+            pricing.as_ref().map(|p| p.currency.as_str()).unwrap_or(""),
+            args.max_cost
+                .map(|l| format!(" (limit {l})"))
+                .unwrap_or_default()
+        );
+    }
+    let cached = wildtool_core::cost::usage::cached_from_records(
+        &FileStore::new(&args.out.join("checkpoint.jsonl")).load()?,
+    );
     // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
     let scope = ScoreExtras {
+        prices: pricing.is_some().then(|| prices.clone()),
         sessions: Some(sessions.iter().map(|s| s.index).collect()),
         run: Some(run_meta(args, &spec, &end, started_unix)),
         quiet: args.quiet,
         ..ScoreExtras::default()
     };
     let mut scored_any = false;
-    for (dir, assembled) in trial_dirs.iter().zip(&end.trials) {
+    for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
+        let scope = ScoreExtras {
+            cached: Some(
+                cached
+                    .iter()
+                    .filter(|((trial, _, _), _)| *trial as usize == t + 1)
+                    .map(|((_, l, k), c)| ((*l, *k), c.clone()))
+                    .collect(),
+            ),
+            ..scope.clone()
+        };
         fs::create_dir_all(dir).map_err(at(dir))?;
         let result_path = dir.join("result.jsonl");
         fs::write(&result_path, &assembled.text).map_err(at(&result_path))?;
@@ -505,6 +554,58 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         }
     }
     Ok(end.status)
+}
+
+/// Prints the dry-run estimate of a run.
+fn print_estimate(
+    spec: &RunSpec,
+    sessions: &[&Session],
+    pricing: Option<&wildtool_core::cost::Pricing>,
+) {
+    let temperature = match spec.backend() {
+        wildtool_core::runner::engine::Backend::Http { temperature, .. } => *temperature,
+        wildtool_core::runner::engine::Backend::Agent(_) => 0.0,
+    };
+    let (provider, endpoint) = match spec.endpoint() {
+        Some((p, e)) => (p, e),
+        None => {
+            println!(
+                "dry run: {} task(s) × {} trial(s) answered by a built-in agent: no requests, no cost",
+                sessions.iter().map(|s| s.tasks.len()).sum::<usize>(),
+                spec.trials()
+            );
+            return;
+        }
+    };
+    let est = wildtool_core::runner::dry_run::estimate_run(
+        sessions,
+        spec.trials(),
+        provider,
+        &endpoint,
+        spec.model(),
+        temperature,
+        pricing.map(|p| &p.prices),
+    );
+    let err = est.relative_error * 100.0;
+    println!(
+        "dry run: {} task(s), about {} request(s) along the gold paths, {} prompt and {} completion tokens (± {err:.0}%)",
+        est.tasks, est.requests, est.input_tokens, est.output_tokens
+    );
+    match (est.cost, pricing) {
+        (Some(c), Some(p)) => println!(
+            "estimated cost: {} {} (± {err:.0}%: {} to {}; prices of {} from the {}); reasoning tokens and extra steps are not included, prompt caching would lower it",
+            wildtool_core::cost::figures::money(c),
+            p.currency,
+            wildtool_core::cost::figures::money(c * (1.0 - est.relative_error)),
+            wildtool_core::cost::figures::money(c * (1.0 + est.relative_error)),
+            p.model,
+            p.source
+        ),
+        _ => println!(
+            "estimated cost: unknown (no price for {:?}; give --prices FILE or --price-model NAME)",
+            spec.model()
+        ),
+    }
 }
 
 fn unix_now() -> f64 {

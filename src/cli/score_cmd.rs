@@ -55,6 +55,10 @@ pub struct ScoreExtras {
     /// Leave the summary table out of stdout (notes go to stderr): for callers that print
     /// their own summary.
     pub quiet: bool,
+    /// Prices to cost the run with (`None`: no cost section).
+    pub prices: Option<super::prices::PriceChoice>,
+    /// Cached prompt tokens by `(line, task)` (from a checkpoint's usage extension).
+    pub cached: Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
 }
 
 /// Where the result lines come from.
@@ -86,6 +90,7 @@ fn open_results(
     args: &ScoreArgs,
     loaded: &LoadedDataset,
     fingerprint: &str,
+    cached: &mut Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
 ) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), ExitCode>, FileError> {
     let (head, len) = read_head(&args.results)?;
     let kind = sniff(&head, len);
@@ -125,6 +130,13 @@ fn open_results(
                 Ok(f) => f,
                 Err(e) => return refuse(e.to_string()),
             };
+            *cached = Some(
+                wildtool_core::cost::usage::cached_from_records(&file.records)
+                    .into_iter()
+                    .filter(|((trial, _, _), _)| *trial == 1)
+                    .map(|((_, l, t), c)| ((l, t), c))
+                    .collect(),
+            );
             for (_, problem) in &file.problems {
                 eprintln!("warning: {}: {problem}", args.results.display());
             }
@@ -169,7 +181,8 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             args.dataset.display()
         );
     }
-    let (mut source, spans, damaged) = match open_results(args, &loaded, &fingerprint)? {
+    let mut cached_in_file = None;
+    let (mut source, spans, damaged) = match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
         Ok(parts) => parts,
         Err(code) => return Ok(code),
     };
@@ -193,6 +206,13 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     let (file, score_temp) = outputs.create("score.jsonl")?;
     let mut writer = BufWriter::new(file);
     let mut outcomes = Vec::new();
+    let mut usage = Vec::new();
+    let cached = extras.cached.clone().or(cached_in_file);
+    let cached_of = |line: usize, task: usize| {
+        cached
+            .as_ref()
+            .and_then(|c| c.get(&(line, task)).cloned())
+    };
     // Pass 2: score in score-file order (the official score file is sorted by id).
     let mut first = true;
     for span in spans {
@@ -207,6 +227,9 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         };
         match scorer.score_line(span.number, &text) {
             Ok(line) => {
+                if extras.prices.is_some() {
+                    usage.extend(wildtool_core::cost::usage::line_usage(&text, &cached_of));
+                }
                 outcomes.extend(line.outcomes);
                 if !first {
                     writer
@@ -249,11 +272,16 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         return Ok(ExitCode::from(EXIT_REFUSED));
     }
     let model = score_file::model_name(args.model_name.as_deref(), &scorer);
+    let model_for_prices = extras
+        .run
+        .as_ref()
+        .map(|r| r.model.clone())
+        .unwrap_or_else(|| model.clone());
     let mut shapes = task_shapes(&loaded);
     if let Some(selected) = &extras.sessions {
         shapes.retain(|s| selected.contains(&(s.session as usize)));
     }
-    let doc = ReportDoc::build(ReportInput {
+    let mut doc = ReportDoc::build(ReportInput {
         model_name: &model,
         dataset: ReportDataset {
             file: file_name(&args.dataset),
@@ -266,11 +294,24 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         run: extras.run.clone(),
         forced,
     });
+    let mut notes = Vec::new();
+    if let Some(choice) = &extras.prices {
+        match choice.pricing(&model_for_prices) {
+            Some(pricing) => {
+                doc.cost = Some(wildtool_core::cost::figures::run_figures(
+                    &pricing, &doc.tasks, &usage,
+                ));
+            }
+            None => notes.push(format!(
+                "  note: no price for {:?} in the price table; no cost computed (--prices FILE, --price-model NAME)",
+                choice.entry_name(&model_for_prices)
+            )),
+        }
+    }
     outputs.write("metric.json", &scorer.metric_json(&model))?;
     outputs.write("report.json", &doc.to_json())?;
     let written = outputs.commit()?;
 
-    let mut notes = Vec::new();
     if stats.label_disagreements > 0 {
         notes.push(format!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements));
     }
@@ -285,6 +326,9 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             "  note: {} result line(s) could not be scored (see warnings above)",
             stats.skipped.len()
         ));
+    }
+    if let Some(cost) = &doc.cost {
+        notes.push(format!("  {}", cost.line()));
     }
     if doc.forced.is_some() {
         notes.push(

@@ -22,8 +22,10 @@
 )]
 
 pub mod chart;
+pub mod ci;
 pub mod checker;
 pub mod compare;
+pub mod cost;
 pub mod dataset;
 pub mod formats;
 pub mod generate;

@@ -215,7 +215,7 @@ fn no_evidence() -> f64 {
 }
 
 /// One run of a comparison.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     /// Label (made unique within the comparison).
     pub label: String,
@@ -225,6 +225,9 @@ pub struct RunSummary {
     pub tasks_scored: u64,
     /// Status under the counting rule.
     pub status: RunStatus,
+    /// The run's cost, when its reports carry one (set by the caller from them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::CostFigures>,
 }
 
 /// The dataset of a comparison.
@@ -614,6 +617,7 @@ pub fn compare_runs(
                 trials: t.trials,
                 tasks_scored: t.tasks_scored() as u64,
                 status: t.status(),
+                cost: None,
             })
             .collect(),
         method: Method {

@@ -57,6 +57,7 @@
 //!   prompts and jitter are those of a run without trials; later trials mix in the trial
 //!   number ([`trial_seed`]).
 
+mod budget;
 mod control;
 mod event;
 mod spec;
@@ -67,6 +68,7 @@ pub use event::{
     ConcurrencyStats, Event, IncompleteTask, ProgressSnapshot, RequestId, RunEnd, RunStatus,
     TaskKey, Transmit,
 };
+pub use budget::OUTPUT_RESERVE;
 pub use spec::{
     AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
     DEFAULT_BREAKER_THRESHOLD, JITTER, MAX_BACKOFF_DELAY, MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER,
@@ -83,7 +85,7 @@ use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
 use crate::formats::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 use super::checkpoint::{
-    assemble_json, header_line, record_line, recover_trials, session_result_line,
+    assemble_json, header_line, record_line_with_usage, recover_trials, session_result_line,
     CheckpointMismatch, SessionSlot,
 };
 use super::driver::{task_seed, StepContext, TaskStats};
@@ -190,6 +192,7 @@ enum Stop {
     Cancelled,
     Breaker { reason: String, fix: Option<String> },
     Preflight(PreflightFailure),
+    Budget { limit: f64, spent: f64 },
 }
 
 /// How a given-up task feeds the circuit breaker.
@@ -255,6 +258,7 @@ pub struct Engine<'d> {
     events: VecDeque<Event>,
     aborts: VecDeque<RequestId>,
     finished: bool,
+    budget: Option<budget::Budget>,
 }
 
 fn token_count(v: &Value) -> u64 {
@@ -394,6 +398,10 @@ impl<'d> Engine<'d> {
             events: VecDeque::new(),
             aborts: VecDeque::new(),
             finished: false,
+            budget: spec
+                .pricing()
+                .filter(|_| spec.endpoint().is_some())
+                .map(|p| budget::Budget::new(p.clone(), spec.max_cost())),
             spec,
         };
         if stored.is_empty() {
@@ -472,6 +480,9 @@ impl<'d> Engine<'d> {
         if self.finished {
             return;
         }
+        if let Some(b) = &mut self.budget {
+            b.release(id);
+        }
         if matches!(
             &self.preflight,
             Some(Preflight { state: PreflightState::InFlight { id: p, .. }, .. }) if *p == id
@@ -547,6 +558,9 @@ impl<'d> Engine<'d> {
             if *deadline <= now {
                 let id = *id;
                 self.aborts.push_back(id);
+                if let Some(b) = &mut self.budget {
+                    b.lose(id);
+                }
                 let provider = self.provider();
                 let f = preflight::classify_network(
                     provider,
@@ -567,6 +581,9 @@ impl<'d> Engine<'d> {
             .collect();
         for id in expired {
             self.aborts.push_back(id);
+            if let Some(b) = &mut self.budget {
+                b.lose(id);
+            }
             let found = self
                 .active
                 .iter()
@@ -640,6 +657,9 @@ impl<'d> Engine<'d> {
 
     /// The next request to send, if the limits allow one.
     pub fn poll_transmit(&mut self, now: f64) -> Option<Transmit> {
+        if matches!(self.stop, Some(Stop::Budget { .. })) {
+            self.drop_unsent(now);
+        }
         if self.finished || self.stop.is_some() {
             return None;
         }
@@ -672,6 +692,9 @@ impl<'d> Engine<'d> {
             .iter()
             .position(|a| matches!(a.phase, Phase::Ready))?;
         let request = self.step_request(idx)?;
+        if !self.admit(RequestId(self.next_id), request.body.len(), now) {
+            return None;
+        }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         let a = &mut self.active[idx];
@@ -877,6 +900,48 @@ impl<'d> Engine<'d> {
         true
     }
 
+    /// Reserves the estimated cost of request `id`; when it would pass the cost limit the
+    /// run stops starting requests (the ones in flight finish) and false is returned.
+    fn admit(&mut self, id: RequestId, body_bytes: usize, now: f64) -> bool {
+        let Some(b) = &mut self.budget else {
+            return true;
+        };
+        if b.admit(id, body_bytes) {
+            return true;
+        }
+        let (limit, spent) = (b.limit().unwrap_or(0.0), b.spent);
+        self.stop = Some(Stop::Budget { limit, spent });
+        self.jobs.clear();
+        self.drop_unsent(now);
+        false
+    }
+
+    /// Under a cost stop: every started task without a request in flight ends incomplete
+    /// (resumable); the run ends when the last reply is in.
+    fn drop_unsent(&mut self, now: f64) {
+        let mut i = 0;
+        while i < self.active.len() {
+            if matches!(self.active[i].phase, Phase::InFlight { .. }) {
+                i += 1;
+            } else {
+                self.settle_incomplete(
+                    i,
+                    "not finished: the run stopped before its cost limit".to_owned(),
+                    Signal::Neutral,
+                    now,
+                );
+            }
+        }
+        if self
+            .preflight
+            .as_ref()
+            .is_some_and(|pf| matches!(pf.state, PreflightState::Pending))
+        {
+            self.preflight = None;
+        }
+        self.check_finished(now);
+    }
+
     fn step_request(&mut self, idx: usize) -> Option<HttpRequest> {
         let (provider, endpoint) = self.endpoint.as_ref()?;
         let a = self.active.get_mut(idx)?;
@@ -898,6 +963,9 @@ impl<'d> Engine<'d> {
         let (provider, endpoint) = self.endpoint.clone()?;
         let request =
             preflight::request_at(provider, &endpoint, self.spec.model(), self.temperature);
+        if !self.admit(RequestId(self.next_id), request.body.len(), now) {
+            return None;
+        }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         if let Some(pf) = &mut self.preflight {
@@ -1064,6 +1132,9 @@ impl<'d> Engine<'d> {
         }
         self.counters.input_tokens += token_count(&reply.input_tokens);
         self.counters.output_tokens += token_count(&reply.output_tokens);
+        if let Some(b) = &mut self.budget {
+            b.charge(&reply);
+        }
         if let Err(e) = check_step(recorded_bytes(&reply)) {
             let reason = format!("the reply was not recorded: {e}");
             self.last_failure = Some(reason.clone());
@@ -1124,8 +1195,11 @@ impl<'d> Engine<'d> {
         }
         let a = self.active.remove(idx);
         let names_correct = a.machine.verdict().is_some_and(|v| v.names_correct);
+        let usage = crate::cost::usage::extension_json(a.machine.cached_input_tokens());
         match a.machine.result() {
-            Some(result) => self.settle_finished(a.job, a.key, result, names_correct, now),
+            Some(result) => {
+                self.settle_finished(a.job, a.key, (result, usage), names_correct, now)
+            }
             None => self.settle_job_incomplete(
                 a.job,
                 a.key,
@@ -1140,7 +1214,7 @@ impl<'d> Engine<'d> {
         &mut self,
         job: Job,
         key: TaskKey,
-        result: Value,
+        (result, usage): (Value, Option<String>),
         names_correct: bool,
         now: f64,
     ) {
@@ -1148,7 +1222,14 @@ impl<'d> Engine<'d> {
             return;
         };
         let result = dumps(&result, Escape::Utf8);
-        let line = record_line(&session.id, session.index, job.task, job.trial, &result);
+        let line = record_line_with_usage(
+            &session.id,
+            session.index,
+            job.task,
+            job.trial,
+            &result,
+            usage.as_deref(),
+        );
         self.events.push_back(Event::Persist(line));
         self.counters.done += 1;
         self.counters.names_correct += u64::from(names_correct);
@@ -1269,6 +1350,9 @@ impl<'d> Engine<'d> {
         for a in active {
             if let Phase::InFlight { id, .. } = a.phase {
                 self.aborts.push_back(id);
+                if let Some(b) = &mut self.budget {
+                    b.lose(id);
+                }
             }
             self.settle_job_incomplete(a.job, a.key, reason.to_owned(), Signal::Neutral, now);
         }
@@ -1340,6 +1424,18 @@ impl<'d> Engine<'d> {
                 f.fix.clone(),
                 Some(f.class),
             ),
+            Some(Stop::Budget { limit, spent }) => (
+                if tasks_scored == 0 {
+                    RunStatus::Failed
+                } else {
+                    RunStatus::Partial
+                },
+                Some(format!(
+                    "stopped before the cost limit of {limit}: {spent:.4} spent, and the next request could have passed it; {unfinished} of {tasks_total} tasks did not finish"
+                )),
+                Some("re-run the same command with a higher --max-cost to resume".to_owned()),
+                None,
+            ),
             Some(Stop::Breaker { reason, fix }) => (
                 if tasks_scored == 0 {
                     RunStatus::Failed
@@ -1379,6 +1475,7 @@ impl<'d> Engine<'d> {
             tasks_scored,
             progress,
             concurrency: self.aimd.stats(),
+            spent: self.budget.as_ref().map(|b| b.spent),
         };
         self.events.push_back(Event::Finished(end));
     }
