@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
+mod ci_out;
 mod compare_cmd;
 pub mod files;
 mod gate_cmd;
@@ -163,6 +164,8 @@ enum Command {
         force: bool,
         #[command(flatten)]
         prices: prices::PriceOpts,
+        #[command(flatten)]
+        ci: ci_out::CiOpts,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -268,6 +271,8 @@ struct GateOpts {
     /// Cap on logged candidates after an action error (for result files).
     #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
+    #[command(flatten)]
+    ci: ci_out::CiOpts,
 }
 
 /// Options of `wildtool plan`.
@@ -332,6 +337,8 @@ struct RunOpts {
     /// along the gold paths, times the trials) and exit without running or writing.
     #[arg(long)]
     dry_run: bool,
+    #[command(flatten)]
+    ci: ci_out::CiOpts,
     #[command(flatten)]
     run: EngineOpts,
 }
@@ -432,6 +439,7 @@ impl EngineOpts {
             prices: self.prices,
             max_cost: self.max_cost,
             dry_run: false,
+            ci: ci_out::CiOpts::default(),
         }
     }
 }
@@ -491,6 +499,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             candidate_cap,
             force,
             prices,
+            ci,
         } => score_cmd::score_with(
             &score_cmd::ScoreArgs {
                 dataset,
@@ -507,6 +516,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 } else {
                     None
                 },
+                ci,
                 ..score_cmd::ScoreExtras::default()
             },
         )?,
@@ -556,6 +566,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             },
             lang: o.lang.into(),
             candidate_cap: o.candidate_cap,
+            ci: o.ci,
         })?,
         Command::Plan(o) => {
             plan_cmd::plan_cmd(&plan_cmd::PlanArgs {
@@ -582,6 +593,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
             dry_run: o.dry_run,
+            ci: o.ci,
             ..o.run.args(o.dataset, o.out)
         })?,
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {

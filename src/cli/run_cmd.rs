@@ -80,6 +80,8 @@ pub struct RunArgs {
     pub max_cost: Option<f64>,
     /// Estimate only.
     pub dry_run: bool,
+    /// JUnit and Markdown outputs.
+    pub ci: super::ci_out::CiOpts,
 }
 
 /// Why `wildtool run` stopped without a result.
@@ -545,6 +547,24 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     if spec.trials() > 1 && scored_any {
         write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;
     }
+    let shapes: Vec<_> = task_shapes(&wildtool_core::protocol::load_checked(
+        &dataset_text,
+        args.lang,
+    ))
+    .into_iter()
+    .filter(|s| sessions.iter().any(|x| x.index == s.session as usize))
+    .collect();
+    let reasons = end
+        .incomplete
+        .iter()
+        .map(|t| {
+            (
+                (t.key.line as u32, t.key.task as u8),
+                format!("not scored: {}", t.reason),
+            )
+        })
+        .collect();
+    super::ci_out::write_run_outputs(&args.ci, spec.model(), &shapes, &trial_dirs, &reasons)?;
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
             eprintln!("run {}: {reason}", end.status.as_str());

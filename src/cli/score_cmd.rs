@@ -55,6 +55,8 @@ pub struct ScoreExtras {
     /// Leave the summary table out of stdout (notes go to stderr): for callers that print
     /// their own summary.
     pub quiet: bool,
+    /// JUnit and Markdown outputs (`score` only; `run` writes its own over all trials).
+    pub ci: super::ci_out::CiOpts,
     /// Prices to cost the run with (`None`: no cost section).
     pub prices: Option<super::prices::PriceChoice>,
     /// Cached prompt tokens by `(line, task)` (from a checkpoint's usage extension).
@@ -90,7 +92,9 @@ fn open_results(
     args: &ScoreArgs,
     loaded: &LoadedDataset,
     fingerprint: &str,
-    cached: &mut Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
+    cached: &mut Option<
+        std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>,
+    >,
 ) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), ExitCode>, FileError> {
     let (head, len) = read_head(&args.results)?;
     let kind = sniff(&head, len);
@@ -182,10 +186,11 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         );
     }
     let mut cached_in_file = None;
-    let (mut source, spans, damaged) = match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
-        Ok(parts) => parts,
-        Err(code) => return Ok(code),
-    };
+    let (mut source, spans, damaged) =
+        match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
+            Ok(parts) => parts,
+            Err(code) => return Ok(code),
+        };
     std::fs::create_dir_all(&args.out).map_err(at(&args.out))?;
 
     let segmenter = checker::default_segmenter();
@@ -208,11 +213,8 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     let mut outcomes = Vec::new();
     let mut usage = Vec::new();
     let cached = extras.cached.clone().or(cached_in_file);
-    let cached_of = |line: usize, task: usize| {
-        cached
-            .as_ref()
-            .and_then(|c| c.get(&(line, task)).cloned())
-    };
+    let cached_of =
+        |line: usize, task: usize| cached.as_ref().and_then(|c| c.get(&(line, task)).cloned());
     // Pass 2: score in score-file order (the official score file is sorted by id).
     let mut first = true;
     for span in spans {
@@ -343,6 +345,13 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    super::ci_out::write_run_outputs(
+        &extras.ci,
+        &model,
+        &shapes,
+        std::slice::from_ref(&args.out),
+        &Default::default(),
+    )?;
     if extras.quiet {
         // The caller prints its own summary on stdout; the notes still reach the user.
         for n in notes {

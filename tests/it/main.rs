@@ -9,6 +9,7 @@ mod chart_svg;
 mod checker_api;
 mod checker_golden;
 mod cli_compare;
+mod cli_gate;
 mod cli_report;
 mod cli_score;
 mod cli_score_inputs;

@@ -22,8 +22,8 @@
 )]
 
 pub mod chart;
-pub mod ci;
 pub mod checker;
+pub mod ci;
 pub mod compare;
 pub mod cost;
 pub mod dataset;

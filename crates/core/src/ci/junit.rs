@@ -189,8 +189,12 @@ pub fn run_suite(
     details: &[Details],
     reasons: &BTreeMap<(u32, u8), String>,
 ) -> Suite {
-    let index: BTreeMap<(u32, u8), usize> =
-        crate::order::map_from(shapes.iter().enumerate().map(|(i, s)| ((s.session, s.position), i)));
+    let index: BTreeMap<(u32, u8), usize> = crate::order::map_from(
+        shapes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| ((s.session, s.position), i)),
+    );
     // Per task and trial: Some(outcome) when scored.
     let mut scored: Vec<Vec<Option<&TaskOutcome>>> = vec![vec![None; trials.len()]; shapes.len()];
     for (t, list) in trials.iter().enumerate() {
@@ -214,9 +218,7 @@ pub fn run_suite(
             .error
             .map(|e| e.default_column().as_str().to_owned())
             .unwrap_or_else(|| "Unclassified error".to_owned());
-        let detail = details
-            .get(t)
-            .and_then(|d| d.get(&(o.session, o.position)));
+        let detail = details.get(t).and_then(|d| d.get(&(o.session, o.position)));
         let message = match detail {
             Some(d) => format!("{class}: {d}"),
             None => class,
@@ -271,7 +273,11 @@ pub fn run_suite(
             };
             Case {
                 classname: format!("session {}", shape.session),
-                name: format!("task {} ({})", u16::from(shape.position) + 1, shape.task_type.as_str()),
+                name: format!(
+                    "task {} ({})",
+                    u16::from(shape.position) + 1,
+                    shape.task_type.as_str()
+                ),
                 result,
                 out: None,
             }

@@ -151,8 +151,11 @@ pub fn run_figures(
     outcomes: &[crate::outcome::TaskOutcome],
     usage: &[(usize, usize, Vec<StepTokens>)],
 ) -> CostFigures {
-    let by_task: std::collections::BTreeMap<(usize, usize), &[StepTokens]> =
-        crate::order::map_from(usage.iter().map(|(s, p, steps)| ((*s, *p), steps.as_slice())));
+    let by_task: std::collections::BTreeMap<(usize, usize), &[StepTokens]> = crate::order::map_from(
+        usage
+            .iter()
+            .map(|(s, p, steps)| ((*s, *p), steps.as_slice())),
+    );
     let mut tally = CostTally::default();
     let (mut tasks, mut solved) = (0u64, 0u64);
     for o in outcomes.iter().filter(|o| !o.incomplete) {

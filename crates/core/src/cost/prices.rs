@@ -119,11 +119,9 @@ impl PriceTable {
             .ok_or_else(|| PriceError("must be a JSON object".to_owned()))?;
         match root.get("wildtool_prices").and_then(|x| x.as_u64()) {
             Some(PRICES_VERSION) => {}
-            Some(n) => {
-                return Err(PriceError(format!(
-                    "wildtool_prices {n} is not supported (this build reads version {PRICES_VERSION})"
-                )))
-            }
+            Some(n) => return Err(PriceError(format!(
+                "wildtool_prices {n} is not supported (this build reads version {PRICES_VERSION})"
+            ))),
             None => {
                 return Err(PriceError(
                     "wildtool_prices (the format version, 1) is missing".to_owned(),
@@ -136,7 +134,10 @@ impl PriceTable {
             .filter(|c| !c.is_empty())
             .ok_or_else(|| PriceError("currency must be a non-empty string".to_owned()))?
             .to_owned();
-        let as_of = root.get("as_of").and_then(|c| c.as_str()).map(str::to_owned);
+        let as_of = root
+            .get("as_of")
+            .and_then(|c| c.as_str())
+            .map(str::to_owned);
         let models_v = root
             .get("models")
             .and_then(|m| m.as_object())
@@ -172,12 +173,13 @@ impl PriceTable {
                     tiers.push(Tier {
                         above_prompt_tokens: above,
                         input: ti,
-                        cached_input: opt_number(to, "cached_input", &tp)?
-                            .unwrap_or(if input > 0.0 {
+                        cached_input: opt_number(to, "cached_input", &tp)?.unwrap_or(
+                            if input > 0.0 {
                                 ti * cached_input / input
                             } else {
                                 ti
-                            }),
+                            },
+                        ),
                         output: opt_number(to, "output", &tp)?.unwrap_or(output),
                     });
                 }
@@ -213,8 +215,11 @@ impl PriceTable {
             .iter()
             .filter_map(|(k, p)| {
                 let prefix = k.strip_suffix('*')?;
-                (model.starts_with(prefix) || tail.starts_with(prefix))
-                    .then_some((k.as_str(), p, prefix.len()))
+                (model.starts_with(prefix) || tail.starts_with(prefix)).then_some((
+                    k.as_str(),
+                    p,
+                    prefix.len(),
+                ))
             })
             .max_by_key(|(_, _, n)| *n)
             .map(|(k, p, _)| (k, p))
@@ -266,10 +271,7 @@ mod tests {
         assert_eq!(t.lookup("gpt-4o").map(|(k, _)| k), Some("gpt-4o"));
         assert_eq!(t.lookup("openai/gpt-4o").map(|(k, _)| k), Some("gpt-4o"));
         assert_eq!(t.lookup("gpt-4o-2024-08-06"), None);
-        assert_eq!(
-            t.lookup("gpt-4o-mini").map(|(k, _)| k),
-            Some("gpt-4o-mini")
-        );
+        assert_eq!(t.lookup("gpt-4o-mini").map(|(k, _)| k), Some("gpt-4o-mini"));
     }
 
     #[test]
@@ -291,12 +293,27 @@ mod tests {
         assert_eq!(t.models["ft-*"].cached_input, 3.0);
         for (bad, needle) in [
             (r#"{"currency": "USD", "models": {}}"#, "wildtool_prices"),
-            (r#"{"wildtool_prices": 2, "currency": "USD", "models": {}}"#, "version"),
-            (r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": -1, "output": 1}}}"#, "models.x.input"),
-            (r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": 1}}}"#, "models.x.output"),
-            (r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": 1, "output": 1, "tiers": [{"input": 2}]}}}"#, "tiers[0].above_prompt_tokens"),
+            (
+                r#"{"wildtool_prices": 2, "currency": "USD", "models": {}}"#,
+                "version",
+            ),
+            (
+                r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": -1, "output": 1}}}"#,
+                "models.x.input",
+            ),
+            (
+                r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": 1}}}"#,
+                "models.x.output",
+            ),
+            (
+                r#"{"wildtool_prices": 1, "currency": "USD", "models": {"x": {"input": 1, "output": 1, "tiers": [{"input": 2}]}}}"#,
+                "tiers[0].above_prompt_tokens",
+            ),
         ] {
-            let e = PriceTable::parse(bad).err().map(|e| e.to_string()).unwrap_or_default();
+            let e = PriceTable::parse(bad)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             assert!(e.contains(needle), "{bad}: {e}");
         }
     }

@@ -50,11 +50,7 @@ pub fn task_steps(task: &Value, cached: Option<&[Value]>) -> Vec<StepTokens> {
 
 /// The cached counts of a checkpoint record's extension (`None` without one).
 pub fn record_cached(record: &Value) -> Option<Vec<Value>> {
-    record
-        .get(USAGE_KEY)?
-        .get(CACHED_KEY)?
-        .as_array()
-        .cloned()
+    record.get(USAGE_KEY)?.get(CACHED_KEY)?.as_array().cloned()
 }
 
 /// The usage extension of a finished task, as JSON text (`None` when no step reported a
@@ -65,7 +61,10 @@ pub fn extension_json(cached: &[Value]) -> Option<String> {
     }
     let mut inner = Map::new();
     inner.insert(CACHED_KEY, Value::Array(cached.to_vec()));
-    Some(crate::json::dumps(&Value::Object(inner), crate::json::Escape::Utf8))
+    Some(crate::json::dumps(
+        &Value::Object(inner),
+        crate::json::Escape::Utf8,
+    ))
 }
 
 /// Cached counts by `(trial, line, task)` from checkpoint record lines.
@@ -84,7 +83,8 @@ pub fn cached_from_records(records: &[String]) -> CachedCounts {
             continue;
         };
         let trial = v.get("trial").and_then(Value::as_i64).unwrap_or(1);
-        let (Ok(l), Ok(t), Ok(trial)) = (usize::try_from(l), usize::try_from(t), u32::try_from(trial))
+        let (Ok(l), Ok(t), Ok(trial)) =
+            (usize::try_from(l), usize::try_from(t), u32::try_from(trial))
         else {
             continue;
         };

@@ -64,11 +64,11 @@ mod spec;
 #[cfg(test)]
 mod tests;
 
+pub use budget::OUTPUT_RESERVE;
 pub use event::{
     ConcurrencyStats, Event, IncompleteTask, ProgressSnapshot, RequestId, RunEnd, RunStatus,
     TaskKey, Transmit,
 };
-pub use budget::OUTPUT_RESERVE;
 pub use spec::{
     AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
     DEFAULT_BREAKER_THRESHOLD, JITTER, MAX_BACKOFF_DELAY, MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER,
@@ -1197,9 +1197,7 @@ impl<'d> Engine<'d> {
         let names_correct = a.machine.verdict().is_some_and(|v| v.names_correct);
         let usage = crate::cost::usage::extension_json(a.machine.cached_input_tokens());
         match a.machine.result() {
-            Some(result) => {
-                self.settle_finished(a.job, a.key, (result, usage), names_correct, now)
-            }
+            Some(result) => self.settle_finished(a.job, a.key, (result, usage), names_correct, now),
             None => self.settle_job_incomplete(
                 a.job,
                 a.key,
