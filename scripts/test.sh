@@ -20,7 +20,7 @@ step "native tests (cargo test --workspace)"
 cargo test --workspace
 
 step "10,000 generated sessions over random seeds and factors: valid, gold agent scores all (release)"
-cargo test --release --test it generate::ten -- --ignored
+cargo test --release -p wildtool-core --test it generate::ten -- --ignored
 
 step "WebAssembly tests in headless Chromium (wasm-bindgen-test)"
 CHROMEDRIVER=/usr/bin/chromedriver WASM_BINDGEN_TEST_ONLY_WEB=1 \

@@ -1,15 +1,15 @@
 //! File adapters: reading datasets, streaming result files line by line with the core's
-//! line rule (`formats::lines`), and replacing output files together.
+//! line rule (`input::lines`), and replacing output files together.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use wildtool_core::formats::limits::{self, Limit};
-use wildtool_core::formats::lines::{self, LineError, LineSplitter};
 use wildtool_core::formats::sniff::SNIFF_BYTES;
+use wildtool_core::input::limits::{self, Limit};
+use wildtool_core::input::lines::{self, LineError, LineSplitter};
 
-pub use wildtool_core::formats::lines::LineSpan;
+pub use wildtool_core::input::lines::LineSpan;
 
 /// An IO failure with the path it concerns.
 #[derive(Debug, thiserror::Error)]

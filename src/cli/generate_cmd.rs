@@ -70,52 +70,86 @@ pub const BUILTIN_PACKS: &[PackText<'static>] = &[
 /// Options of `wildtool generate` (every factor is optional).
 #[derive(Debug, clap::Args)]
 pub struct GenerateOpts {
-    /// Seed of the suite.
+    /// Seed of the suite: the same seed and factors give the same bytes everywhere.
     #[arg(long)]
     pub seed: u64,
-    /// Number of sessions.
+    /// Number of sessions (four tasks each).
     #[arg(long)]
     pub sessions: usize,
     /// The JSON Lines file to write.
     #[arg(long)]
     pub out: PathBuf,
     /// Changes of coarse task type per session (0-3).
+    ///
+    /// Exactly K changes of coarse type (Single, Multi, Clarify, Chat; PROTOCOL §7.3)
+    /// between consecutive tasks. Must agree with --types when both are set.
     #[arg(long)]
     pub transitions: Option<String>,
     /// Four task types, e.g. single,chat,clarify,multi (single, parallel, sequential, mixed, multi, clarify, chat).
+    ///
+    /// The task types of every session, in order; `multi` leaves the exact Multi-Tool type
+    /// to --multi. Unset: drawn from --transitions.
     #[arg(long)]
     pub types: Option<String>,
     /// Exact type of Multi-Tool tasks: parallel, sequential or mixed.
     #[arg(long)]
     pub multi: Option<String>,
     /// Calls of a Parallel task (2-8).
+    ///
+    /// Independent calls in one step; the same function may appear several times with
+    /// different arguments.
     #[arg(long)]
     pub width: Option<String>,
     /// Calls of a Sequential task (2-5).
+    ///
+    /// A chain in which each call takes an id returned by the previous one.
     #[arg(long)]
     pub depth: Option<String>,
     /// Graph of a Mixed task: chain-side, fan-out, fan-in or two-chains.
+    ///
+    /// chain-side: a→b plus an independent c; fan-out: a→b, a→c; fan-in: a→c, b→c;
+    /// two-chains: a→b plus c→d.
     #[arg(long)]
     pub shape: Option<String>,
     /// Hidden-intent subtypes of tasks 2-4: coref, partial or long (one, or three joined by commas).
+    ///
+    /// How each later task refers back to a value of the conversation: by a phrase
+    /// (coref: "that city"), by leaving it out (partial), or by pointing at a turn at least
+    /// three dialogue turns back (long: "the city I mentioned in my first message").
     #[arg(long)]
     pub subtypes: Option<String>,
     /// Distance of a long-range dependency in dialogue turns (3-6).
+    ///
+    /// Exact distance of every Long-Range Dependency. Unset: the nearest source at least
+    /// 3 turns back. Distances of 4-6 need clarifications in between.
     #[arg(long)]
     pub distance: Option<String>,
     /// Clarification rounds of a Clarify task (1-2).
     #[arg(long)]
     pub rounds: Option<String>,
     /// Class of the parameter the first clarification asks for: name, date, number or choice.
+    ///
+    /// name: a name, title or address; date: a date or time; number: a number or amount;
+    /// choice: an enum value. Unset: any askable parameter.
     #[arg(long)]
     pub missing: Option<String>,
     /// Tools offered but never called, per session (0-4).
+    ///
+    /// Look-alikes of the called tools first (similar names and descriptions), then other
+    /// look-alikes, then unused tools of the domain.
     #[arg(long)]
     pub distractors: Option<String>,
     /// How dates, quantities and enum values are stated: literal, transformed or mixed.
+    ///
+    /// literal: as the argument needs them ("on 2025-03-18", "90 minutes", "in metric
+    /// units"); transformed: in words the model must convert ("this coming Tuesday", "at
+    /// half past 7 in the evening", "1.5 hours", "in Celsius"); mixed (the default) draws
+    /// each value.
     #[arg(long)]
     pub args: Option<String>,
     /// Domains to draw from (pack ids or domain names, joined by commas).
+    ///
+    /// Unset: every domain pack, drawn by its weight (the finance ledger 4, the others 1).
     #[arg(long)]
     pub domains: Option<String>,
 }

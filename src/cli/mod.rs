@@ -19,8 +19,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
-use wildtool_core::registry;
 use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+use wildtool_core::runner::registry;
 
 /// Exit code of a command that failed (IO, unexpected input).
 pub const EXIT_FAILURE: u8 = 1;
@@ -128,7 +128,8 @@ enum Command {
         #[arg(long)]
         semantic: bool,
     },
-    /// Print the distribution table of a dataset.
+    /// Print the distribution table of a dataset (and a generated suite's factor tables)
+    /// with its fingerprint. Exit code 2 when the file is not a dataset.
     Stats {
         /// The dataset (JSON Lines).
         file: PathBuf,
@@ -156,7 +157,11 @@ enum Command {
         /// Model name for metric.json (default: the result file's, with / as _).
         #[arg(long)]
         model_name: Option<String>,
-        /// Cap on logged candidates after an action error.
+        /// Cap on the gold candidates logged per step after an action error.
+        ///
+        /// The official code logs one candidate per alive path, which can grow
+        /// exponentially; beyond the cap only distinct entries are logged, with
+        /// "candidates_truncated": true. No label or metric depends on it.
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
         /// Score results that do not match the dataset anyway (report.json records it).
@@ -178,7 +183,7 @@ enum Command {
         /// The dataset the runs were scored on (its fingerprint is checked).
         #[arg(long)]
         dataset: PathBuf,
-        /// Output directory.
+        /// Output directory (compare.json and compare.html; created if missing).
         #[arg(long)]
         out: PathBuf,
         /// Labels for the runs, in order (repeatable; default: the model names).
@@ -187,7 +192,8 @@ enum Command {
         /// Which language's fields to read (for result files).
         #[arg(long, value_enum, default_value = "en")]
         lang: LangArg,
-        /// Cap on logged candidates after an action error (for result files).
+        /// Cap on the gold candidates logged per step after an action error (for result
+        /// files; see `wildtool score --help`).
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
@@ -205,6 +211,11 @@ enum Command {
     /// Generate a fresh suite in the official format from the built-in domain packs,
     /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
     /// factors.
+    ///
+    /// A factor that is set is the same in every session of the suite; one left unset is
+    /// drawn per session from a default close to the bundled suite's distribution. The
+    /// same names and values make up a spec string (seed=7,sessions=64,transitions=2),
+    /// which the page's dataset=generate:… address and `wildtool sweep` take.
     Generate(generate_cmd::GenerateOpts),
     /// Run a model (or a built-in agent) on a dataset with the official protocol, with
     /// checkpoint/resume; writes result.jsonl in DIR and scores it like `score`.
@@ -233,7 +244,8 @@ enum Command {
         /// The HTML file to write.
         #[arg(long)]
         out: PathBuf,
-        /// Published models to compare with (repeatable).
+        /// Published models to compare with (repeatable; names as in
+        /// data/paper-leaderboard.json).
         #[arg(long, default_values_t = ["GPT-4o".to_owned(), "Claude-4-Sonnet".to_owned(), "Qwen3-8B".to_owned()])]
         compare: Vec<String>,
     },
@@ -347,10 +359,11 @@ struct RunOpts {
 #[derive(Debug, clap::Args)]
 struct EngineOpts {
     /// Model name sent to the endpoint and written to the result file (required for
-    /// openai/anthropic; default for the built-in agents: the agent's name).
+    /// openai, anthropic and gemini; default for the built-in agents: the agent's name).
     #[arg(long)]
     model: Option<String>,
-    /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1 (required for openai).
+    /// Endpoint base URL, e.g. http://127.0.0.1:8000/v1: an absolute http(s) URL with a
+    /// host (required for openai; anthropic and gemini default to their APIs).
     #[arg(long)]
     base_url: Option<String>,
     /// What answers the tasks (see the long help).
@@ -386,23 +399,26 @@ struct EngineOpts {
     /// OUT/trial-K/ and OUT/trials.json.
     #[arg(long, default_value_t = 1)]
     trials: u64,
-    /// Skip the preflight request that checks the endpoint before any task.
+    /// Skip the preflight request that checks the endpoint before any task (without it, a
+    /// failed check stops the run with the reason, a fix and exit code 4).
     #[arg(long)]
     no_preflight: bool,
     /// Stop the run when this many tasks in a row fail with the same non-retryable error
-    /// (0 = never).
+    /// (0-10000; 0 = never). Finished tasks are kept; re-run to resume.
     #[arg(long, default_value_t = DEFAULT_BREAKER_THRESHOLD)]
     breaker_threshold: u64,
-    /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20-.
+    /// Sessions to run (0-based dataset lines), e.g. 0-9,12,20- (default: all). The
+    /// report counts only these sessions' tasks.
     #[arg(long)]
     sessions: Option<String>,
-    /// Result file whose outputs --provider replay re-feeds.
+    /// Result file whose recorded outputs --provider replay re-feeds (required for replay).
     #[arg(long)]
     replay_file: Option<PathBuf>,
     /// Which language's fields to read.
     #[arg(long, value_enum, default_value = "en")]
     lang: LangArg,
-    /// Cap on logged candidates after an action error.
+    /// Cap on the gold candidates logged per step after an action error (see
+    /// `wildtool score --help`).
     #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
     #[command(flatten)]
@@ -447,11 +463,13 @@ impl EngineOpts {
 /// Options of `wildtool sweep`.
 #[derive(Debug, clap::Args)]
 struct SweepOpts {
-    /// The factor and its levels: name=level,level,… (e.g. transitions=0,1,2,3; a list
-    /// value joins its items with +, e.g. types=single+chat+chat+chat,multi+multi+multi+multi).
+    /// The factor and its levels: name=level,level,… with 2-16 levels (e.g.
+    /// transitions=0,1,2,3; a list value joins its items with +, e.g.
+    /// types=single+chat+chat+chat,multi+multi+multi+multi). The factors are those of
+    /// `wildtool generate --help`.
     #[arg(long)]
     factor: String,
-    /// Sessions per level.
+    /// Sessions per level (session i of every level shares its other draws).
     #[arg(long)]
     per_level: usize,
     /// Seed of every level's suite.

@@ -16,13 +16,13 @@ use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInp
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
 use wildtool_core::formats::meta::{rfc3339, ConcurrencyMeta, Tokens};
 use wildtool_core::formats::RunMeta;
-use wildtool_core::registry;
 use wildtool_core::runner::agents::ReplayAgent;
 use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
 use wildtool_core::runner::engine::{
     AgentKind, BackendSettings, Engine, EngineError, Event, ProgressSnapshot, RunEnd, RunSettings,
     RunSpec, RunStatus, SpecError,
 };
+use wildtool_core::runner::registry;
 use wildtool_core::runner::select::SessionRange;
 use wildtool_core::share::task_shapes;
 
@@ -40,7 +40,7 @@ pub struct RunArgs {
     pub model: Option<String>,
     /// Endpoint base URL.
     pub base_url: Option<String>,
-    /// A dialect or built-in agent named in `wildtool_core::registry`.
+    /// A dialect or built-in agent named in `wildtool_core::runner::registry`.
     pub provider: String,
     /// Environment variable holding the API key.
     pub api_key_env: Option<String>,

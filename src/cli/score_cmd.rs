@@ -7,13 +7,14 @@ use std::process::ExitCode;
 
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, Lang, LoadedDataset};
-use wildtool_core::formats::lines::{self, LineError};
 use wildtool_core::formats::report_doc::{ReportDataset, ReportDoc, ReportInput};
 use wildtool_core::formats::score_file::{self, ScoreOrder, SEPARATOR};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
-use wildtool_core::formats::{check_belongs, sniff, CheckpointFile, FileKind, RunExport, RunMeta};
+use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport, RunMeta};
+use wildtool_core::input::lines::{self, LineError};
 use wildtool_core::report::fill_outcomes;
 use wildtool_core::report::summary::summary_table;
+use wildtool_core::runner::checkpoint::CheckpointFile;
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 use wildtool_core::share::task_shapes;
 

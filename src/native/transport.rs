@@ -11,7 +11,7 @@ use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, Netwo
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
 /// Largest response body read (a longer one is reported as too large): the core's limit.
-pub const MAX_BODY_BYTES: u64 = wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES as u64;
+pub const MAX_BODY_BYTES: u64 = wildtool_core::input::limits::MAX_REPLY_BODY_BYTES as u64;
 
 /// Sends one request and waits for the whole response.
 pub trait Transport: Send + Sync {

@@ -1,23 +1,9 @@
 //! `wildtool compare` end to end: counts and the exact McNemar p-value recomputed here
 //! from the official score files, trial directories, refusals and escaping.
 
-use std::path::{Path, PathBuf};
+use crate::support::{bin, path, tmp};
+use std::path::Path;
 use std::process::Command;
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-}
-
-fn root(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(p)
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-cmp-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
 
 /// Per-task verdicts (`label == "correct"`) of an official score file, keyed by
 /// (session index from the id, task position).
@@ -72,25 +58,25 @@ fn read_json(p: &Path) -> serde_json::Value {
 #[test]
 fn official_runs_compare_to_independently_recomputed_counts() {
     let out = tmp("official");
-    let a = root("tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl");
-    let b = root("tests/fixtures/official-runs/mock-seed-5/mini_result.jsonl");
+    let a = path("tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl");
+    let b = path("tests/fixtures/official-runs/mock-seed-5/mini_result.jsonl");
     let stdout = run_ok(
         bin()
             .arg("compare")
             .arg(&a)
             .arg(&b)
             .arg("--dataset")
-            .arg(root("tests/fixtures/mini.jsonl"))
+            .arg(path("tests/fixtures/mini.jsonl"))
             .arg("--out")
             .arg(&out)
             .args(["--label", "seed 0", "--label", "seed 5"]),
     );
     assert!(stdout.contains("seed 0 vs seed 5"), "{stdout}");
     // Independent: the official scorer's own score files.
-    let va = verdicts(&root(
+    let va = verdicts(&path(
         "tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl",
     ));
-    let vb = verdicts(&root(
+    let vb = verdicts(&path(
         "tests/fixtures/official-runs/mock-seed-5/mini_score.jsonl",
     ));
     assert_eq!(va.len(), vb.len());
@@ -133,7 +119,7 @@ fn official_runs_compare_to_independently_recomputed_counts() {
 #[test]
 fn run_directories_and_trial_directories() {
     let dir = tmp("runs");
-    let dataset = root("tests/fixtures/mini.jsonl");
+    let dataset = path("tests/fixtures/mini.jsonl");
     for agent in ["gold", "baseline"] {
         run_ok(
             bin()
@@ -176,7 +162,7 @@ fn run_directories_and_trial_directories() {
         let d = trials.join(format!("trial-{t}"));
         std::fs::create_dir_all(&d).expect("dir");
         std::fs::copy(
-            root(&format!(
+            path(&format!(
                 "tests/fixtures/official-runs/mock-seed-{seed}/mini_result.jsonl"
             )),
             d.join("result.jsonl"),
@@ -197,10 +183,10 @@ fn run_directories_and_trial_directories() {
     let doc = read_json(&out.join("compare.json"));
     assert_eq!(doc["runs"][0]["trials"], 2);
     let p = &doc["pairs"][0];
-    let v0 = verdicts(&root(
+    let v0 = verdicts(&path(
         "tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl",
     ));
-    let v5 = verdicts(&root(
+    let v5 = verdicts(&path(
         "tests/fixtures/official-runs/mock-seed-5/mini_score.jsonl",
     ));
     // Against gold (rate 1 everywhere): tasks passed in both trials tie at 1, the rest
@@ -224,7 +210,7 @@ fn refuses_other_datasets_and_bad_inputs_with_exit_2() {
     run_ok(
         bin()
             .args(["run", "--provider", "gold", "--dataset"])
-            .arg(root("tests/fixtures/mini.jsonl"))
+            .arg(path("tests/fixtures/mini.jsonl"))
             .arg("--out")
             .arg(dir.join("gold")),
     );
@@ -233,7 +219,7 @@ fn refuses_other_datasets_and_bad_inputs_with_exit_2() {
         .arg(dir.join("gold"))
         .arg(dir.join("gold"))
         .arg("--dataset")
-        .arg(root("data/suite.jsonl"))
+        .arg(path("data/suite.jsonl"))
         .arg("--out")
         .arg(dir.join("x"))
         .output()
@@ -251,7 +237,7 @@ fn refuses_other_datasets_and_bad_inputs_with_exit_2() {
         .arg(dir.join("gold"))
         .arg(dir.join("nothing-here"))
         .arg("--dataset")
-        .arg(root("tests/fixtures/mini.jsonl"))
+        .arg(path("tests/fixtures/mini.jsonl"))
         .arg("--out")
         .arg(dir.join("y"))
         .output()
@@ -265,11 +251,11 @@ fn refuses_other_datasets_and_bad_inputs_with_exit_2() {
         bin()
             .arg("compare")
             .arg(dir.join("gold"))
-            .arg(root(
+            .arg(path(
                 "tests/fixtures/official-runs/mock-seed-0/mini_result.jsonl",
             ))
             .arg("--dataset")
-            .arg(root("tests/fixtures/mini.jsonl"))
+            .arg(path("tests/fixtures/mini.jsonl"))
             .arg("--out")
             .arg(dir.join("z"))
             .args(["--label", evil]),

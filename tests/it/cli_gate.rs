@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::runner_live::{mini_path, model_server, root, tmp, Behaviour};
+use crate::runner_live::{mini_path, model_server, tmp, Behaviour};
+use crate::support::root;
 use wildtool_core::json::{loads, Value};
 
 const PRICES: &str = r#"{"wildtool_prices": 1, "currency": "USD", "models": {"mock/model": {"input": 2.0, "cached_input": 1.0, "output": 8.0}}}"#;

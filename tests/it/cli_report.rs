@@ -1,31 +1,10 @@
 //! `wildtool report`: a self-contained, escaped HTML report from a `score` directory.
 
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn fixture(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(p)
-}
-
-fn wildtool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wildtool-report-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
-    dir
-}
+use crate::support::{fixture, tmp, wildtool};
 
 #[test]
 fn report_from_a_score_directory_has_every_chart_and_escapes_text() {
-    let dir = temp_dir("ok");
+    let dir = tmp("ok");
     let dataset = fixture("mini.jsonl");
     let results = fixture("official-runs/mock-seed-0/mini_result.jsonl");
     let evil = "<img src=x onerror=alert(1)>";
@@ -83,7 +62,7 @@ fn report_from_a_score_directory_has_every_chart_and_escapes_text() {
 
 #[test]
 fn report_checks_the_dataset_fingerprint_and_inputs() {
-    let dir = temp_dir("bad");
+    let dir = tmp("bad");
     let dataset = fixture("mini.jsonl");
     let results = fixture("official-runs/mock-seed-5/mini_result.jsonl");
     let o = wildtool(&[
@@ -96,7 +75,7 @@ fn report_checks_the_dataset_fingerprint_and_inputs() {
         dir.to_str().unwrap_or(""),
     ]);
     assert!(o.status.success());
-    let other = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/suite.jsonl");
+    let other = crate::support::path("data/suite.jsonl");
     let out = dir.join("r.html");
     let o = wildtool(&[
         "report",

@@ -3,28 +3,12 @@
 //! another dataset's results, checkpoints and run exports. Outputs are replaced together
 //! or not at all.
 
+use crate::support::{bin, fixture, tmp};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-}
-
-fn fixture(p: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(p)
-}
+use std::process::Output;
 
 fn suite() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/suite.jsonl")
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-inputs-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
+    crate::support::path("data/suite.jsonl")
 }
 
 fn official(run: &str, file: &str) -> Vec<u8> {
@@ -178,7 +162,7 @@ fn invalid_bytes_cost_exactly_their_line() {
 #[test]
 fn a_line_over_the_limit_is_skipped_and_named() {
     let out = tmp("limit");
-    let limit = wildtool_core::formats::limits::MAX_LINE_BYTES;
+    let limit = wildtool_core::input::limits::MAX_LINE_BYTES;
     let mut bytes = official("mock-seed-0", "result.jsonl");
     let mut huge =
         b"{\"id\": \"wild_tool_bench_0\", \"model_name\": \"m\", \"result\": \"".to_vec();
@@ -330,7 +314,7 @@ fn ids_not_in_the_dataset_are_refused() {
 }
 
 fn checkpoint_of(run: &str) -> String {
-    use wildtool_core::formats::CheckpointHeader;
+    use wildtool_core::runner::checkpoint::CheckpointHeader;
     let dataset = std::fs::read_to_string(fixture("mini.jsonl")).expect("dataset");
     let fp = wildtool_core::dataset::fingerprint_hex(&dataset);
     let text = String::from_utf8(official(run, "result.jsonl")).expect("utf8");

@@ -6,14 +6,14 @@
 
 use proptest::prelude::*;
 
+use crate::support::read_fixture;
 use wildtool::cli::files::{for_each_line, LineReader};
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset};
-use wildtool_core::formats::lines::{self, LineSplitter};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
-use wildtool_core::formats::{
-    check_belongs, sniff, CheckpointFile, CheckpointHeader, ReportDoc, RunExport, RunMeta,
-};
+use wildtool_core::formats::{check_belongs, sniff, ReportDoc, RunExport, RunMeta};
+use wildtool_core::input::lines::{self, LineSplitter};
+use wildtool_core::runner::checkpoint::{CheckpointFile, CheckpointHeader};
 use wildtool_core::score::{ScoreOptions, Scorer};
 
 /// Pieces lines are made of: text, multi-byte characters, stray continuation bytes,
@@ -147,11 +147,6 @@ proptest! {
     }
 }
 
-fn fixture(p: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/fixtures/{p}", env!("CARGO_MANIFEST_DIR")))
-        .expect("fixture")
-}
-
 struct Seeds {
     dataset: LoadedDataset,
     fp: String,
@@ -161,9 +156,9 @@ struct Seeds {
 fn seeds() -> &'static Seeds {
     static SEEDS: std::sync::OnceLock<Seeds> = std::sync::OnceLock::new();
     SEEDS.get_or_init(|| {
-        let text = fixture("mini.jsonl");
+        let text = read_fixture("mini.jsonl");
         let fp = fingerprint_hex(&text);
-        let result = fixture("official-runs/mock-seed-0/mini_result.jsonl");
+        let result = read_fixture("official-runs/mock-seed-0/mini_result.jsonl");
         // A small checkpoint (two sessions) keeps each case fast.
         let mut checkpoint = CheckpointHeader::new("m", &fp).to_line() + "\n";
         let mut records = Vec::new();

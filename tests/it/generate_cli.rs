@@ -4,22 +4,9 @@
 //! file under `data/packs/` is compiled in, the output is the same on a second run, and
 //! bad options exit with 2.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-gen-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
-
-fn wildtool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
+use crate::support::{tmp, wildtool};
+use std::path::Path;
+use std::process::Output;
 
 fn text(o: &Output) -> String {
     format!(
@@ -116,13 +103,12 @@ fn generated_file_validates_scores_and_has_a_data_card() {
 
 #[test]
 fn every_pack_file_is_compiled_in() {
-    let mut names: Vec<String> =
-        std::fs::read_dir(format!("{}/data/packs", env!("CARGO_MANIFEST_DIR")))
-            .expect("data/packs")
-            .filter_map(|e| e.ok())
-            .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".json"))
-            .collect();
+    let mut names: Vec<String> = std::fs::read_dir(crate::support::path("data/packs"))
+        .expect("data/packs")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
     names.sort();
     // The list the page fetches (and the CLI's compiled-in list, by its unit test).
     assert_eq!(names, wildtool_core::generate::pack::PACK_FILES);

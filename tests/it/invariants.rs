@@ -4,9 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::import_graph;
+use crate::support::root;
 
 /// Crates that do IO or belong to a front end; none may be in the core's dependency tree.
 const FORBIDDEN_IN_CORE: &[&str] = &[
@@ -87,20 +86,6 @@ fn the_element_tree_crate_is_pure_and_the_lab_module_stays_out_of_the_app_shell(
     }
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir)
-        .expect("readable source dir")
-        .flatten()
-    {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Source lines that are code (comments and doc comments stripped, roughly).
 fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     text.lines().enumerate().filter_map(|(i, l)| {
@@ -129,7 +114,7 @@ fn the_core_sources_do_no_io_and_read_no_clock() {
         "wasm_bindgen",
     ];
     let mut files = Vec::new();
-    rust_files(&root().join("crates/core/src"), &mut files);
+    import_graph::rust_files(&root().join("crates/core/src"), &mut files);
     assert!(files.len() > 50, "found the core sources");
     let mut found = Vec::new();
     for file in &files {
@@ -149,27 +134,37 @@ fn the_core_sources_do_no_io_and_read_no_clock() {
     );
 }
 
-#[test]
-fn rustdoc_names_no_process_vocabulary() {
+/// Every comment line (`//`, `///`, `//!`, `#[doc`) of the workspace's Rust sources:
+/// file, line number, text.
+fn comment_lines() -> Vec<(PathBuf, usize, String)> {
     let mut files = Vec::new();
-    for dir in ["crates", "src"] {
-        rust_files(&root().join(dir), &mut files);
+    for dir in ["crates", "src", "tests", "benches"] {
+        import_graph::rust_files(&root().join(dir), &mut files);
     }
-    let mut found = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).expect("utf-8 source");
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("utf-8 source");
         for (i, line) in text.lines().enumerate() {
             let t = line.trim_start();
-            if !(t.starts_with("//") || t.starts_with("#[doc")) {
-                continue;
+            if t.starts_with("//") || t.starts_with("#[doc") {
+                out.push((file.clone(), i + 1, t.to_owned()));
             }
-            let lower = t.to_lowercase();
-            let issue_ref = lower
-                .match_indices("issue ")
-                .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
-            if issue_ref || lower.contains("(branch ") || lower.contains("wt-") {
-                found.push(format!("{}:{}: {}", file.display(), i + 1, t));
-            }
+        }
+    }
+    assert!(out.len() > 1000, "found the comments");
+    out
+}
+
+#[test]
+fn rustdoc_names_no_process_vocabulary() {
+    let mut found = Vec::new();
+    for (file, n, t) in comment_lines() {
+        let lower = t.to_lowercase();
+        let issue_ref = lower
+            .match_indices("issue ")
+            .any(|(i, m)| lower[i + m.len()..].starts_with(|c: char| c.is_ascii_digit()));
+        if issue_ref || lower.contains("(branch ") || lower.contains("wt-") {
+            found.push(format!("{}:{n}: {t}", file.display()));
         }
     }
     assert!(
@@ -179,116 +174,201 @@ fn rustdoc_names_no_process_vocabulary() {
     );
 }
 
-/// The runner's top-level modules and the sibling modules each one imports
-/// (`super::x`, `super::super::x` from submodules, `crate::runner::x`).
-fn runner_imports() -> std::collections::BTreeMap<String, std::collections::BTreeSet<String>> {
-    let dir = root().join("crates/core/src/runner");
-    let mut modules = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(&dir).expect("runner dir").flatten() {
-        let path = entry.path();
-        let name = path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        if name == "mod" {
-            continue;
-        }
-        let mut files = Vec::new();
-        if path.is_dir() {
-            rust_files(&path, &mut files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            files.push(path.clone());
-        } else {
-            continue;
-        }
-        modules.insert(name, files);
-    }
-    let names: Vec<String> = modules.keys().cloned().collect();
-    let mut graph = std::collections::BTreeMap::new();
-    for (name, files) in &modules {
-        let mut deps = std::collections::BTreeSet::new();
-        for file in files {
-            // Code only; tests may use anything.
-            if file.file_name().is_some_and(|n| n == "tests.rs") {
-                continue;
-            }
-            let text = std::fs::read_to_string(file).expect("utf-8 source");
-            let code = text
-                .find("#[cfg(test)]\nmod tests {")
-                .map_or(text.as_str(), |i| &text[..i]);
-            for (_, line) in code_lines(code) {
-                for other in &names {
-                    if other == name {
-                        continue;
-                    }
-                    let hit = [
-                        format!("super::{other}::"),
-                        format!("super::{other}}}"),
-                        format!("super::{other};"),
-                        format!("super::{other},"),
-                        format!("super::super::{other}::"),
-                        format!("crate::runner::{other}::"),
-                    ]
-                    .iter()
-                    .any(|p| line.contains(p.as_str()));
-                    let braced =
-                        line.contains("use super::{") || line.contains("use super::super::{");
-                    let in_brace = braced
-                        && line
-                            .split(['{', '}', ',', ' '])
-                            .any(|w| w == other || w.starts_with(&format!("{other}::")));
-                    if hit || in_brace {
-                        deps.insert(other.clone());
-                    }
-                }
-            }
-        }
-        graph.insert(name.clone(), deps);
-    }
-    graph
+/// The paths a comment names: words with a `/` that start at one of the repository's
+/// top-level folders (`crates/web/src/lab.rs`, `data/packs/`), or that name a source or
+/// document file (`runner/checkpoint.rs`, `www/js/io.js`). Words with a placeholder
+/// (`<name>`, `*`, `{…}`, `DIR/`) are no path.
+fn named_paths(comment: &str) -> Vec<String> {
+    const TOP: &[&str] = &[
+        "crates", "src", "tests", "benches", "data", "www", "scripts", "docs", ".ci",
+    ];
+    comment
+        .split(|c: char| c.is_whitespace() || "`'\"()[],;:".contains(c))
+        .map(|w| w.trim_end_matches(['.', ',']))
+        .filter(|w| w.contains('/') && !w.contains("//"))
+        .filter(|w| !w.contains(['<', '>', '*', '{', '}', '…', '$']))
+        .filter(|w| {
+            let first = w.split('/').next().unwrap_or("");
+            let placeholder = !first.is_empty() && first.chars().all(|c| c.is_ascii_uppercase());
+            let file = [".rs", ".md", ".sh", ".js", ".mjs", ".toml"]
+                .iter()
+                .any(|e| w.ends_with(e));
+            !placeholder && (TOP.contains(&first) || file)
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
-fn the_runner_modules_import_each_other_without_cycles() {
-    let graph = runner_imports();
-    assert!(graph.contains_key("engine") && graph.contains_key("driver"));
-    assert!(
-        graph["engine"].contains("checkpoint") && graph["driver"].contains("retry"),
-        "the import scan sees imports: {graph:?}"
+fn comments_name_only_paths_that_exist() {
+    // Build output and other ignored places exist only after a build.
+    const GENERATED: &[&str] = &["www/pkg", "www/data", "target/", "test-artifacts"];
+    assert_eq!(
+        named_paths("see `crates/lab/src/lib.rs` (`calls!`), data/packs/, OUT/x.json, views/<name>.rs; a/b, x/y.md"),
+        ["crates/lab/src/lib.rs", "data/packs/", "x/y.md"]
     );
-    // Kahn's algorithm: every module must be removable (no cycle).
-    let mut left = graph.clone();
-    loop {
-        let ready: Vec<String> = left
-            .iter()
-            .filter(|(_, deps)| deps.iter().all(|d| !left.contains_key(d)))
-            .map(|(n, _)| n.clone())
+    let mut found = Vec::new();
+    for (file, n, t) in comment_lines() {
+        for p in named_paths(&t) {
+            if GENERATED.iter().any(|g| p.starts_with(g)) {
+                continue;
+            }
+            // From the repository's root, from a crate's folder or its `src/` (module
+            // files are named from there), or from the commenting file's own folder.
+            let crate_dir = file
+                .ancestors()
+                .find(|d| d.join("Cargo.toml").is_file())
+                .unwrap_or(&file)
+                .to_path_buf();
+            let mut bases = vec![
+                crate_dir,
+                file.parent().map(Path::to_path_buf).unwrap_or_default(),
+                root().join("src"),
+            ];
+            for c in std::fs::read_dir(root().join("crates"))
+                .expect("crates/")
+                .flatten()
+            {
+                bases.push(c.path().join("src"));
+                bases.push(c.path());
+            }
+            let rooted = p.split('/').next().is_some_and(|f| root().join(f).exists());
+            let exists = if rooted {
+                root().join(&p).exists()
+            } else {
+                bases.iter().any(|b| b.join(&p).exists())
+            };
+            if !exists {
+                found.push(format!("{}:{n}: {p}", file.display()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "comments name paths that do not exist:\n{}",
+        found.join("\n")
+    );
+}
+
+/// The floors of one table in ARCHITECTURE.md's "Floors" section, ground first: the
+/// table whose header row names `heading`, one row per floor, the modules in backticks in
+/// its last column.
+fn floors_table(heading: &str) -> Vec<Vec<String>> {
+    let doc = std::fs::read_to_string(root().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let section = doc
+        .split("\n## ")
+        .find(|s| s.starts_with("Floors"))
+        .expect("ARCHITECTURE.md has a \"Floors\" section");
+    let mut rows = section
+        .lines()
+        .skip_while(|l| !(l.starts_with('|') && l.contains(heading)))
+        .skip(2)
+        .take_while(|l| l.starts_with('|'));
+    let mut floors = Vec::new();
+    for row in rows.by_ref() {
+        let last = row.trim_end_matches('|').rsplit('|').next().unwrap_or("");
+        let modules: Vec<String> = last
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
             .collect();
-        if ready.is_empty() {
-            break;
-        }
-        for n in ready {
-            left.remove(&n);
-        }
+        floors.push(modules);
     }
     assert!(
-        left.is_empty(),
-        "import cycle among runner modules: {left:?}"
+        floors.len() > 1,
+        "the {heading:?} table lists floors: {floors:?}"
     );
-    for low in [
-        "provider",
-        "http",
-        "policy",
-        "exec",
-        "checkpoint",
-        "retry",
-        "driver",
-    ] {
-        assert!(
-            !graph[low].contains("engine"),
-            "{low} imports the engine (layers point one way)"
-        );
-    }
+    floors
+}
+
+fn assert_floors(graph: &import_graph::Graph, folder: &str, heading: &str) {
+    let floors = floors_table(heading);
+    let floors: Vec<Vec<&str>> = floors
+        .iter()
+        .map(|f| f.iter().map(String::as_str).collect())
+        .collect();
+    let floors: Vec<&[&str]> = floors.iter().map(Vec::as_slice).collect();
+    let breaks = import_graph::floor_breaks(graph, folder, &floors);
+    assert!(
+        breaks.is_empty(),
+        "the floors of {heading:?} (ARCHITECTURE.md) do not hold:\n{}",
+        breaks.join("\n")
+    );
+}
+
+#[test]
+fn the_core_keeps_to_its_floors_and_no_circle_has_more_than_three_files() {
+    let graph = import_graph::crate_graph(&root().join("crates/core/src"));
+    // The scan sees imports: a use, a re-export followed to its file, an inline path.
+    let sees = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.contains(to));
+    assert!(
+        sees("runner/engine/mod.rs", "runner/checkpoint.rs"),
+        "{graph:?}"
+    );
+    assert!(sees("score/mod.rs", "input/lines.rs"), "{graph:?}");
+    assert!(sees("runner/policy.rs", "runner/registry.rs"), "{graph:?}");
+    assert_floors(&graph, "", "core module");
+    assert_floors(&graph, "runner/", "runner module");
+    let big = import_graph::circles_over(&root().join("crates/core/src"), 3);
+    assert!(
+        big.is_empty(),
+        "circles of more than 3 files in the core:\n{}",
+        big.join("\n")
+    );
+}
+
+#[test]
+fn the_import_scan_reads_uses_aliases_re_exports_and_skips_tests() {
+    let dir = std::env::temp_dir().join(format!("wildtool-graph-{}", std::process::id()));
+    let file = |rel: &str, text: &str| {
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("temp dir");
+        std::fs::write(path, text).expect("temp file");
+    };
+    file(
+        "lib.rs",
+        "mod a;\nmod b;\nmod c;\nmod d;\npub use c::Thing;\n",
+    );
+    file(
+        "a/mod.rs",
+        "mod x;\nmod y;\npub use x::X;\npub struct Shared;\n",
+    );
+    file("a/x.rs", "use super::Shared;\npub struct X;\n");
+    file(
+        "a/y.rs",
+        "// use crate::b::Gone;\nconst S: &str = \"crate::b::Q\";\npub fn f() -> super::X { crate::c::make() }\n#[cfg(test)]\nmod tests { use crate::b::T; }\n",
+    );
+    file(
+        "b.rs",
+        "use crate::{a::X, Thing as T};\npub fn g(_: X, _: T) {}\n",
+    );
+    file(
+        "c.rs",
+        "pub struct Thing;\npub fn make() {}\nuse crate::b::g;\n",
+    );
+    file("d.rs", "use crate::a;\nfn h(_: a::x::X) {}\n");
+    let graph = import_graph::crate_graph(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    let to = |f: &str| graph[f].iter().map(String::as_str).collect::<Vec<_>>();
+    assert_eq!(to("a/x.rs"), ["a/mod.rs"]);
+    assert_eq!(
+        to("a/y.rs"),
+        ["a/x.rs", "c.rs"],
+        "re-export followed, comments, strings and tests skipped"
+    );
+    assert_eq!(to("b.rs"), ["a/x.rs", "c.rs"]);
+    assert_eq!(to("c.rs"), ["b.rs"]);
+    assert_eq!(
+        to("d.rs"),
+        ["a/mod.rs", "a/x.rs"],
+        "a module brought in by a use"
+    );
+    assert!(to("lib.rs").is_empty(), "a root's own files stand above it");
+    assert_eq!(
+        import_graph::circles(&graph),
+        [vec!["b.rs".to_owned(), "c.rs".to_owned()]]
+    );
 }
 
 /// The page's own JavaScript (`www/`, not the generated `www/pkg`): path and text.

@@ -7,27 +7,17 @@
 
 use crate::mock_server;
 
-use std::path::PathBuf;
 use std::process::Command;
 
+use crate::support::{mini, root};
 use mock_server::{Action, MockServer, Request};
-use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset};
+use wildtool_core::dataset::LoadedDataset;
 use wildtool_core::json::{dumps, loads, Escape, Map, Value};
 use wildtool_core::runner::agents::GoldAgent;
 use wildtool_core::runner::driver::{Responder, StepContext, TaskStats};
 
 const KEY: &str = "g-test-key-123";
 const MODEL: &str = "gemini-test";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn mini() -> LoadedDataset {
-    let text =
-        std::fs::read_to_string(root().join("tests/fixtures/mini.jsonl")).unwrap_or_default();
-    load_dataset(&text, Lang::En)
-}
 
 fn gemini_error(message: &str) -> Action {
     Action::status(

@@ -2,25 +2,8 @@
 //! official metric of the run it replays, baseline is deterministic and non-trivial, and
 //! resume after a kill (checkpoint cut mid-line) gives the same result file.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-runner-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
-fn wildtool(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
+use crate::support::{root, tmp, wildtool};
+use std::path::Path;
 
 fn run_agent(dataset: &Path, provider: &str, out: &Path, extra: &[&str]) -> std::process::Output {
     let mut args = vec![

@@ -18,23 +18,15 @@ use wildtool_core::json::{dumps, loads, Escape, Map, Value};
 use wildtool_core::runner::agents::GoldAgent;
 use wildtool_core::runner::driver::{Responder, StepContext, TaskStats};
 
-pub(crate) fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+pub(crate) use crate::support::tmp;
 
 pub(crate) fn mini_path() -> PathBuf {
-    root().join("tests/fixtures/mini.jsonl")
+    crate::support::fixture("mini.jsonl")
 }
 
 pub(crate) fn mini() -> Arc<LoadedDataset> {
     let text = std::fs::read_to_string(mini_path()).unwrap_or_default();
     Arc::new(load_dataset(&text, Lang::En))
-}
-
-pub(crate) fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-live-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
 }
 
 /// How the mock model deviates from gold.

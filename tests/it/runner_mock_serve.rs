@@ -1,5 +1,5 @@
 //! Serves the scripted mock on a fixed port for the browser tests of the runner
-//! (`tests/runner_wasm.rs`, driven by `scripts/test-runner-wasm.sh`). Ignored by default;
+//! (`crates/web/tests/runner_wasm.rs`, driven by `scripts/test-runner-wasm.sh`). Ignored by default;
 //! it stops after `/shutdown` or 300 seconds. Under `/flaky429/` and `/flaky500/` the
 //! first request with a given body fails (429 with `Retry-After: 0.2`, or 500).
 

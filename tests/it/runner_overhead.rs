@@ -24,8 +24,7 @@ const TEXT: &str = r#"{"id":"c","object":"chat.completion","choices":[{"index":0
 #[ignore = "benchmark; run explicitly with --ignored --nocapture"]
 fn requests_per_second_at_concurrency_32() {
     let server = MockServer::start(|_| Action::ok(TEXT));
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl");
-    let ds = load_dataset(&std::fs::read_to_string(path).unwrap_or_default(), Lang::En);
+    let ds = load_dataset(&crate::support::read("data/suite.jsonl"), Lang::En);
     let sessions: Vec<&Session> = ds.sessions.iter().collect();
     let spec = RunSpec::new(RunSettings {
         trials: 16,

@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::support::mini;
 use mock_server::{Action, MockServer};
 use wildtool::native::{Control, Driver, UreqTransport};
-use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset, Session};
+use wildtool_core::dataset::Session;
 use wildtool_core::runner::engine::{
     BackendSettings, Engine, Event, RunEnd, RunSettings, RunSpec, RunStatus,
 };
@@ -19,11 +20,6 @@ use wildtool_core::runner::provider::{AuthStyle, ProviderKind};
 
 /// A text answer: every task of the mini fixture ends after one step with it.
 const TEXT: &str = r#"{"id":"c","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Sure."},"finish_reason":"stop"}],"usage":{"prompt_tokens":11,"completion_tokens":7}}"#;
-
-fn mini() -> LoadedDataset {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mini.jsonl");
-    load_dataset(&std::fs::read_to_string(path).unwrap_or_default(), Lang::En)
-}
 
 fn settings(server: &MockServer) -> RunSettings {
     RunSettings {

@@ -7,24 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::support::{tmp, wildtool};
 use wildtool_core::dataset::{load_dataset, Lang};
 use wildtool_core::formats::ReportDoc;
 use wildtool_core::generate::card::distractors;
 use wildtool_core::sweep::SweepDoc;
-
-fn tmp(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("wildtool-sweep-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("tmp dir");
-    d
-}
-
-fn wildtool(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("spawn: {e}"))
-}
 
 fn text(o: &Output) -> String {
     format!(

@@ -2,13 +2,13 @@
 //! ([`wildtool_core::runner::engine`]), with the run spec built from the setup form
 //! through the core's one validating constructor.
 
-use wildtool_core::registry::{self, BuiltIn};
 pub use wildtool_core::runner::engine::{
     AgentKind, BackendSettings, Engine, Event, ProgressSnapshot, RequestId, RunEnd, RunSettings,
     RunSpec, RunStatus, SpecError, Transmit,
 };
 pub use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::ProviderKind;
+use wildtool_core::runner::registry::{self, BuiltIn};
 
 use crate::settings::SetupForm;
 

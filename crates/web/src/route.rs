@@ -1,7 +1,7 @@
 //! Routing: every view has its own URL. The query names the view (`view=`) and what it
 //! shows (`run=` a history entry, `session=`, `task=`, `step=` 1-based for traces); share
-//! links stay in the fragment (`#v1.…`, `#v2.…`). The automation parameters of the
-//! README (`dataset`, `provider`, `autorun` …) are read once at start.
+//! links stay in the fragment (`#v1.…`, `#v2.…`). The automation parameters of
+//! `docs/page.md` (`dataset`, `provider`, `autorun` …) are read once at start.
 
 /// The page's views. A new view is a variant here, a file in `views/` and a line in
 /// [`View::ALL`]; the runtime needs no change.

@@ -205,12 +205,12 @@ pub struct SetupForm {
 
 impl Default for SetupForm {
     fn default() -> Self {
-        let d = wildtool_core::registry::DEFAULTS;
+        let d = wildtool_core::runner::registry::DEFAULTS;
         SetupForm {
             dataset: DatasetChoice::Bundled,
             dataset_url: String::new(),
             lang: "en".into(),
-            provider: wildtool_core::registry::PAGE_BACKEND.into(),
+            provider: wildtool_core::runner::registry::PAGE_BACKEND.into(),
             base_url: String::new(),
             model: String::new(),
             key: String::new(),
@@ -234,7 +234,7 @@ impl Default for SetupForm {
 impl SetupForm {
     /// True when the provider is a built-in agent (no endpoint).
     pub fn is_builtin(&self) -> bool {
-        wildtool_core::registry::agent(&self.provider).is_some()
+        wildtool_core::runner::registry::agent(&self.provider).is_some()
     }
 
     /// The base URL to use: as typed, else the provider's default (Anthropic, Gemini).
@@ -243,7 +243,7 @@ impl SetupForm {
         if !typed.is_empty() {
             return typed.to_owned();
         }
-        wildtool_core::registry::provider_named(&self.provider)
+        wildtool_core::runner::registry::provider_named(&self.provider)
             .and_then(|p| p.default_base_url)
             .unwrap_or("")
             .to_owned()
@@ -331,7 +331,7 @@ impl SetupForm {
             Field::Trials => self.trials = value.to_owned(),
             Field::Preset => {
                 self.preset = value.to_owned();
-                if let Some(p) = wildtool_core::registry::preset(value) {
+                if let Some(p) = wildtool_core::runner::registry::preset(value) {
                     let origin = |u: &str| EndpointUrl::parse(u).ok().map(|u| u.origin());
                     // A key typed for another endpoint is not carried over to this one.
                     if self.key_typed && origin(&self.effective_base_url()) != origin(p.base_url) {
@@ -348,8 +348,8 @@ impl SetupForm {
     }
 
     /// The preset chosen, if any.
-    pub fn preset(&self) -> Option<&'static wildtool_core::registry::Preset> {
-        wildtool_core::registry::preset(&self.preset)
+    pub fn preset(&self) -> Option<&'static wildtool_core::runner::registry::Preset> {
+        wildtool_core::runner::registry::preset(&self.preset)
     }
 
     /// The request for the endpoint's model list (under a new request number), with the

@@ -14,7 +14,7 @@ use wasm_bindgen_futures::JsFuture;
 use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use crate::live::Outgoing;
 use crate::msg::AuxRequest;
-use wildtool_core::formats::limits::MAX_REPLY_BODY_BYTES;
+use wildtool_core::input::limits::MAX_REPLY_BODY_BYTES;
 use wildtool_core::runner::http::HttpRequest;
 
 /// How long a request beside the run (model list, host-name probe) may take, in ms.

@@ -9,12 +9,11 @@ use crate::msg::{Effect, FilePurpose, FileRef};
 use crate::scoring::{JobStep, ScoreJob};
 use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
-use wildtool_core::formats::lines::decode;
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
-use wildtool_core::formats::{
-    check_belongs, sniff, CheckpointFile, FileKind, LineSplitter, RunExport,
-};
-use wildtool_core::runner::checkpoint::{assemble, recover};
+use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport};
+use wildtool_core::input::lines::decode;
+use wildtool_core::input::LineSplitter;
+use wildtool_core::runner::checkpoint::{assemble, recover, CheckpointFile};
 
 /// Bytes read per slice of a streamed file.
 pub const SLICE: u64 = 1 << 20;
@@ -192,8 +191,8 @@ impl AppState {
             return;
         };
         let mut visit =
-            |span: wildtool_core::formats::LineSpan,
-             line: Result<&[u8], wildtool_core::formats::LineError>| {
+            |span: wildtool_core::input::LineSpan,
+             line: Result<&[u8], wildtool_core::input::LineError>| {
                 match line.and_then(|b| decode(&span, b)) {
                     Ok(Some(text)) => {
                         if let Some(k) = keep.as_mut() {
@@ -477,7 +476,7 @@ fn parse_run_export(bytes: &[u8], dataset: Dataset) -> Result<Parsed, String> {
     let label = Some(doc.meta.label.clone()).filter(|l| !l.is_empty());
     let (records, missing) = match &doc.records {
         Some(r) => {
-            let mut lines = vec![wildtool_core::formats::CheckpointHeader::new(
+            let mut lines = vec![wildtool_core::runner::checkpoint::CheckpointHeader::new(
                 &doc.meta.model,
                 &dataset.fingerprint,
             )

@@ -950,7 +950,10 @@ fn presets_fill_the_endpoint_and_the_model_field_offers_the_servers_list() {
         .by_id("m-preset")
         .map(|s| s.elements().len())
         .unwrap_or(0);
-    assert_eq!(presets, 1 + 1 + wildtool_core::registry::PRESETS.len());
+    assert_eq!(
+        presets,
+        1 + 1 + wildtool_core::runner::registry::PRESETS.len()
+    );
     assert!(b.text("cors-help").contains("lms server start --cors"));
 }
 

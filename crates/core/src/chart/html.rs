@@ -1,10 +1,10 @@
 //! A self-contained HTML report (`wildtool report`): the page's headline rates, the same
-//! SVG charts with their data tables, and the summary table. One file, no scripts, no
-//! external resources; every piece of text is escaped.
+//! SVG charts with their data tables, and the summary table, in the shell of `chart::page`
+//! (one file, no scripts, no external resources, every piece of text escaped).
 
 use std::fmt::Write as _;
 
-use super::{describe, format_percent, render_svg, table, ChartSpec, ChartTable, Headline};
+use super::{describe, format_percent, page, render_svg, table, ChartSpec, Headline};
 use crate::chart::format::escape_xml;
 use crate::report::{Rate, RunReport, RunStatus};
 
@@ -23,19 +23,6 @@ pub struct ReportMeta {
     pub summary: String,
 }
 
-const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;background:#f4f6f8;margin:0;line-height:1.45}\
-header{background:#10263b;color:#fff;padding:18px 28px}header h1{margin:0;font-size:1.4rem}header p{margin:4px 0 0;color:#c9d6e3}\
-main{max-width:1280px;margin:0 auto;padding:20px 28px 40px}\
-.headline{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-bottom:18px}\
-.metric{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px 14px}\
-.banner{background:#fff4d6;border:1px solid #c98a00;border-radius:8px;padding:10px 14px;margin-bottom:14px}\
-.metric b{display:block;font-size:1.6rem;color:#0072b2}.metric span{display:block;color:#5b6470;font-size:.85rem}\
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:16px}\
-figure{margin:0;background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:10px}figure svg{width:100%;height:auto;display:block}\
-figure{min-width:0}.table{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-size:.85rem;margin-top:6px}caption{text-align:left;font-weight:600}\
-th,td{border-bottom:1px solid #d9dee4;padding:3px 8px;text-align:right;white-space:nowrap}th[scope=row]{text-align:left}\
-pre{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px;overflow-x:auto;font-size:.8rem}";
-
 /// Escapes multi-line text for a `<pre>` block: like [`escape_xml`], but line breaks stay.
 fn escape_lines(text: &str) -> String {
     text.split('\n')
@@ -49,16 +36,8 @@ fn pct(x: f64) -> String {
 }
 
 fn metric(out: &mut String, name: &str, value: Option<f64>, notes: &[String]) {
-    let _ = write!(
-        out,
-        "<div class=\"metric\"><b>{}</b><span>{}</span>",
-        value.map(pct).unwrap_or_else(|| "—".to_owned()),
-        escape_xml(name)
-    );
-    for n in notes {
-        let _ = write!(out, "<span>{}</span>", escape_xml(n));
-    }
-    out.push_str("</div>");
+    let value = value.map(pct).unwrap_or_else(|| "—".to_owned());
+    page::metric(out, &value, name, notes);
 }
 
 fn rate_notes(r: &Rate) -> Vec<String> {
@@ -68,52 +47,22 @@ fn rate_notes(r: &Rate) -> Vec<String> {
     ]
 }
 
-fn table_html(out: &mut String, t: &ChartTable) {
-    let _ = write!(
-        out,
-        "<div class=\"table\"><table><caption>{}</caption><thead><tr>",
-        escape_xml(&t.caption)
-    );
-    for h in &t.headers {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape_xml(h));
-    }
-    out.push_str("</tr></thead><tbody>");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            if i == 0 {
-                let _ = write!(out, "<th scope=\"row\">{}</th>", escape_xml(cell));
-            } else {
-                let _ = write!(out, "<td>{}</td>", escape_xml(cell));
-            }
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</tbody></table></div>");
-}
-
 /// Renders the report page.
 pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) -> String {
     let mut out = String::with_capacity(64 * 1024);
-    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
-    let _ = write!(
-        out,
-        "<title>wildtool report — {}</title><style>{STYLE}</style></head><body>",
-        escape_xml(&meta.model)
-    );
     let headline = Headline::of(report);
-    let _ = write!(
-        out,
-        "<header><h1>wildtool report — {}</h1><p>{} · fingerprint {} · {} sessions · {} · {} · scorer {}</p></header><main>",
-        escape_xml(&meta.model),
-        escape_xml(&meta.dataset),
-        escape_xml(&meta.fingerprint),
-        report.sessions,
-        escape_xml(&headline.scored),
-        report.status.as_str(),
-        escape_xml(&meta.scorer)
+    page::open(
+        &mut out,
+        &format!("wildtool report — {}", meta.model),
+        &format!(
+            "{} · fingerprint {} · {} sessions · {} · {} · scorer {}",
+            meta.dataset,
+            meta.fingerprint,
+            report.sessions,
+            headline.scored,
+            report.status.as_str(),
+            meta.scorer
+        ),
     );
     if let Some(note) = &headline.note {
         let _ = write!(
@@ -179,15 +128,13 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
     }
     out.push_str("</section><section class=\"charts\" aria-label=\"Charts\">");
     for spec in charts {
-        let _ = write!(out, "<figure id=\"{}\">", escape_xml(&spec.id));
-        out.push_str(&render_svg(spec));
-        let _ = write!(
-            out,
-            "<figcaption>{}</figcaption>",
-            escape_xml(&describe(spec))
+        page::figure(
+            &mut out,
+            &spec.id,
+            &render_svg(spec),
+            &describe(spec),
+            &table(spec),
         );
-        table_html(&mut out, &table(spec));
-        out.push_str("</figure>");
     }
     out.push_str("</section>");
     if !meta.summary.is_empty() {
@@ -197,7 +144,7 @@ pub fn report_html(meta: &ReportMeta, report: &RunReport, charts: &[ChartSpec]) 
             escape_lines(&meta.summary)
         );
     }
-    out.push_str("</main></body></html>\n");
+    page::close(&mut out);
     out
 }
 

@@ -19,6 +19,7 @@ mod format;
 pub mod headline;
 pub mod html;
 pub mod line;
+pub(crate) mod page;
 pub mod palette;
 mod stacked;
 pub mod stats;

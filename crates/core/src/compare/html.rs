@@ -10,19 +10,8 @@ use super::runs::RunStatus;
 use crate::chart::delta::{
     delta_table, describe_delta, format_pp, render_delta_svg, DeltaChart, DeltaPoint, DeltaSeries,
 };
+use crate::chart::page::{self, metric, table_html};
 use crate::chart::{escape_xml, format_percent, ChartTable};
-
-pub(crate) const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:#1b1f24;background:#f4f6f8;margin:0;line-height:1.45}\
-header{background:#10263b;color:#fff;padding:18px 28px}header h1{margin:0;font-size:1.4rem}header p{margin:4px 0 0;color:#c9d6e3}\
-main{max-width:1280px;margin:0 auto;padding:20px 28px 40px}h2{margin-top:32px}\
-.headline{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:12px;margin-bottom:18px}\
-.metric{background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:12px 14px}\
-.metric b{display:block;font-size:1.5rem;color:#0072b2}.metric span{display:block;color:#5b6470;font-size:.85rem}\
-.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:16px}\
-figure{margin:0;background:#fff;border:1px solid #d9dee4;border-radius:8px;padding:10px;min-width:0}figure svg{width:100%;height:auto;display:block}\
-.table{overflow-x:auto;max-width:100%}table{border-collapse:collapse;font-size:.85rem;margin-top:6px;background:#fff}caption{text-align:left;font-weight:600}\
-th,td{border-bottom:1px solid #d9dee4;padding:3px 8px;text-align:right;white-space:nowrap}th[scope=row]{text-align:left}\
-.note{color:#5b6470;font-size:.9rem;max-width:70em}";
 
 fn pct(x: f64) -> String {
     format_percent(x)
@@ -58,53 +47,14 @@ pub(crate) fn p_clause(p: f64) -> String {
     }
 }
 
-pub(crate) fn table_html(out: &mut String, t: &ChartTable) {
-    let _ = write!(
-        out,
-        "<div class=\"table\"><table><caption>{}</caption><thead><tr>",
-        escape_xml(&t.caption)
-    );
-    for h in &t.headers {
-        let _ = write!(out, "<th scope=\"col\">{}</th>", escape_xml(h));
-    }
-    out.push_str("</tr></thead><tbody>");
-    for row in &t.rows {
-        out.push_str("<tr>");
-        for (i, cell) in row.iter().enumerate() {
-            if i == 0 {
-                let _ = write!(out, "<th scope=\"row\">{}</th>", escape_xml(cell));
-            } else {
-                let _ = write!(out, "<td>{}</td>", escape_xml(cell));
-            }
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</tbody></table></div>");
-}
-
 fn figure(out: &mut String, chart: &DeltaChart) {
-    let _ = write!(out, "<figure id=\"{}\">", escape_xml(&chart.id));
-    out.push_str(&render_delta_svg(chart));
-    let _ = write!(
+    page::figure(
         out,
-        "<figcaption>{}</figcaption>",
-        escape_xml(&describe_delta(chart))
+        &chart.id,
+        &render_delta_svg(chart),
+        &describe_delta(chart),
+        &delta_table(chart),
     );
-    table_html(out, &delta_table(chart));
-    out.push_str("</figure>");
-}
-
-fn metric(out: &mut String, value: &str, name: &str, notes: &[String]) {
-    let _ = write!(
-        out,
-        "<div class=\"metric\"><b>{}</b><span>{}</span>",
-        escape_xml(value),
-        escape_xml(name)
-    );
-    for n in notes {
-        let _ = write!(out, "<span>{}</span>", escape_xml(n));
-    }
-    out.push_str("</div>");
 }
 
 fn point(e: Option<&Estimate>) -> DeltaPoint {
@@ -332,23 +282,13 @@ pub fn compare_html(doc: &CompareDoc, dataset_label: &str) -> String {
     let mut out = String::with_capacity(128 * 1024);
     let labels: Vec<&str> = doc.runs.iter().map(|r| r.label.as_str()).collect();
     let title = format!("wildtool comparison — {}", labels.join(" vs "));
-    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
-    let _ = write!(
-        out,
-        "<title>{}</title><style>{STYLE}</style></head><body>",
-        escape_xml(&title)
-    );
-    let _ = write!(
-        out,
-        "<header><h1>{}</h1><p>{} · fingerprint {} · {} sessions · {} tasks · scorer {}</p></header><main>",
-        escape_xml(&title),
-        escape_xml(dataset_label),
-        escape_xml(&doc.dataset.fingerprint),
-        doc.dataset.sessions,
-        doc.dataset.tasks,
-        escape_xml(&doc.scorer)
+    page::open(
+        &mut out,
+        &title,
+        &format!(
+            "{dataset_label} · fingerprint {} · {} sessions · {} tasks · scorer {}",
+            doc.dataset.fingerprint, doc.dataset.sessions, doc.dataset.tasks, doc.scorer
+        ),
     );
     let runs = ChartTable {
         caption: "Runs".to_owned(),
@@ -390,7 +330,7 @@ pub fn compare_html(doc: &CompareDoc, dataset_label: &str) -> String {
     for (i, pair) in doc.pairs.iter().enumerate() {
         pair_section(&mut out, pair, i + 1);
     }
-    out.push_str("</main></body></html>\n");
+    page::close(&mut out);
     out
 }
 

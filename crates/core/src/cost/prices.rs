@@ -119,9 +119,11 @@ impl PriceTable {
             .ok_or_else(|| PriceError("must be a JSON object".to_owned()))?;
         match root.get("wildtool_prices").and_then(|x| x.as_u64()) {
             Some(PRICES_VERSION) => {}
-            Some(n) => return Err(PriceError(format!(
+            Some(n) => {
+                return Err(PriceError(format!(
                 "wildtool_prices {n} is not supported (this build reads version {PRICES_VERSION})"
-            ))),
+            )))
+            }
             None => {
                 return Err(PriceError(
                     "wildtool_prices (the format version, 1) is missing".to_owned(),

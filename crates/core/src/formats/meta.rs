@@ -5,8 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::checked::Fields;
-use super::FormatError;
+use crate::input::checked::Fields;
+use crate::input::FormatError;
 use crate::report::RunStatus;
 use crate::runner::endpoint_url::EndpointUrl;
 

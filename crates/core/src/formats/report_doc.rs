@@ -10,10 +10,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::checked::Fields;
-use super::limits::{self, Limit};
 use super::meta::RunMeta;
-use super::FormatError;
+use crate::input::checked::Fields;
+use crate::input::limits::{self, Limit};
+use crate::input::FormatError;
 use crate::outcome::TaskOutcome;
 use crate::report::{RunReport, RunStatus};
 use crate::score::ScoreStats;

@@ -12,10 +12,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::checked::Fields;
-use super::limits::{self, Limit};
 use super::meta::{DatasetMeta, RunMeta};
-use super::FormatError;
+use crate::input::checked::Fields;
+use crate::input::limits::{self, Limit};
+use crate::input::FormatError;
 use crate::outcome::TaskOutcome;
 
 /// The run export version this build writes.

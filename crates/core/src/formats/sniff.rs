@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::lines;
+use crate::input::lines;
 
 /// How many leading bytes [`sniff`] needs (more are ignored).
 pub const SNIFF_BYTES: usize = 64 * 1024;

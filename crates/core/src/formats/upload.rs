@@ -3,11 +3,10 @@
 //! fingerprint and assembled into result lines (complete sessions only), exactly as
 //! `wildtool run` assembles its `result.jsonl`.
 
-use super::checkpoint::CheckpointFile;
 use super::run_export::RunExport;
-use super::FormatError;
 use crate::dataset::LoadedDataset;
-use crate::runner::checkpoint::{assemble, recover, Assembled, SessionSlot};
+use crate::input::FormatError;
+use crate::runner::checkpoint::{assemble, recover, Assembled, CheckpointFile, SessionSlot};
 
 /// One slot per loaded session (what the result assembly needs).
 pub fn session_slots(dataset: &LoadedDataset) -> Vec<SessionSlot> {

@@ -3,7 +3,7 @@
 //! A suite is generated from one *common* pack (the connective language: openers, frames,
 //! replies, date and unit words) and one pack per domain (entity kinds with their values,
 //! tool schemas, look-alike tools, operations and chat exchanges). The format is described
-//! in `docs-draft/generate.md`; everything here rejects a malformed pack with a message
+//! in README.md ("Domain packs"); everything here rejects a malformed pack with a message
 //! naming the pack and the item, so no pack can make generation panic.
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,6 +1,6 @@
 //! What every number on the dashboard (and in the HTML report) means, in one place: the
-//! page shows this list beside the headline, and the README carries the same text (a test
-//! keeps them equal).
+//! page shows this list beside the headline, and `docs/scoring.md` carries it as a section
+//! generated from it (`tests/it/docs.rs` keeps them equal).
 
 /// `(term, definition)` in reading order: the headline metrics, their intervals, the
 /// counting rule, then the chart categories.
@@ -65,15 +65,6 @@ mod tests {
                 "{}",
                 c.as_str()
             );
-        }
-    }
-
-    #[test]
-    fn the_readme_carries_the_same_glossary() {
-        let readme = include_str!("../../../../README.md");
-        for (term, text) in GLOSSARY {
-            let entry = format!("- **{term}** — {text}\n");
-            assert!(readme.contains(&entry), "README lacks: {entry}");
         }
     }
 }

@@ -353,21 +353,7 @@ pub fn fill_outcomes(shapes: &[TaskShape], outcomes: &[TaskOutcome]) -> Vec<Task
         .iter()
         .map(|s| match by_key.get(&(s.session, s.position)) {
             Some(o) => (*o).clone(),
-            None => TaskOutcome {
-                session: s.session,
-                position: s.position,
-                task_type: s.task_type,
-                subtype: s.subtype,
-                transitions: s.transitions,
-                correct: false,
-                name_correct: false,
-                optimal: false,
-                steps_logged: 0,
-                nodes_total: s.nodes_total,
-                nodes_done: 0,
-                error: None,
-                incomplete: true,
-            },
+            None => s.unscored(),
         })
         .collect()
 }

@@ -70,7 +70,7 @@ pub enum HttpReply {
     /// network failure; replies to requests the engine aborted itself are ignored).
     Aborted,
     /// The response body is larger than
-    /// [`MAX_REPLY_BODY_BYTES`](crate::formats::limits::MAX_REPLY_BODY_BYTES): the driver
+    /// [`MAX_REPLY_BODY_BYTES`](crate::input::limits::MAX_REPLY_BODY_BYTES): the driver
     /// stopped reading it (or did not start, when `Content-Length` said so). The engine
     /// fails the request without retry and names the limit.
     TooLarge {

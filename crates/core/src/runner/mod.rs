@@ -8,9 +8,10 @@
 //! 1. Vocabulary and pure rules: [`provider`] (request/response mapping for
 //!    OpenAI-compatible, Anthropic and Gemini APIs), [`http`] (requests and replies as
 //!    drivers report them), [`policy`] (retry classification, backoff, `Retry-After`),
-//!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing).
+//!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing), [`registry`] (the
+//!    providers, agents, presets, defaults and limits every front end lists).
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
-//!    loop; [`checkpoint`]: checkpoint records and result assembly; [`preflight`]: the
+//!    loop; [`checkpoint`]: the checkpoint format and result assembly; [`preflight`]: the
 //!    one-request endpoint check.
 //! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
 //! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
@@ -26,5 +27,6 @@ pub mod http;
 pub mod policy;
 pub mod preflight;
 pub mod provider;
+pub mod registry;
 pub mod retry;
 pub mod select;

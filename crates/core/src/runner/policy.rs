@@ -127,12 +127,12 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         Self {
-            max_retries: crate::registry::DEFAULTS.retries,
-            base_delay: Duration::from_secs_f64(crate::registry::DEFAULTS.backoff_secs),
+            max_retries: super::registry::DEFAULTS.retries,
+            base_delay: Duration::from_secs_f64(super::registry::DEFAULTS.backoff_secs),
             max_delay: Duration::from_secs(120),
             max_retry_after: Duration::from_secs(300),
             jitter: 0.5,
-            timeout: Duration::from_secs_f64(crate::registry::DEFAULTS.timeout_secs),
+            timeout: Duration::from_secs_f64(super::registry::DEFAULTS.timeout_secs),
         }
     }
 }

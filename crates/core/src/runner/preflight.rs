@@ -3,12 +3,11 @@
 //! and if not, why and what fixes it. Pure: the engine sends [`request`] and feeds the
 //! reply to [`classify_response`] (or a failure below HTTP to [`classify_network`]).
 //!
-//! The servers' error messages recognised here are listed, with their fixes, in
-//! the README ("Providers and endpoints").
+//! The servers' error messages recognised here, and their fixes, are the reference;
+//! `docs/providers.md` ("The endpoint check") summarises the classes for users.
 
 use crate::json::Value;
 use crate::protocol::SeededIds;
-use crate::registry;
 
 use super::http::NetworkKind;
 use super::policy::{classify_status, FailureClass};
@@ -16,6 +15,7 @@ use super::provider::{
     error_message, parse_body, snippet, ChatRequest, Endpoint, HttpRequest, ProviderError,
     ProviderKind,
 };
+use super::registry;
 
 /// What kind of problem a failed preflight found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -90,8 +90,8 @@ pub struct LineError {
     pub message: String,
 }
 
-impl From<crate::formats::lines::LineError> for LineError {
-    fn from(e: crate::formats::lines::LineError) -> Self {
+impl From<crate::input::lines::LineError> for LineError {
+    fn from(e: crate::input::lines::LineError) -> Self {
         LineError {
             line: e.line(),
             message: e.problem(),

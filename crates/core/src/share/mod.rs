@@ -68,6 +68,27 @@ pub struct TaskShape {
 }
 
 impl TaskShape {
+    /// This task's outcome when it was not scored: its static facts, every verdict false,
+    /// no steps, nodes or error, and marked incomplete (it never finished). The outcome
+    /// decoders start from it too.
+    pub fn unscored(&self) -> TaskOutcome {
+        TaskOutcome {
+            session: self.session,
+            position: self.position,
+            task_type: self.task_type,
+            subtype: self.subtype,
+            transitions: self.transitions,
+            correct: false,
+            name_correct: false,
+            optimal: false,
+            steps_logged: 0,
+            nodes_total: self.nodes_total,
+            nodes_done: 0,
+            error: None,
+            incomplete: true,
+        }
+    }
+
     /// True when `outcome`'s static facts agree with this shape.
     pub fn matches(&self, outcome: &TaskOutcome) -> bool {
         outcome.session == self.session

@@ -75,19 +75,8 @@ fn outcome_digit(o: &TaskOutcome) -> u64 {
 
 fn outcome_from_digit(d: u64, shape: &TaskShape) -> Option<TaskOutcome> {
     let mut o = TaskOutcome {
-        session: shape.session,
-        position: shape.position,
-        task_type: shape.task_type,
-        subtype: shape.subtype,
-        transitions: shape.transitions,
-        correct: false,
-        name_correct: false,
-        optimal: false,
-        steps_logged: 0,
-        nodes_total: shape.nodes_total,
-        nodes_done: 0,
-        error: None,
         incomplete: false,
+        ..shape.unscored()
     };
     match d {
         0 | 1 => {

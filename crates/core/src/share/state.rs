@@ -70,19 +70,10 @@ pub(crate) fn from_digit(digit: u64, shape: &TaskShape) -> Option<TaskOutcome> {
     let steps = u16::try_from(cell / d).ok()?;
     let nodes = u16::try_from(cell % d).ok()?;
     let mut o = TaskOutcome {
-        session: shape.session,
-        position: shape.position,
-        task_type: shape.task_type,
-        subtype: shape.subtype,
-        transitions: shape.transitions,
-        correct: false,
-        name_correct: false,
-        optimal: false,
         steps_logged: steps,
-        nodes_total: shape.nodes_total,
         nodes_done: nodes,
-        error: None,
         incomplete: false,
+        ..shape.unscored()
     };
     match kind {
         0 | 1 => {

@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 
 use super::SweepDoc;
 use crate::chart::delta::format_pp;
+use crate::chart::page::{self, metric, table_html};
 use crate::chart::{
     describe, escape_xml, format_percent, render_svg, table, ChartKind, ChartSpec, ChartTable,
     Orientation, Point, Series,
 };
-use crate::compare::html::{format_p, p_clause, table_html, STYLE};
+use crate::compare::html::{format_p, p_clause};
 
 /// The level's label on charts and tables: `transitions = 2`.
 pub fn level_label(doc: &SweepDoc, value: &str) -> String {
@@ -193,52 +194,51 @@ pub fn summary_text(doc: &SweepDoc) -> String {
 pub fn sweep_html(doc: &SweepDoc) -> String {
     let mut out = String::with_capacity(32 * 1024);
     let title = format!("wildtool sweep — {} · {}", doc.factor, doc.model);
-    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
-    out.push_str("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">");
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
-    let _ = write!(
-        out,
-        "<title>{}</title><style>{STYLE}.single{{grid-template-columns:minmax(0,960px)}}</style></head><body>",
-        escape_xml(&title)
-    );
-    let _ = write!(
-        out,
-        "<header><h1>{}</h1><p>suite {} · {} level(s) · status {} · scorer {}</p></header><main>",
-        escape_xml(&title),
-        escape_xml(&doc.suite),
-        doc.levels.len(),
-        escape_xml(&doc.status),
-        escape_xml(&doc.scorer)
+    page::open(
+        &mut out,
+        &title,
+        &format!(
+            "suite {} · {} level(s) · status {} · scorer {}",
+            doc.suite,
+            doc.levels.len(),
+            doc.status,
+            doc.scorer
+        ),
     );
     out.push_str("<div class=\"headline\">");
     if let Some(t) = &doc.trend {
-        let _ = write!(
-            out,
-            "<div class=\"metric\"><b>{}</b><span>Slope {}</span><span>95% CI {} to {}</span></div>",
-            escape_xml(&format_pp(t.slope)),
-            escape_xml(&unit(doc)),
-            escape_xml(&format_pp(t.slope_ci95.lo)),
-            escape_xml(&format_pp(t.slope_ci95.hi))
+        metric(
+            &mut out,
+            &format_pp(t.slope),
+            &format!("Slope {}", unit(doc)),
+            &[format!(
+                "95% CI {} to {}",
+                format_pp(t.slope_ci95.lo),
+                format_pp(t.slope_ci95.hi)
+            )],
         );
-        let _ = write!(
-            out,
-            "<div class=\"metric\"><b>{}</b><span>Test for trend: p (two-sided, within-session permutations)</span><span>normal approximation z = {:.2}, p {}</span></div>",
-            escape_xml(&format_p(t.p_permutation)),
-            t.z,
-            escape_xml(&p_clause(t.p_normal))
+        metric(
+            &mut out,
+            &format_p(t.p_permutation),
+            "Test for trend: p (two-sided, within-session permutations)",
+            &[format!(
+                "normal approximation z = {:.2}, p {}",
+                t.z,
+                p_clause(t.p_normal)
+            )],
         );
     }
     out.push_str("</div>");
     let spec = chart(doc);
-    out.push_str("<div class=\"charts single\"><figure id=\"sweep-chart\">");
-    out.push_str(&render_svg(&spec));
-    let _ = write!(
-        out,
-        "<figcaption>{}</figcaption>",
-        escape_xml(&describe(&spec))
+    out.push_str("<div class=\"charts single\">");
+    page::figure(
+        &mut out,
+        "sweep-chart",
+        &render_svg(&spec),
+        &describe(&spec),
+        &table(&spec),
     );
-    table_html(&mut out, &table(&spec));
-    out.push_str("</figure></div>");
+    out.push_str("</div>");
     out.push_str("<h2>Levels</h2>");
     table_html(&mut out, &level_table(doc));
     out.push_str("<h2>Test for trend</h2>");
@@ -265,6 +265,7 @@ pub fn sweep_html(doc: &SweepDoc) -> String {
     for n in &doc.notes {
         let _ = write!(out, "<li class=\"note\">{}</li>", escape_xml(n));
     }
-    out.push_str("</ul></main></body></html>\n");
+    out.push_str("</ul>");
+    page::close(&mut out);
     out
 }

@@ -123,7 +123,7 @@ fn resume_offer(state: &AppState) -> Option<Element> {
     let remote = e
         .provider
         .as_deref()
-        .is_some_and(|p| wildtool_core::registry::agent(p).is_none());
+        .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_none());
     Some(
         el("section")
             .id("resume-offer")

@@ -7,7 +7,7 @@ use crate::ui::{el, el_text, Element};
 
 use super::widgets::{button, field, heading};
 
-use wildtool_core::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
+use wildtool_core::runner::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
 
 /// Providers and built-in agents offered in the form, from the core's registry:
 /// `(value, label)`. The replay agent needs a recorded result file and stays a CLI

@@ -47,10 +47,10 @@
 //! - Redirects are never followed: a 3xx answer (or a browser's opaque redirect, status 0)
 //!   fails the request without retry, so a key is never sent to another origin.
 //! - Limits: a response body over
-//!   [`MAX_REPLY_BODY_BYTES`](crate::formats::limits::MAX_REPLY_BODY_BYTES) (or one a
+//!   [`MAX_REPLY_BODY_BYTES`](crate::input::limits::MAX_REPLY_BODY_BYTES) (or one a
 //!   driver stopped reading, [`HttpReply::TooLarge`]) fails the request without retry,
 //!   naming the limit; a reply whose recorded fields are over
-//!   [`MAX_STEP_BYTES`](crate::formats::limits::MAX_STEP_BYTES) ends its task as
+//!   [`MAX_STEP_BYTES`](crate::input::limits::MAX_STEP_BYTES) ends its task as
 //!   incomplete.
 //! - Pause stops starting tasks; started tasks run to their end.
 //! - Seeds: trial 1 uses the per-task seeds of the per-task loop ([`task_seed`]), so its
@@ -82,7 +82,7 @@ use crate::dataset::Session;
 use crate::json::{dumps, Escape, Value};
 use crate::protocol::{IdSource, Reply, SeededIds, TaskMachine};
 
-use crate::formats::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
+use crate::input::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 use super::checkpoint::{
     assemble_json, header_line, record_line_with_usage, recover_trials, session_result_line,

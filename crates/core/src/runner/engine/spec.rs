@@ -6,13 +6,12 @@
 
 use std::time::Duration;
 
-use crate::registry::{DEFAULTS, LIMITS};
-
 use super::super::agents::{BaselineAgent, GoldAgent, ReplayAgent};
 use super::super::driver::Responder;
 use super::super::endpoint_url::{EndpointUrl, UrlError};
 use super::super::policy::RetryPolicy;
 use super::super::provider::{Endpoint, ProviderKind};
+use super::super::registry::{DEFAULTS, LIMITS};
 
 /// Default number of consecutive tasks failing with the same non-retryable error that
 /// stops a run (the circuit breaker).

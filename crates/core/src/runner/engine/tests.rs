@@ -963,7 +963,7 @@ fn statuses_partial_and_failed_follow_the_counting_rule() {
 
 #[test]
 fn oversized_replies_fail_without_retry_and_oversized_steps_end_their_task() {
-    use crate::formats::limits::{MAX_REPLY_BODY_BYTES, MAX_STEP_BYTES};
+    use crate::input::limits::{MAX_REPLY_BODY_BYTES, MAX_STEP_BYTES};
     let ds = mini();
     let one: Vec<&Session> = ds.sessions.iter().take(1).collect();
     // A body one byte over the limit, as a transport that read it all reports it, and the

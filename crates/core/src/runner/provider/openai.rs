@@ -26,7 +26,7 @@ pub fn build_request(req: &ChatRequest<'_>, endpoint: &Endpoint) -> HttpRequest 
 
 /// Reads `choices[0].message` and `usage` into a [`Reply`].
 ///
-/// Tolerated variations (servers named in the README, "Reply shapes"):
+/// Tolerated variations (servers named in `docs/providers.md`, "Reply shapes"):
 /// - content: a string, null, missing, or a list of parts; `text` parts are joined into
 ///   the content and `thinking` parts (Mistral) into the reasoning;
 /// - tool calls: missing or empty `tool_calls`; calls wrapped in `function` or flat

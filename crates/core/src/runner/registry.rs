@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::runner::provider::ProviderKind;
+use super::provider::ProviderKind;
 
 /// An API dialect a model endpoint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -463,7 +463,7 @@ mod tests {
 
     #[test]
     fn presets_are_valid_endpoints() {
-        use crate::runner::endpoint_url::EndpointUrl;
+        use super::super::endpoint_url::EndpointUrl;
         for p in PRESETS {
             let url = EndpointUrl::parse(p.base_url).unwrap_or_else(|e| panic!("{}: {e}", p.id));
             let local = url.is_loopback();

@@ -1,27 +1,20 @@
 //! Golden parity: scoring the official runs' result files against `mini.jsonl` reproduces
 //! the official `mini_score.jsonl` and `mini_metric.json` byte for byte (PROTOCOL §4).
 
-use std::path::PathBuf;
-
 use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Lang};
 use wildtool_core::json::Value;
 use wildtool_core::score::{ScoreOptions, Scorer};
 
-fn fixture(path: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(path);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use crate::support::read_fixture;
 
 fn score_run(run: &str) -> (String, String, wildtool_core::score::ScoreStats) {
-    let loaded = load_dataset(&fixture("mini.jsonl"), Lang::En);
+    let loaded = load_dataset(&read_fixture("mini.jsonl"), Lang::En);
     assert!(loaded.is_valid(), "{:?}", loaded.problems);
     let seg = checker::default_segmenter();
     let check = |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
     let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
-    let results = fixture(&format!("official-runs/{run}/mini_result.jsonl"));
+    let results = read_fixture(&format!("official-runs/{run}/mini_result.jsonl"));
     let mut lines: Vec<(usize, String)> = Vec::new();
     for (i, line) in results.lines().enumerate() {
         let scored = scorer.score_line(i + 1, line).expect("line scores");
@@ -69,12 +62,12 @@ fn mock_seed_0_reproduces_official_score_and_metric() {
     assert_same(
         "score.jsonl",
         &score,
-        &fixture("official-runs/mock-seed-0/mini_score.jsonl"),
+        &read_fixture("official-runs/mock-seed-0/mini_score.jsonl"),
     );
     assert_same(
         "metric.json",
         &metric,
-        &fixture("official-runs/mock-seed-0/mini_metric.json"),
+        &read_fixture("official-runs/mock-seed-0/mini_metric.json"),
     );
     assert_eq!(
         stats.label_disagreements, 0,
@@ -88,12 +81,12 @@ fn mock_seed_5_reproduces_official_score_and_metric() {
     assert_same(
         "score.jsonl",
         &score,
-        &fixture("official-runs/mock-seed-5/mini_score.jsonl"),
+        &read_fixture("official-runs/mock-seed-5/mini_score.jsonl"),
     );
     assert_same(
         "metric.json",
         &metric,
-        &fixture("official-runs/mock-seed-5/mini_metric.json"),
+        &read_fixture("official-runs/mock-seed-5/mini_metric.json"),
     );
     assert_eq!(
         stats.label_disagreements, 0,
@@ -108,7 +101,7 @@ fn mock_seed_5_reproduces_official_score_and_metric() {
 fn labels_are_rederived_not_trusted() {
     use wildtool_core::json::{dumps, loads, Escape};
     for run in ["mock-seed-0", "mock-seed-5"] {
-        let results = fixture(&format!("official-runs/{run}/mini_result.jsonl"));
+        let results = read_fixture(&format!("official-runs/{run}/mini_result.jsonl"));
         let mut tampered = Vec::new();
         for line in results.lines() {
             let mut v = loads(line).expect("fixture line");
@@ -131,7 +124,7 @@ fn labels_are_rederived_not_trusted() {
             }
             tampered.push(dumps(&v, Escape::Utf8));
         }
-        let loaded = load_dataset(&fixture("mini.jsonl"), Lang::En);
+        let loaded = load_dataset(&read_fixture("mini.jsonl"), Lang::En);
         let seg = checker::default_segmenter();
         let check =
             |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
@@ -153,13 +146,13 @@ fn labels_are_rederived_not_trusted() {
         assert_same(
             "score.jsonl",
             &score,
-            &fixture(&format!("official-runs/{run}/mini_score.jsonl")),
+            &read_fixture(&format!("official-runs/{run}/mini_score.jsonl")),
         );
         let metric = scorer.metric_json(scorer.model_name().unwrap_or("?"));
         assert_same(
             "metric.json",
             &metric,
-            &fixture(&format!("official-runs/{run}/mini_metric.json")),
+            &read_fixture(&format!("official-runs/{run}/mini_metric.json")),
         );
         assert!(
             scorer.stats().label_disagreements >= 10,
@@ -174,11 +167,11 @@ fn labels_are_rederived_not_trusted() {
 /// reported without losing the rest.
 #[test]
 fn out_of_order_duplicates_errors_and_garbage() {
-    let loaded = load_dataset(&fixture("mini.jsonl"), Lang::En);
+    let loaded = load_dataset(&read_fixture("mini.jsonl"), Lang::En);
     let seg = checker::default_segmenter();
     let check = |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
     let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
-    let results = fixture("official-runs/mock-seed-0/mini_result.jsonl");
+    let results = read_fixture("official-runs/mock-seed-0/mini_result.jsonl");
     let lines: Vec<&str> = results.lines().collect();
     // Reverse order, session 3 replaced by an inference error, one garbage line.
     let mut scored = Vec::new();

@@ -4,17 +4,10 @@
 
 use crate::graph_support;
 
-use std::path::PathBuf;
-
+use crate::support::fixture;
 use graph_support::{RefGraph, RefTracker};
 use serde_json::Value;
 use wildtool_core::graph::{Graph, PathTracker, TextMatch, ToolMatch};
-
-fn fixture(rel: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel)
-}
 
 fn sessions() -> Vec<Value> {
     let text = std::fs::read_to_string(fixture("mini.jsonl")).unwrap();

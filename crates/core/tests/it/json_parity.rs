@@ -216,7 +216,7 @@ const OK_CASES: &[(&str, &str, &str)] = &[
 ];
 
 fn official_runs() -> Vec<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/official-runs");
+    let root = crate::support::fixture("official-runs");
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .expect("fixture dir")
         .map(|e| e.expect("dir entry").path())

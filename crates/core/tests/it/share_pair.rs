@@ -63,8 +63,7 @@ fn realistic_shapes() -> Vec<TaskShape> {
 
 /// The bundled suite repeated to 256 sessions (1,024 tasks with real node counts).
 fn suite_shapes_1024() -> Vec<TaskShape> {
-    let suite = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
-        .expect("suite");
+    let suite = crate::support::read("data/suite.jsonl");
     let lines: Vec<&str> = suite.lines().filter(|l| !l.trim().is_empty()).collect();
     let mut text = String::new();
     for i in 0..256 {

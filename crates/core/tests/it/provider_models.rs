@@ -1,8 +1,8 @@
 //! Model lists: the request per dialect and the list shapes servers answer with.
 
-use wildtool_core::registry;
 use wildtool_core::runner::provider::models::{parse, request};
 use wildtool_core::runner::provider::{Endpoint, ProviderError, ProviderKind};
+use wildtool_core::runner::registry;
 
 fn names(body: &str) -> Vec<String> {
     parse(200, body).unwrap_or_else(|e| panic!("{e}: {body}"))

@@ -10,8 +10,7 @@ use wildtool_core::json::Value;
 use wildtool_core::outcome::{TaskType, TurnSubtype};
 
 fn mini() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mini.jsonl");
-    std::fs::read_to_string(path).unwrap()
+    crate::support::read_fixture("mini.jsonl")
 }
 
 fn mini_line(index: usize) -> String {

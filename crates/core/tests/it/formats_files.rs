@@ -4,14 +4,11 @@
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results};
-use wildtool_core::formats::{
-    check_belongs, sniff, CheckpointFile, CheckpointHeader, FileKind, RunExport, RunMeta,
-};
+use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport, RunMeta};
+use wildtool_core::runner::checkpoint::{CheckpointFile, CheckpointHeader};
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 
-fn bytes(p: &str) -> Vec<u8> {
-    std::fs::read(format!("{}/{p}", env!("CARGO_MANIFEST_DIR"))).expect("file")
-}
+use crate::support::bytes;
 
 fn kind_of(b: &[u8]) -> FileKind {
     sniff(&b[..b.len().min(65_536)], b.len() as u64)

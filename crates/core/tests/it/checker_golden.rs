@@ -17,11 +17,7 @@ struct Row {
 }
 
 fn rows() -> Vec<Row> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/args_golden.jsonl"
-    );
-    let text = std::fs::read_to_string(path).expect("fixture readable");
+    let text = crate::support::read_fixture("args_golden.jsonl");
     text.lines()
         .filter(|l| !l.trim().is_empty())
         .map(|line| {

@@ -12,21 +12,18 @@ use wildtool_core::report::{fill_outcomes, RunReport, RunStatus};
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 use wildtool_core::share::{decode, encode, task_shapes, ShareHeader, SharedRun};
 
-fn fixture(p: &str) -> String {
-    std::fs::read_to_string(format!("{}/tests/fixtures/{p}", env!("CARGO_MANIFEST_DIR")))
-        .expect("fixture")
-}
+use crate::support::read_fixture;
 
 /// The mini run as a cancelled page run sees it: only the first `sessions` sessions
 /// completed and were scored.
 fn cancelled_run(sessions: usize) -> (Vec<TaskOutcome>, Vec<TaskOutcome>, String) {
-    let text = fixture("mini.jsonl");
+    let text = read_fixture("mini.jsonl");
     let loaded = load_dataset(&text, Lang::En);
     let seg = checker::default_segmenter();
     let check = OfficialChecker::new(seg.as_ref());
     let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
     let mut scored = Vec::new();
-    for (i, line) in fixture("official-runs/mock-seed-0/mini_result.jsonl")
+    for (i, line) in read_fixture("official-runs/mock-seed-0/mini_result.jsonl")
         .lines()
         .take(sessions)
         .enumerate()
@@ -66,7 +63,7 @@ fn a_partial_run_counts_scored_tasks_only() {
 #[test]
 fn the_link_recipient_sees_the_authors_report() {
     let (_, filled, fp) = cancelled_run(5);
-    let text = fixture("mini.jsonl");
+    let text = read_fixture("mini.jsonl");
     let shapes = task_shapes(&load_dataset(&text, Lang::En));
     let author = RunReport::from_outcomes(&filled);
     let run = SharedRun {

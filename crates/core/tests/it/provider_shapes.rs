@@ -4,18 +4,12 @@
 //! the next request sends reasoning back only when the server named it
 //! `reasoning_content`.
 
-use std::path::Path;
-
 use wildtool_core::checker::{check_str, JiebaSegmenter};
-use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset};
 use wildtool_core::json::{dumps, loads, Escape, Value};
 use wildtool_core::protocol::{Reply, SeededIds, StepKind, TaskMachine};
 use wildtool_core::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 
-fn mini() -> LoadedDataset {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/mini.jsonl");
-    load_dataset(&std::fs::read_to_string(p).unwrap_or_default(), Lang::En)
-}
+use crate::support::mini;
 
 /// Replaces every generated id (`toolu_bdrk_` + 24 alphanumerics) with `<gen>`.
 fn mask_generated(text: &str) -> String {

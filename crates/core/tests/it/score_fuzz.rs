@@ -8,19 +8,13 @@ use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset};
 use wildtool_core::json::{dumps, loads, Escape, Map, Value};
 use wildtool_core::score::{ScoreOptions, Scorer};
 
-fn fixture(path: &str) -> String {
-    std::fs::read_to_string(format!(
-        "{}/tests/fixtures/{path}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .expect("fixture")
-}
+use crate::support::read_fixture;
 
 fn result_lines() -> Vec<String> {
     let mut out = Vec::new();
     for run in ["mock-seed-0", "mock-seed-5"] {
         out.extend(
-            fixture(&format!("official-runs/{run}/mini_result.jsonl"))
+            read_fixture(&format!("official-runs/{run}/mini_result.jsonl"))
                 .lines()
                 .map(str::to_owned),
         );
@@ -29,7 +23,7 @@ fn result_lines() -> Vec<String> {
 }
 
 fn dataset() -> LoadedDataset {
-    load_dataset(&fixture("mini.jsonl"), Lang::En)
+    load_dataset(&read_fixture("mini.jsonl"), Lang::En)
 }
 
 /// Number of nodes (values) in a tree.

@@ -14,9 +14,7 @@ use wildtool_core::compare::{DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, load_dataset, Lang};
 use wildtool_core::share::task_shapes;
 
-fn read(p: &str) -> String {
-    std::fs::read_to_string(format!("{}/{p}", env!("CARGO_MANIFEST_DIR"))).expect("file")
-}
+use crate::support::read;
 
 #[test]
 fn official_list_and_overlay_decision() {

@@ -1,4 +1,4 @@
-//! The bundled suite (issue 5): valid with every semantic check, distribution as the data
+//! The bundled suite: valid with every semantic check, distribution as the data
 //! card states, varied tool lists, and the data card's table is `wildtool stats` output.
 
 use std::collections::HashSet;
@@ -9,9 +9,7 @@ use wildtool_core::json::{dumps, Escape};
 use wildtool_core::outcome::TaskType;
 use wildtool_core::protocol::{load_checked, semantic_problems_checked};
 
-fn read(path: &str) -> String {
-    std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))).expect("file")
-}
+use crate::support::read;
 
 #[test]
 fn suite_is_valid_with_semantic_checks_and_no_warnings() {

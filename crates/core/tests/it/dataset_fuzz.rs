@@ -10,9 +10,7 @@ use wildtool_core::dataset::{
 };
 
 fn mini_lines() -> Vec<String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mini.jsonl");
-    std::fs::read_to_string(path)
-        .unwrap()
+    crate::support::read_fixture("mini.jsonl")
         .lines()
         .map(str::to_owned)
         .collect()

@@ -23,7 +23,7 @@ use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
 
 /// Every pack file under `data/packs/`, sorted by name.
 fn pack_files() -> Vec<(String, String)> {
-    let dir = format!("{}/data/packs", env!("CARGO_MANIFEST_DIR"));
+    let dir = crate::support::path("data/packs");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .expect("data/packs")
         .filter_map(|e| e.ok())
@@ -34,7 +34,7 @@ fn pack_files() -> Vec<(String, String)> {
     names
         .into_iter()
         .map(|n| {
-            let text = std::fs::read_to_string(format!("{dir}/{n}")).expect("pack");
+            let text = std::fs::read_to_string(dir.join(&n)).expect("pack");
             (n, text)
         })
         .collect()
@@ -985,8 +985,7 @@ fn the_data_card_shows_every_factor() {
     }
     assert!(!table.contains("(not found)"));
     // The bundled suite is not a generated one.
-    let suite = std::fs::read_to_string(format!("{}/data/suite.jsonl", env!("CARGO_MANIFEST_DIR")))
-        .expect("suite");
+    let suite = crate::support::read("data/suite.jsonl");
     assert!(FactorCounts::from_sessions(&load_checked(&suite, Lang::En).sessions).is_none());
 }
 

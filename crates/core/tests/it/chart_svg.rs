@@ -367,11 +367,7 @@ fn dashboard_specs_aggregate_outcomes() {
 
 #[test]
 fn leaderboard_reference_parses() {
-    let json = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/paper-leaderboard.json"
-    ))
-    .expect("leaderboard copy");
+    let json = crate::support::read("data/paper-leaderboard.json");
     let models = dashboard::parse_leaderboard(&json).expect("parses");
     assert!(models.len() >= 50);
     let row = models[0].to_row();

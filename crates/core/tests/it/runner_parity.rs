@@ -3,19 +3,12 @@
 //! step, up to the random `toolu_bdrk_` history ids; and the OpenAI request body carries
 //! exactly those fields.
 
-use std::path::Path;
-
 use wildtool_core::dataset::{load_dataset, Lang};
 use wildtool_core::json::{dumps, loads, Escape, Value};
 use wildtool_core::protocol::{Reply, SeededIds, TaskMachine};
 use wildtool_core::runner::provider::{ChatRequest, Endpoint, ProviderKind};
 
-fn fixture(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
-        .join(rel);
-    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
+use crate::support::read_fixture;
 
 /// Replaces every `toolu_bdrk_` + 24 alphanumerics with a placeholder.
 fn mask_ids(text: &str) -> String {
@@ -39,10 +32,10 @@ fn mask_ids(text: &str) -> String {
 
 #[test]
 fn rebuilt_requests_equal_the_recorded_official_inputs() {
-    let loaded = load_dataset(&fixture("mini.jsonl"), Lang::En);
+    let loaded = load_dataset(&read_fixture("mini.jsonl"), Lang::En);
     let mut steps_checked = 0;
     for run in ["mock-seed-0", "mock-seed-5"] {
-        let text = fixture(&format!("official-runs/{run}/mini_result.jsonl"));
+        let text = read_fixture(&format!("official-runs/{run}/mini_result.jsonl"));
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let v = loads(line).unwrap_or(Value::Null);
             let id = v.get("id").and_then(Value::as_str).unwrap_or("");
