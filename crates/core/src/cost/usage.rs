@@ -106,11 +106,15 @@ pub fn line_usage(
     line: &str,
     cached: &dyn Fn(usize, usize) -> Option<Vec<Value>>,
 ) -> Vec<(usize, usize, Vec<StepTokens>)> {
-    let session = crate::formats::score_file::sort_key(line);
-    if session == usize::MAX {
-        return Vec::new();
-    }
     let Ok(v) = loads(line) else {
+        return Vec::new();
+    };
+    let Some(session) = v
+        .get("id")
+        .and_then(Value::as_str)
+        .and_then(|id| id.rsplit('_').next())
+        .and_then(|n| n.parse::<usize>().ok())
+    else {
         return Vec::new();
     };
     let tasks = v
