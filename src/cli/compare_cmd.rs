@@ -34,6 +34,25 @@ pub struct CompareArgs {
     pub candidate_cap: usize,
 }
 
+impl CompareArgs {
+    /// Arguments that only read `runs` against `dataset` (for `gate` and `plan`).
+    pub(crate) fn reading(
+        runs: Vec<PathBuf>,
+        dataset: &Path,
+        lang: Lang,
+        candidate_cap: usize,
+    ) -> Self {
+        CompareArgs {
+            runs,
+            dataset: dataset.to_path_buf(),
+            out: PathBuf::new(),
+            lang,
+            labels: Vec::new(),
+            candidate_cap,
+        }
+    }
+}
+
 /// Why `wildtool compare` failed.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareCmdError {

@@ -75,14 +75,12 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
     args.rule
         .check()
         .map_err(|e| GateCmdError::Unusable(e.to_string()))?;
-    let loaded = load_runs(&CompareArgs {
-        runs: vec![args.baseline.clone(), args.candidate.clone()],
-        dataset: args.dataset.clone(),
-        out: PathBuf::new(),
-        lang: args.lang,
-        labels: Vec::new(),
-        candidate_cap: args.candidate_cap,
-    })?;
+    let loaded = load_runs(&CompareArgs::reading(
+        vec![args.baseline.clone(), args.candidate.clone()],
+        &args.dataset,
+        args.lang,
+        args.candidate_cap,
+    ))?;
     let [baseline, candidate] = loaded.runs.as_slice() else {
         return Err(GateCmdError::Unusable("two runs are needed".to_owned()));
     };

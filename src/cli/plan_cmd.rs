@@ -59,14 +59,12 @@ pub enum PlanCmdError {
 pub fn plan_cmd(args: &PlanArgs) -> Result<(), PlanCmdError> {
     let mut runs = vec![args.pilot.clone()];
     runs.extend(args.pilot_b.clone());
-    let loaded = load_runs(&CompareArgs {
+    let loaded = load_runs(&CompareArgs::reading(
         runs,
-        dataset: args.dataset.clone(),
-        out: PathBuf::new(),
-        lang: args.lang,
-        labels: Vec::new(),
-        candidate_cap: args.candidate_cap,
-    })?;
+        &args.dataset,
+        args.lang,
+        args.candidate_cap,
+    ))?;
     let usage = |e: String| PlanCmdError::Usage(e);
     let pilot = PlanPilot::new(
         loaded

@@ -37,7 +37,7 @@ fn run(base: &str, out: &Path, extra: &[&str]) -> Output {
         "--out",
         s(out),
         "--timeout",
-        "2",
+        "10",
         "--backoff",
         "0.01",
         "--concurrency",

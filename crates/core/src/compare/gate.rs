@@ -396,17 +396,8 @@ pub fn points(v: f64) -> String {
 
 /// A difference in points with its sign and no unit: `−1.2`, `+0.4`, `0.0`.
 pub fn points_bare(v: f64) -> String {
-    if !v.is_finite() {
-        return "n/a".to_owned();
-    }
-    let pp = v * 100.0;
-    if pp.abs() < 0.05 {
-        "0.0".to_owned()
-    } else if pp > 0.0 {
-        format!("+{pp:.1}")
-    } else {
-        format!("\u{2212}{:.1}", -pp)
-    }
+    let pp = crate::chart::delta::format_pp(v);
+    pp.trim_end_matches(" pp").to_owned()
 }
 
 /// `= 0.41`, `= 0.032`, `= 0.0004`, `< 0.0001`: two significant digits.
