@@ -7,6 +7,7 @@ mod gate_cmd;
 mod generate_cmd;
 mod plan_cmd;
 mod prices;
+mod probe_cmd;
 mod report_cmd;
 mod run_cmd;
 mod score_cmd;
@@ -19,7 +20,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use wildtool_core::dataset::Lang;
-use wildtool_core::runner::engine::DEFAULT_BREAKER_THRESHOLD;
+use wildtool_core::runner::engine::{DEFAULT_BREAKER_THRESHOLD, DEFAULT_STREAM_IDLE_TIMEOUT};
 use wildtool_core::runner::registry;
 
 /// Exit code of a command that failed (IO, unexpected input).
@@ -62,6 +63,9 @@ pub enum CliError {
     /// `--prices`.
     #[error(transparent)]
     Prices(#[from] prices::PriceOptsError),
+    /// `wildtool probe-stream` with unusable options.
+    #[error(transparent)]
+    Probe(#[from] probe_cmd::ProbeUsage),
 }
 
 impl CliError {
@@ -83,6 +87,7 @@ impl CliError {
             CliError::Plan(_) => EXIT_USAGE,
             CliError::Prices(prices::PriceOptsError::File(_)) => EXIT_FAILURE,
             CliError::Prices(_) => EXIT_USAGE,
+            CliError::Probe(_) => EXIT_USAGE,
         }
     }
 }
@@ -229,6 +234,15 @@ enum Command {
     /// levels. Exit codes as `run`: 2 invalid options, 3 some level is not done, 4 the
     /// endpoint failed the preflight.
     Sweep(SweepOpts),
+    /// Check that an endpoint streams tool calls faithfully: the same small set of tool
+    /// tasks (parallel calls, nested arguments, long arguments, several calls of one
+    /// function) sent once without streaming and once streamed, at temperature 0, and the
+    /// calls compared (names, argument JSON, count). A difference is reported as the
+    /// server's, with both replies and, for known servers (vLLM, SGLang, llama.cpp,
+    /// Ollama, TGI), the fix or version to look for. Exit codes: 0 the calls agree; 1 the
+    /// server loses or changes calls when streaming; 2 invalid options; 3 inconclusive
+    /// (the model made no call, or a task got no reply); 4 no usable reply at all.
+    ProbeStream(probe_cmd::ProbeOpts),
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
     Report {
@@ -403,6 +417,17 @@ struct EngineOpts {
     /// failed check stops the run with the reason, a fix and exit code 4).
     #[arg(long)]
     no_preflight: bool,
+    /// Stream every request (the official request plus the dialect's stream switch; see
+    /// docs/streaming.md) and reassemble the event streams into the replies a
+    /// non-streaming request returns: scored exactly as without streaming, with
+    /// first-token latency measured. Check the server with `wildtool probe-stream` first.
+    #[arg(long)]
+    stream: bool,
+    /// With --stream: the longest silence between two chunks of a reply, in seconds
+    /// (0.1-3600), before the request counts as timed out (and is retried); --timeout
+    /// still bounds the whole reply.
+    #[arg(long, default_value_t = DEFAULT_STREAM_IDLE_TIMEOUT)]
+    stream_idle_timeout: f64,
     /// Stop the run when this many tasks in a row fail with the same non-retryable error
     /// (0-10000; 0 = never). Finished tasks are kept; re-run to resume.
     #[arg(long, default_value_t = DEFAULT_BREAKER_THRESHOLD)]
@@ -445,6 +470,8 @@ impl EngineOpts {
             backoff: self.backoff,
             trials: self.trials,
             no_preflight: self.no_preflight,
+            stream: self.stream,
+            stream_idle_timeout: self.stream_idle_timeout,
             breaker_threshold: self.breaker_threshold,
             sessions: self.sessions,
             replay_file: self.replay_file,
@@ -609,6 +636,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             ExitCode::SUCCESS
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
+        Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
         Command::Run(o) => run_cmd::run(&run_cmd::RunArgs {
             dry_run: o.dry_run,
             ci: o.ci,

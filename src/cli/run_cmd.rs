@@ -14,7 +14,7 @@ use crate::native::store::StoreError;
 use crate::native::{Control, Driver, FileStore, UreqTransport};
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
-use wildtool_core::formats::meta::{rfc3339, ConcurrencyMeta, Tokens};
+use wildtool_core::formats::meta::{rfc3339, ConcurrencyMeta, StreamMeta, Tokens};
 use wildtool_core::formats::RunMeta;
 use wildtool_core::runner::agents::ReplayAgent;
 use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
@@ -24,6 +24,7 @@ use wildtool_core::runner::engine::{
 };
 use wildtool_core::runner::registry;
 use wildtool_core::runner::select::SessionRange;
+use wildtool_core::runner::stream::CoreReaders;
 use wildtool_core::share::task_shapes;
 
 use super::compare_cmd::outcomes_from_report;
@@ -60,6 +61,10 @@ pub struct RunArgs {
     pub trials: u64,
     /// Skip the preflight request.
     pub no_preflight: bool,
+    /// Stream every request.
+    pub stream: bool,
+    /// Longest silence between two chunks of a streamed reply, seconds.
+    pub stream_idle_timeout: f64,
     /// Consecutive equal non-retryable failures that stop the run (0 = never).
     pub breaker_threshold: u64,
     /// Session selection.
@@ -309,6 +314,8 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
             "backoff": spec.backoff(),
             "preflight": spec.preflight(),
             "breaker_threshold": spec.breaker_threshold(),
+            "stream": spec.stream(),
+            "stream_idle_timeout": spec.stream().then(|| spec.stream_idle_timeout()),
         },
         "concurrency": {
             "max": c.max,
@@ -325,6 +332,7 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
             "input_tokens": p.input_tokens,
             "output_tokens": p.output_tokens,
             "elapsed_seconds": p.elapsed,
+            "first_token_seconds": p.first_token,
         },
     });
     let path = out.join("run.json");
@@ -402,6 +410,8 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         preflight: !args.no_preflight,
         breaker_threshold: args.breaker_threshold,
         adaptive: !args.fixed_concurrency,
+        stream: args.stream,
+        stream_idle_timeout: args.stream_idle_timeout,
         ..RunSettings::new(model, fingerprint_hex(&dataset_text), backend)
     })?;
     let loaded = load_dataset(&dataset_text, args.lang);
@@ -440,6 +450,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         Err(EngineError::Checkpoint(m)) => return Err(m.into()),
         Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
     };
+    engine.set_stream_readers(Box::new(CoreReaders::default()));
     install_interrupt_handler(driver.controller());
     let started_unix = unix_now();
     let mut display = Display::new();
@@ -465,6 +476,12 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         "run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
         p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
     );
+    if spec.stream() {
+        match &p.first_token {
+            Some(t) => eprintln!("stream: {}", t.describe()),
+            None => eprintln!("stream: no streamed reply produced output"),
+        }
+    }
     let c = &end.concurrency;
     if c.decreases > 0 {
         eprintln!(
@@ -666,6 +683,11 @@ fn run_meta(args: &RunArgs, spec: &RunSpec, end: &RunEnd, started_unix: f64) -> 
             final_limit: c.final_limit as u64,
             decreases: c.decreases,
             browser_cap: None,
+        });
+    }
+    if spec.stream() {
+        meta.stream = Some(StreamMeta {
+            first_token: end.progress.first_token,
         });
     }
     meta

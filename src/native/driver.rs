@@ -3,16 +3,19 @@
 //! waits on the channel until the engine's next deadline, feeds replies and controls
 //! (pause, resume, cancel — e.g. from a Ctrl-C handler) and hands every event to the
 //! caller. Nothing here decides anything: counting, retrying, timing out and assembling
-//! are the engine's.
+//! are the engine's. A streamed request's head and chunks are passed on as they arrive;
+//! once the engine aborts it, its worker stops reading at the next chunk (a read that is
+//! waiting gives up after the stream idle timeout).
 
+use std::collections::HashSet;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wildtool_core::runner::engine::{Engine, Event, RequestId, RunEnd};
-use wildtool_core::runner::http::{HttpReply, HttpRequest};
+use wildtool_core::runner::http::{HttpHead, HttpReply, HttpRequest};
 
-use super::transport::Transport;
+use super::transport::{StreamSink, Streamed, Transport};
 
 /// Built-in-agent steps run between two looks at the channel.
 const AGENT_BUDGET: usize = 64;
@@ -35,6 +38,9 @@ pub enum Control {
 
 enum Msg {
     Reply(RequestId, HttpReply, Instant),
+    Head(RequestId, HttpHead, Instant),
+    Bytes(RequestId, Vec<u8>, Instant),
+    End(RequestId, Instant),
     Control(Control),
 }
 
@@ -48,6 +54,9 @@ impl std::fmt::Debug for Msg {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Msg::Reply(id, _, _) => write!(f, "Reply({id:?})"),
+            Msg::Head(id, h, _) => write!(f, "Head({id:?}, {})", h.status),
+            Msg::Bytes(id, b, _) => write!(f, "Bytes({id:?}, {})", b.len()),
+            Msg::End(id, _) => write!(f, "End({id:?})"),
             Msg::Control(c) => write!(f, "Control({c:?})"),
         }
     }
@@ -64,6 +73,42 @@ struct Work {
     id: RequestId,
     request: HttpRequest,
     timeout: Duration,
+    /// `Some(idle timeout)` for a streamed request.
+    stream: Option<Duration>,
+}
+
+/// Requests the engine aborted (their workers stop reading).
+type Aborted = Arc<Mutex<HashSet<RequestId>>>;
+
+/// Passes a streamed response to the driver's channel as it arrives.
+struct ChannelSink<'a> {
+    id: RequestId,
+    tx: &'a Sender<Msg>,
+    aborted: &'a Aborted,
+}
+
+impl ChannelSink<'_> {
+    fn wanted(&self) -> bool {
+        !self
+            .aborted
+            .lock()
+            .map(|a| a.contains(&self.id))
+            .unwrap_or(false)
+    }
+}
+
+impl StreamSink for ChannelSink<'_> {
+    fn head(&mut self, head: HttpHead) {
+        let _ = self.tx.send(Msg::Head(self.id, head, Instant::now()));
+    }
+
+    fn bytes(&mut self, chunk: &[u8]) -> bool {
+        self.wanted()
+            && self
+                .tx
+                .send(Msg::Bytes(self.id, chunk.to_vec(), Instant::now()))
+                .is_ok()
+    }
 }
 
 /// Runs engines over a transport with worker threads (one per request in flight, reused).
@@ -76,6 +121,7 @@ pub struct Driver {
     work_rx: Arc<Mutex<Receiver<Work>>>,
     workers: usize,
     outstanding: usize,
+    aborted: Aborted,
 }
 
 impl std::fmt::Debug for Driver {
@@ -101,6 +147,7 @@ impl Driver {
             work_rx: Arc::new(Mutex::new(work_rx)),
             workers: 0,
             outstanding: 0,
+            aborted: Arc::default(),
         }
     }
 
@@ -133,6 +180,7 @@ impl Driver {
         let rx = self.work_rx.clone();
         let tx = self.tx.clone();
         let transport = self.transport.clone();
+        let aborted = self.aborted.clone();
         let spawned = std::thread::Builder::new()
             .name("wildtool-http".to_owned())
             .spawn(move || loop {
@@ -141,8 +189,31 @@ impl Driver {
                     Err(_) => return,
                 };
                 let Ok(work) = work else { return };
-                let reply = transport.send(&work.request, work.timeout);
-                if tx.send(Msg::Reply(work.id, reply, Instant::now())).is_err() {
+                let msg = match work.stream {
+                    None => {
+                        let reply = transport.send(&work.request, work.timeout);
+                        Msg::Reply(work.id, reply, Instant::now())
+                    }
+                    Some(idle) => {
+                        let mut sink = ChannelSink {
+                            id: work.id,
+                            tx: &tx,
+                            aborted: &aborted,
+                        };
+                        let outcome =
+                            transport.send_streaming(&work.request, work.timeout, idle, &mut sink);
+                        if let Ok(mut a) = aborted.lock() {
+                            a.remove(&work.id);
+                        }
+                        match outcome {
+                            Streamed::Ended | Streamed::Stopped => {
+                                Msg::End(work.id, Instant::now())
+                            }
+                            Streamed::Failed(reply) => Msg::Reply(work.id, reply, Instant::now()),
+                        }
+                    }
+                };
+                if tx.send(msg).is_err() {
                     return;
                 }
             });
@@ -164,6 +235,8 @@ impl Driver {
         loop {
             let now = self.now();
             engine.handle_timeout(now);
+            let idle =
+                Duration::from_secs_f64(engine.spec().stream_idle_timeout() + TRANSPORT_SLACK);
             while let Some(t) = engine.poll_transmit(now) {
                 let timeout =
                     Duration::from_secs_f64((t.deadline - now).max(0.0) + TRANSPORT_SLACK);
@@ -171,11 +244,17 @@ impl Driver {
                     id: t.id,
                     request: t.request,
                     timeout,
+                    stream: t.stream.then_some(idle),
                 });
             }
             // A blocking request cannot be interrupted: an aborted one is left to finish
-            // (bounded by its transport timeout) and its reply is ignored by the engine.
-            while engine.poll_abort().is_some() {}
+            // (bounded by its transport timeout) and its reply is ignored by the engine; a
+            // streamed one stops reading at its next chunk.
+            while let Some(id) = engine.poll_abort() {
+                if let Ok(mut a) = self.aborted.lock() {
+                    a.insert(id);
+                }
+            }
             let steps = engine.step_agents(AGENT_BUDGET, now);
             while let Some(event) = engine.poll_event() {
                 match event {
@@ -230,6 +309,12 @@ impl Driver {
             Msg::Reply(id, reply, at) => {
                 self.outstanding = self.outstanding.saturating_sub(1);
                 engine.handle_reply(id, reply, self.at(at));
+            }
+            Msg::Head(id, head, at) => engine.handle_head(id, head, self.at(at)),
+            Msg::Bytes(id, bytes, at) => engine.handle_bytes(id, &bytes, self.at(at)),
+            Msg::End(id, at) => {
+                self.outstanding = self.outstanding.saturating_sub(1);
+                engine.handle_end(id, self.at(at));
             }
             Msg::Control(Control::Pause) => engine.pause(self.now()),
             Msg::Control(Control::Resume) => engine.resume(self.now()),

@@ -3,20 +3,74 @@
 //! handed to the engine as it is (which fails the request without retry), so the key is
 //! never sent to another origin. A body over the core's reply limit is not read past the
 //! limit (nor at all when `Content-Length` announces it) and is reported as
-//! [`HttpReply::TooLarge`].
+//! [`HttpReply::TooLarge`]. A streamed request's body is handed over chunk by chunk as it
+//! arrives ([`Transport::send_streaming`]); the core reassembles and limits it, and the
+//! transport stops reading as soon as the sink says so.
 
+use std::io::Read;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
+use wildtool_core::runner::http::{HttpHead, HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
 
 /// Largest response body read (a longer one is reported as too large): the core's limit.
 pub const MAX_BODY_BYTES: u64 = wildtool_core::input::limits::MAX_REPLY_BODY_BYTES as u64;
 
+/// Bytes read per call while streaming.
+const STREAM_READ: usize = 16 * 1024;
+
+/// Where a streamed response goes as it arrives.
+pub trait StreamSink {
+    /// The status and headers.
+    fn head(&mut self, head: HttpHead);
+    /// The next chunk of the body; `false` stops reading at once (the request was aborted).
+    fn bytes(&mut self, chunk: &[u8]) -> bool;
+}
+
+/// How a streamed send ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Streamed {
+    /// The body was read to its end.
+    Ended,
+    /// The sink asked to stop.
+    Stopped,
+    /// No response, or the connection failed while the body was read.
+    Failed(HttpReply),
+}
+
 /// Sends one request and waits for the whole response.
 pub trait Transport: Send + Sync {
     /// Sends `req`, giving up after `timeout`.
     fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply;
+
+    /// Sends `req` and hands its response to `sink` as it arrives, giving up after
+    /// `timeout` in all and after `idle` without a byte. A transport that cannot stream
+    /// hands over the whole response at once.
+    fn send_streaming(
+        &self,
+        req: &HttpRequest,
+        timeout: Duration,
+        idle: Duration,
+        sink: &mut dyn StreamSink,
+    ) -> Streamed {
+        let _ = idle;
+        match self.send(req, timeout) {
+            HttpReply::Response(r) => {
+                sink.head(HttpHead {
+                    status: r.status,
+                    retry_after: r.retry_after,
+                    location: r.location,
+                    now_unix: r.now_unix,
+                });
+                if sink.bytes(r.body.as_bytes()) {
+                    Streamed::Ended
+                } else {
+                    Streamed::Stopped
+                }
+            }
+            other => Streamed::Failed(other),
+        }
+    }
 }
 
 /// `ureq` 3 with a connection pool shared by all worker threads.
@@ -78,13 +132,20 @@ impl UreqTransport {
     }
 }
 
-impl Transport for UreqTransport {
-    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
+impl UreqTransport {
+    /// Sends `req` with the key attached and returns the response head (and body to read).
+    fn call(
+        &self,
+        req: &HttpRequest,
+        timeout: Duration,
+        per_read: Option<Duration>,
+    ) -> Result<ureq::http::Response<ureq::Body>, HttpReply> {
         let mut builder = self
             .agent
             .post(&req.url)
             .config()
             .timeout_global(Some(timeout))
+            .timeout_per_read(per_read)
             .build();
         for (k, v) in &req.headers {
             builder = builder.header(k.as_str(), v.as_str());
@@ -93,9 +154,68 @@ impl Transport for UreqTransport {
             let (name, value) = style.header(key);
             builder = builder.header(name, value);
         }
-        let mut resp = match builder.send(req.body.as_str()) {
+        builder
+            .send(req.body.as_str())
+            .map_err(|e| network(classify(&e), e.to_string()))
+    }
+}
+
+fn io_kind(e: &std::io::Error) -> NetworkKind {
+    match e.kind() {
+        std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock => NetworkKind::Timeout,
+        _ => NetworkKind::Other,
+    }
+}
+
+impl Transport for UreqTransport {
+    fn send_streaming(
+        &self,
+        req: &HttpRequest,
+        timeout: Duration,
+        idle: Duration,
+        sink: &mut dyn StreamSink,
+    ) -> Streamed {
+        let mut resp = match self.call(req, timeout, Some(idle)) {
             Ok(r) => r,
-            Err(e) => return network(classify(&e), e.to_string()),
+            Err(reply) => return Streamed::Failed(reply),
+        };
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        sink.head(HttpHead {
+            status: resp.status().as_u16(),
+            retry_after: header("retry-after"),
+            location: header("location"),
+            now_unix: now_unix(),
+        });
+        let mut reader = resp.body_mut().as_reader();
+        let mut buf = vec![0u8; STREAM_READ];
+        loop {
+            match reader.read(&mut buf) {
+                Ok(0) => return Streamed::Ended,
+                Ok(n) => {
+                    if !sink.bytes(&buf[..n]) {
+                        return Streamed::Stopped;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    return Streamed::Failed(network(
+                        io_kind(&e),
+                        format!("reading the stream: {e}"),
+                    ))
+                }
+            }
+        }
+    }
+
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
+        let mut resp = match self.call(req, timeout, None) {
+            Ok(r) => r,
+            Err(reply) => return reply,
         };
         let header = |name: &str| {
             resp.headers()

@@ -5,7 +5,11 @@
 //
 // It also answers the Gemini API's own format (`POST /v1beta/models/M:generateContent`,
 // `GET /v1beta/models`) with the same decisions, and counts how many requests it serves
-// at once (`stats.peak`), under which host name (`stats.hosts`).
+// at once (`stats.peak`), under which host name (`stats.hosts`). A request with
+// `"stream": true` (or Gemini's `:streamGenerateContent?alt=sse`) gets the same answer as
+// an event stream, token by token; `streamFault` breaks streamed answers the way known
+// server bugs do (`drop-arguments`: calls without their arguments; `merge-calls`: every
+// call at index 0 with one id).
 //
 // Usage: node tests/e2e/mock-openai.mjs [port]   → prints "mock openai: http://127.0.0.1:PORT/v1"
 // Options via env: MOCK_DELAY_MS (per request, default 0).
@@ -124,13 +128,51 @@ function toGemini(message, promptTokens) {
   };
 }
 
+const STREAM_MEMBERS = ', "stream": true, "stream_options": {"include_usage": true}}';
+
+/** Text cut into pieces of `n` characters (code points). */
+function pieces(text, n) {
+  const chars = [...text];
+  const out = [];
+  for (let i = 0; i < chars.length; i += n) out.push(chars.slice(i, i + n).join(''));
+  return out;
+}
+
+/** `reply` (a chat.completion body) as the events of a Chat Completions stream. */
+function chatEvents(reply, { usage, fault }) {
+  const message = reply.choices[0].message;
+  const chunk = (delta, finish = null) => ({ id: reply.id, object: 'chat.completion.chunk', model: reply.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const out = [chunk({ role: 'assistant', content: '' })];
+  for (const p of pieces(message.content ?? '', 3)) out.push(chunk({ content: p }));
+  (message.tool_calls ?? []).forEach((c, i) => {
+    const index = fault === 'merge-calls' ? 0 : i;
+    const id = fault === 'merge-calls' ? 'call_same' : c.id;
+    out.push(chunk({ tool_calls: [{ index, id, type: 'function', function: { name: c.function.name, arguments: '' } }] }));
+    if (fault === 'drop-arguments') return;
+    for (const p of pieces(c.function.arguments, 4)) out.push(chunk({ tool_calls: [{ index, function: { arguments: p } }] }));
+  });
+  out.push(chunk({}, reply.choices[0].finish_reason));
+  if (usage) out.push({ id: reply.id, object: 'chat.completion.chunk', choices: [], usage: reply.usage });
+  return out.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('') + 'data: [DONE]\n\n';
+}
+
+/** A Gemini reply as the events of `streamGenerateContent?alt=sse`. */
+function geminiEvents(reply) {
+  const parts = reply.candidates[0].content.parts.flatMap((p) => (typeof p.text === 'string' ? pieces(p.text, 3).map((t) => ({ text: t })) : [p]));
+  return parts.map((p, i) => {
+    const last = i === parts.length - 1;
+    const candidate = { content: { role: 'model', parts: [p] }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) };
+    return `data: ${JSON.stringify({ candidates: [candidate], ...(last ? { usageMetadata: reply.usageMetadata } : {}) })}\r\n\r\n`;
+  }).join('');
+}
+
 /**
  * Starts the mock; `cors: false` makes a server browsers may not call (CORS failure tests);
  * `fail: {status, body, retryAfter}` answers every chat request with that error;
  * `strictHost: true` refuses (403) requests addressed to any name but 127.0.0.1, as servers
  * that check the Host header do.
  */
-export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null, strictHost = false } = {}) {
+export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null, strictHost = false, streamFault = null } = {}) {
   const stats = { requests: 0, auth: [], geminiKeys: [], urls: [], hosts: {}, serving: 0, peak: 0 };
   const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
@@ -146,7 +188,8 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
       return;
     }
     stats.urls.push(req.url);
-    const gemini = /\/models\/[^/]+:generateContent$/.test(req.url);
+    const gemini = /\/models\/[^/]+:(stream)?[gG]enerateContent(\?alt=sse)?$/.test(req.url);
+    const geminiStream = gemini && req.url.includes(':streamGenerateContent');
     if (req.method === 'GET' && /\/models(\?.*)?$/.test(req.url)) {
       res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
       res.end(req.url.includes('/v1beta/')
@@ -180,12 +223,15 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
         return;
       }
       const message = { role: 'assistant', ...decide(gemini ? fromGemini(body) : body) };
-      const reply = gemini ? toGemini(message, Math.ceil(raw.length / 4)) : {
+      // A streamed request counts as the same prompt.
+      const promptTokens = Math.ceil(raw.replace(STREAM_MEMBERS, '}').length / 4);
+      const streamed = geminiStream || body.stream === true;
+      const reply = gemini ? toGemini(message, promptTokens) : {
         id: 'chatcmpl-mock',
         object: 'chat.completion',
         model: body.model,
         choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
-        usage: { prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 7, total_tokens: Math.ceil(raw.length / 4) + 7 },
+        usage: { prompt_tokens: promptTokens, completion_tokens: 7, total_tokens: promptTokens + 7 },
       };
       stats.serving += 1;
       stats.peak = Math.max(stats.peak, stats.serving);
@@ -194,6 +240,13 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
       const timer = setTimeout(() => {
         done();
         if (res.destroyed) return;
+        if (streamed) {
+          res.writeHead(200, { ...CORS, 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
+          const text = gemini ? geminiEvents(reply) : chatEvents(reply, { usage: body.stream_options?.include_usage, fault: streamFault });
+          for (const event of text.split(/(?<=\n\n)/)) res.write(event);
+          res.end();
+          return;
+        }
         res.writeHead(200, { ...CORS, 'Content-Type': 'application/json' });
         res.end(JSON.stringify(reply));
       }, delayMs);
@@ -209,6 +262,7 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
         stats,
         setDelay: (ms) => { delayMs = ms; },
         setFail: (f) => { fail = f; },
+        setStreamFault: (f) => { streamFault = f; },
         stop: () => new Promise((r) => { server.closeAllConnections?.(); server.close(() => r()); }),
       });
     });

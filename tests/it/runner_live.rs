@@ -149,7 +149,7 @@ pub(crate) fn model_reply(ds: &LoadedDataset, body: &str, behaviour: Behaviour) 
     let resp = format!(
         r#"{{"id": "chatcmpl-mock", "object": "chat.completion", "model": "mock", "choices": [{{"index": 0, "message": {}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": {}, "completion_tokens": 5}}}}"#,
         dumps(&Value::Object(message), Escape::Utf8),
-        body.len() / 4
+        official_len(body) / 4
     );
     Some(resp)
 }
@@ -174,6 +174,7 @@ pub(crate) fn model_server(
             return action;
         }
         match model_reply(&ds, &req.body, behaviour) {
+            Some(body) if asks_to_stream(&req.body) => crate::runner_stream::as_stream(&body, 5),
             Some(body) => Action::ok(body),
             None => Action::status(
                 400,
@@ -181,6 +182,27 @@ pub(crate) fn model_server(
             ),
         }
     })
+}
+
+/// The length of a request body without the stream switch (the mock's prompt tokens are a
+/// function of it, so that a streamed request counts as the same prompt).
+fn official_len(body: &str) -> usize {
+    let streamed = format!(
+        ", {}}}",
+        wildtool_core::runner::stream::request::OPENAI_STREAM_MEMBERS
+    );
+    match body.strip_suffix(&streamed) {
+        Some(head) => head.len() + 1,
+        None => body.len(),
+    }
+}
+
+/// True when a request body carries the stream switch.
+pub(crate) fn asks_to_stream(body: &str) -> bool {
+    loads(body)
+        .ok()
+        .and_then(|v| v.get("stream").cloned())
+        .is_some_and(|s| s == Value::Bool(true))
 }
 
 pub(crate) fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Output {

@@ -1,10 +1,11 @@
 //! The page's lab module: views and computations the page needs only on demand —
 //! comparisons of runs, opened trace steps, the glossary, repeated-trial statistics, the ranked
-//! leaderboard, and the generator and sweeps — in a second WebAssembly module that is
+//! leaderboard, the generator and sweeps, and the streaming probe's plan and report — in a second WebAssembly module that is
 //! loaded the first time one of them is asked for, so the app shell stays small.
 //!
 //! Every call is a pure function from JSON text to text, `fn(input: &str) ->
-//! Result<String, LabError>`: a view call returns the wire JSON of a `wildtool_ui` node,
+//! Result<String, LabError>` (except `stream_read`, which keeps the page's stream readers
+//! between calls): a view call returns the wire JSON of a `wildtool_ui` node,
 //! which the main module splices into its frame as `Node::Raw` without parsing it again.
 //! The main module reaches a call by name (its `Effect::Lab`); [`call`] dispatches by
 //! name natively (the page's tests), and on wasm32 each call is also exported under its
@@ -15,6 +16,8 @@
 pub mod compare;
 pub mod generate;
 pub mod leaderboard;
+pub mod probe;
+pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
@@ -102,6 +105,13 @@ calls! {
     glossary_view => crate::trace::glossary_view;
     /// One task's traces of two runs side by side (see [`trace::pair_view`]).
     trace_pair => crate::trace::pair_view;
+    /// The streaming probe's requests (see [`probe`]).
+    probe_requests => crate::probe::requests;
+    /// The streaming probe's verdict and report (see [`probe`]).
+    probe_report => crate::probe::report;
+    /// The page's readers of streamed responses (see [`stream`]; the one call that keeps
+    /// state between calls).
+    stream_read => crate::stream::read_stream;
 }
 
 #[cfg(test)]
@@ -123,7 +133,10 @@ mod tests {
                 "trace_step",
                 "trace_search_texts",
                 "glossary_view",
-                "trace_pair"
+                "trace_pair",
+                "probe_requests",
+                "probe_report",
+                "stream_read"
             ]
         );
         let e = call("no_such_call", "{}").unwrap_err();

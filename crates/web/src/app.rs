@@ -297,8 +297,13 @@ impl Inner {
                 spawn_local(async move {
                     let answer = match JsFuture::from(p).await {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
-                            Ok(run) => run
-                                .call2(
+                            Ok(run) => {
+                                if purpose == crate::msg::LabPurpose::StreamReaders {
+                                    me.state
+                                        .borrow_mut()
+                                        .install_stream_call(stream_call(run.clone()));
+                                }
+                                run.call2(
                                     &JsValue::NULL,
                                     &JsValue::from_str(call),
                                     &JsValue::from_str(&input),
@@ -307,7 +312,8 @@ impl Inner {
                                 .and_then(|out| {
                                     out.as_string()
                                         .ok_or_else(|| "the lab module returned no text".to_owned())
-                                }),
+                                })
+                            }
                             Err(_) => Err("the lab module did not load".to_owned()),
                         },
                         Err(e) => Err(format!(
@@ -327,6 +333,16 @@ impl Inner {
                 spawn_local(async move {
                     let reply = crate::transport::fetch_aux(&aux).await;
                     me.deliver(Msg::AuxDone(aux.purpose, reply));
+                });
+            }
+            Effect::Probe(send) => {
+                let me = self.clone();
+                spawn_local(async move {
+                    let seq = send.seq;
+                    crate::transport::fetch_probe(&send, &|input| {
+                        me.deliver(Msg::Probe(seq, input))
+                    })
+                    .await;
                 });
             }
             Effect::Abort(id) => {
@@ -374,11 +390,41 @@ impl Inner {
             self.requests.borrow_mut().insert(id, c.clone());
         }
         spawn_local(async move {
+            if out.transmit.stream {
+                let deliver = |part| me.deliver(Msg::Stream(id, part));
+                let failed = crate::transport::fetch_streamed(
+                    &out.transmit.request,
+                    out.auth.as_ref(),
+                    controller.as_ref(),
+                    true,
+                    &deliver,
+                )
+                .await;
+                me.requests.borrow_mut().remove(&id);
+                if let Some(reply) = failed {
+                    me.deliver(Msg::Reply(id, reply));
+                }
+                return;
+            }
             let reply = crate::transport::fetch_reply(&out, controller.as_ref()).await;
             me.requests.borrow_mut().remove(&id);
             me.deliver(Msg::Reply(id, reply));
         });
     }
+}
+
+/// The lab module's stream readers, called synchronously through `run(call, input)`.
+fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
+    std::rc::Rc::new(move |input: &str| {
+        run.call2(
+            &JsValue::NULL,
+            &JsValue::from_str("stream_read"),
+            &JsValue::from_str(input),
+        )
+        .map_err(|e| js_message(&e))?
+        .as_string()
+        .ok_or_else(|| "the lab module returned no text".to_owned())
+    })
 }
 
 #[wasm_bindgen]

@@ -91,6 +91,7 @@ pub fn spec_from_form(
     s.backoff = real("backoff", &form.backoff)?;
     s.preflight = form.preflight;
     s.trials = whole("trials", &form.trials)?;
+    s.stream = form.stream;
     Ok(RunSpec::new(s)?)
 }
 

@@ -117,6 +117,9 @@ pub struct HistoryEntry {
     pub resumable: bool,
     /// Requests in flight (adaptive concurrency and the browser's cap), for live runs.
     pub concurrency: Option<wildtool_core::formats::meta::ConcurrencyMeta>,
+    /// First-token latency of a streamed run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_token: Option<wildtool_core::runner::stream::LatencySummary>,
 }
 
 impl HistoryEntry {
@@ -182,6 +185,16 @@ impl HistoryEntry {
                     browser_cap: n("browser_cap"),
                 })
             }),
+            first_token: v.get("first_token").and_then(|t| {
+                let x = |k: &str| t.get(k).and_then(Value::as_f64);
+                Some(wildtool_core::runner::stream::LatencySummary {
+                    count: t.get("count").and_then(Value::as_u64)?,
+                    median: x("median")?,
+                    p90: x("p90")?,
+                    mean: x("mean")?,
+                    max: x("max")?,
+                })
+            }),
         })
     }
 
@@ -214,7 +227,21 @@ impl HistoryEntry {
         m.scorer_version = self.scorer_version.clone();
         m.status = Some(RunStatus::of(self.tasks_scored, self.tasks_total));
         m.concurrency = self.concurrency;
+        if self.setting("stream") == Some("true") {
+            m.stream = Some(wildtool_core::formats::meta::StreamMeta {
+                first_token: self.first_token,
+            });
+        }
         m
+    }
+
+    /// The value of setting `name`, as stored with the run.
+    pub fn setting(&self, name: &str) -> Option<&str> {
+        self.settings
+            .as_ref()?
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
     }
 
     /// The run's settings as the core's run export records them.
@@ -435,6 +462,7 @@ impl AppState {
             has_result_text: false,
             resumable: false,
             concurrency: None,
+            first_token: None,
         }
     }
 
@@ -832,9 +860,34 @@ mod tests {
                 decreases: 2,
                 browser_cap: Some(12),
             }),
+            first_token: Some(wildtool_core::runner::stream::LatencySummary {
+                count: 3,
+                median: 0.25,
+                p90: 0.5,
+                mean: 0.3,
+                max: 0.5,
+            }),
         };
         let text = serde_json::to_string(&e).unwrap();
-        assert_eq!(HistoryEntry::parse(&text), Some(e));
+        assert_eq!(HistoryEntry::parse(&text), Some(e.clone()));
+        assert_eq!(
+            e.meta().stream,
+            None,
+            "a run without the stream setting did not stream"
+        );
+        let mut streamed = e.clone();
+        if let Some(s) = streamed.settings.as_mut() {
+            s.push(("stream".into(), "true".into()));
+        }
+        assert_eq!(
+            streamed
+                .meta()
+                .stream
+                .and_then(|s| s.first_token)
+                .map(|t| t.median),
+            Some(0.25),
+            "the run metadata records that the run streamed"
+        );
         assert_eq!(HistoryEntry::parse("{\"label\": 1}"), None);
         assert_eq!(HistoryEntry::parse("garbage"), None);
         let mut h = History::default();

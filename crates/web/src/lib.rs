@@ -22,6 +22,8 @@ pub mod links;
 pub mod live;
 pub mod msg;
 pub mod pair;
+pub mod probe;
+pub mod readers;
 pub mod route;
 pub mod scoring;
 pub mod settings;

@@ -33,6 +33,17 @@ pub struct Outgoing {
     pub auth: Option<(String, String)>,
 }
 
+/// One part of a streamed response of the live run, as the transport reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamIn {
+    /// The status and headers.
+    Head(wildtool_core::runner::http::HttpHead),
+    /// The next chunk of the body.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+}
+
 /// Where a live run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -101,6 +112,11 @@ pub struct LiveRun {
 }
 
 impl LiveRun {
+    /// True when the run streams its requests.
+    pub fn streamed(&self) -> bool {
+        self.engine.spec().stream()
+    }
+
     /// True while the engine runs (running or paused).
     pub fn active(&self) -> bool {
         matches!(self.phase, Phase::Running | Phase::Paused)
@@ -146,6 +162,9 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
+    if form.stream && !form.is_builtin() {
+        m.push(("stream".into(), "true".into()));
+    }
     m
 }
 
@@ -165,6 +184,16 @@ impl AppState {
             self.say("Load a dataset first.", Tone::Error);
             return Vec::new();
         };
+        // A streamed run reads its streams in the lab module: load it first.
+        let streams = self.setup.stream && !self.setup.is_builtin();
+        if streams && self.stream_call.is_none() {
+            self.awaiting_readers = Some((resume, stored));
+            return vec![Effect::Lab {
+                call: "stream_read",
+                input: r#"{"op": "close", "id": 0}"#.to_owned(),
+                purpose: crate::msg::LabPurpose::StreamReaders,
+            }];
+        }
         if self
             .run
             .as_ref()
@@ -190,7 +219,12 @@ impl AppState {
         let model = spec.model().to_owned();
         let backend = spec.backend().clone();
         let engine = match Engine::new(&sessions, spec, &stored, now.mono) {
-            Ok(e) => e,
+            Ok(mut e) => {
+                if let Some(call) = &self.stream_call {
+                    e.set_stream_readers(Box::new(crate::readers::LabReaders::new(call.clone())));
+                }
+                e
+            }
             Err(e) => {
                 self.say(format!("Cannot start: {e}."), Tone::Error);
                 return Vec::new();
@@ -266,6 +300,7 @@ impl AppState {
                 has_result_text: false,
                 resumable: true,
                 concurrency: None,
+                first_token: None,
             },
         };
         let sessions_job = ScoreJob::new(dataset);
@@ -436,6 +471,48 @@ impl AppState {
         self.drive(now)
     }
 
+    /// Installs the lab module's stream readers (the glue, once the module is loaded).
+    pub fn install_stream_call(&mut self, call: crate::readers::StreamCall) {
+        self.stream_call = Some(call);
+    }
+
+    /// The stream readers are ready (or could not be loaded): a waiting run starts.
+    pub fn stream_readers_ready(&mut self, result: Result<(), String>, now: Now) -> Vec<Effect> {
+        let Some((resume, stored)) = self.awaiting_readers.take() else {
+            return Vec::new();
+        };
+        match result {
+            Ok(()) if self.stream_call.is_some() => self.start_with(resume, stored, now),
+            Ok(()) => Vec::new(),
+            Err(e) => {
+                self.say(
+                    format!("Cannot start a streamed run: the stream readers could not be loaded ({e})."),
+                    Tone::Error,
+                );
+                Vec::new()
+            }
+        }
+    }
+
+    /// A part of a streamed response of the live run.
+    pub fn run_stream(&mut self, id: u64, part: StreamIn, now: Now) -> Vec<Effect> {
+        let Some(run) = &mut self.run else {
+            return Vec::new();
+        };
+        let rid = RequestId(id);
+        match part {
+            StreamIn::Head(head) => run.engine.handle_head(rid, head, now.mono),
+            StreamIn::Bytes(bytes) => run.engine.handle_bytes(rid, &bytes, now.mono),
+            StreamIn::End => {
+                if let Some(pool) = &mut run.hosts {
+                    pool.release(id);
+                }
+                run.engine.handle_end(rid, now.mono);
+            }
+        }
+        self.drive(now)
+    }
+
     /// The live run's timer fired.
     pub fn run_tick(&mut self, now: Now) -> Vec<Effect> {
         let Some(run) = &mut self.run else {
@@ -546,6 +623,7 @@ impl AppState {
                 run.entry.input_tokens = run.progress.input_tokens;
                 run.entry.output_tokens = run.progress.output_tokens;
                 run.entry.concurrency = run.concurrency_meta();
+                run.entry.first_token = run.progress.first_token;
                 puts.push((
                     meta_key(&run.id),
                     serde_json::to_string(&run.entry).unwrap_or_default(),
@@ -756,6 +834,7 @@ impl AppState {
         entry.output_tokens = run.progress.output_tokens;
         entry.resumable = shown.headline.tasks_scored < shown.headline.tasks_total;
         entry.concurrency = run.concurrency_meta();
+        entry.first_token = run.progress.first_token;
         run.entry = entry.clone();
         let mut puts = vec![
             (

@@ -104,6 +104,13 @@ pub enum LabPurpose {
     Leaderboard,
     /// One task's traces of two runs side by side.
     TracePair,
+    /// The streaming probe's requests.
+    ProbePlan,
+    /// The streaming probe's verdict and report.
+    ProbeReport,
+    /// The lab module's stream readers, loaded for a streamed run (the glue installs them
+    /// before answering).
+    StreamReaders,
 }
 
 /// What a request beside the run's own is for.
@@ -259,6 +266,12 @@ pub enum Msg {
     JiebaLoaded(Result<(), String>),
     /// A request of the live run finished.
     Reply(u64, crate::live::Reply),
+    /// A part of a streamed response of the live run.
+    Stream(u64, crate::live::StreamIn),
+    /// Check the setup form's endpoint for streaming faults.
+    ProbeStart,
+    /// An answer (or a part of one) to a probe request.
+    Probe(u64, crate::probe::ProbeIn),
     /// A request beside the run finished.
     AuxDone(AuxPurpose, crate::live::Reply),
     /// The live run's timer fired.
@@ -295,6 +308,7 @@ impl Msg {
             "set" => Msg::Set(Field::from_name(arg)?, value.to_owned()),
             "load-dataset" => Msg::LoadDataset,
             "list-models" => Msg::ListModels,
+            "probe-stream" => Msg::ProbeStart,
             "official-url" => Msg::OfficialUrl,
             "start" => Msg::Start,
             "pause" => Msg::Pause,
@@ -418,6 +432,8 @@ pub enum Effect {
     Abort(u64),
     /// Send a request beside the run; answer with [`Msg::AuxDone`].
     Aux(AuxRequest),
+    /// Send a request of the streaming probe; answer with [`Msg::Probe`].
+    Probe(crate::probe::ProbeSend),
     /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
     WakeAt(f64),
     /// Yield to the browser, then [`Msg::AgentStep`].

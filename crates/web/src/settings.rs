@@ -75,11 +75,13 @@ pub enum Field {
     Preset,
     /// Repeated trials: every task run this many times.
     Trials,
+    /// Stream the replies (the request's stream switch).
+    Stream,
 }
 
 impl Field {
     /// Every field, for parsing.
-    pub const ALL: [Field; 16] = [
+    pub const ALL: [Field; 17] = [
         Field::DatasetChoice,
         Field::DatasetUrl,
         Field::Lang,
@@ -96,6 +98,7 @@ impl Field {
         Field::Preflight,
         Field::Preset,
         Field::Trials,
+        Field::Stream,
     ];
 
     /// The name in `data-arg` and element ids.
@@ -117,6 +120,7 @@ impl Field {
             Field::Preflight => "m-preflight",
             Field::Preset => "m-preset",
             Field::Trials => "m-trials",
+            Field::Stream => "m-stream",
         }
     }
 
@@ -195,6 +199,8 @@ pub struct SetupForm {
     pub preset: String,
     /// Trials field (every task is run this many times).
     pub trials: String,
+    /// "Stream the replies" box.
+    pub stream: bool,
     /// The key stored on this device.
     pub remembered: Option<RememberedKey>,
     /// Model names the endpoint offered (its model list), for the model field.
@@ -224,6 +230,7 @@ impl Default for SetupForm {
             preflight: true,
             preset: String::new(),
             trials: "1".into(),
+            stream: false,
             remembered: None,
             models: Vec::new(),
             models_seq: 0,
@@ -329,6 +336,7 @@ impl SetupForm {
             Field::Backoff => self.backoff = value.to_owned(),
             Field::Preflight => self.preflight = flag,
             Field::Trials => self.trials = value.to_owned(),
+            Field::Stream => self.stream = flag,
             Field::Preset => {
                 self.preset = value.to_owned();
                 if let Some(p) = wildtool_core::runner::registry::preset(value) {
@@ -432,6 +440,7 @@ impl SetupForm {
             Field::Preflight => self.preflight.to_string(),
             Field::Preset => self.preset.clone(),
             Field::Trials => self.trials.clone(),
+            Field::Stream => self.stream.to_string(),
         }
     }
 }

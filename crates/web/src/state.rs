@@ -149,6 +149,16 @@ pub struct AppState {
     pub jieba_loading: bool,
     /// Last render time in milliseconds.
     pub render_ms: f64,
+    /// The streaming probe of the setup form's endpoint, once started.
+    pub probe: Option<crate::probe::PageProbe>,
+    /// Why the probe could not start.
+    pub probe_error: Option<String>,
+    /// Numbers probe requests (answers to an earlier probe are dropped).
+    pub probe_seq: u64,
+    /// The lab module's stream readers, once loaded (streamed runs need them).
+    pub stream_call: Option<crate::readers::StreamCall>,
+    /// A streamed run waiting for the stream readers: its resume entry and stored lines.
+    pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -194,6 +204,9 @@ impl AppState {
         }
         if q("preflight").as_deref() == Some("0") {
             setup.preflight = false;
+        }
+        if q("stream").as_deref() == Some("1") {
+            setup.stream = true;
         }
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
@@ -248,6 +261,11 @@ impl AppState {
             flags: Flags::default(),
             jieba_loading: false,
             render_ms: 0.0,
+            probe: None,
+            probe_error: None,
+            probe_seq: 0,
+            stream_call: None,
+            awaiting_readers: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -493,6 +511,9 @@ impl AppState {
             Msg::Resume(id) => self.resume_stored(&id),
             Msg::Discard(id) => self.discard_stored(&id),
             Msg::Reply(id, reply) => self.run_reply(id, reply, now),
+            Msg::Stream(id, part) => self.run_stream(id, part, now),
+            Msg::ProbeStart => self.probe_start(),
+            Msg::Probe(seq, input) => self.probe_input(seq, input),
             Msg::Tick => self.run_tick(now),
             Msg::AgentStep => self.run_agents(now),
             Msg::UploadFile(file) => self.upload_start(file),
@@ -511,6 +532,20 @@ impl AppState {
                 Vec::new()
             }
             Msg::ComparePick(id, on) => self.compare_pick(&id, on),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::StreamReaders,
+                ..
+            } => self.stream_readers_ready(Ok(()), now),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::StreamReaders,
+                error,
+            } => self.stream_readers_ready(Err(error), now),
+            Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
+                self.probe_lab(purpose, Ok(output))
+            }
+            Msg::LabFailed { purpose, error } if crate::probe::owns(purpose) => {
+                self.probe_lab(purpose, Err(error))
+            }
             Msg::LabDone { purpose, output } if crate::generator::owns(purpose) => {
                 self.gen_answered(purpose, Ok(output), now)
             }

@@ -5,16 +5,19 @@
 //! blocked by CORS or unreachable by a second request without CORS (no headers, no key).
 //! A body is read as a stream and no further than the core's reply limit (nor at all when
 //! `Content-Length` announces more): an oversized body is reported as
-//! [`HttpReply::TooLarge`] and its request aborted.
+//! [`HttpReply::TooLarge`] and its request aborted. A streamed request's body is handed
+//! over chunk by chunk as it arrives ([`fetch_streamed`]), for the core to reassemble and
+//! limit; aborting its controller stops the read at once.
 
 use gloo_timers::callback::Timeout;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
 use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
-use crate::live::Outgoing;
+use crate::live::{Outgoing, StreamIn};
 use crate::msg::AuxRequest;
 use wildtool_core::input::limits::MAX_REPLY_BODY_BYTES;
+use wildtool_core::runner::http::HttpHead;
 use wildtool_core::runner::http::HttpRequest;
 
 /// How long a request beside the run (model list, host-name probe) may take, in ms.
@@ -64,6 +67,25 @@ enum Body {
     Failed(JsValue),
 }
 
+/// The next chunk of a body: `Ok(None)` at its end.
+async fn next_chunk(
+    reader: &web_sys::ReadableStreamDefaultReader,
+) -> Result<Option<js_sys::Uint8Array>, JsValue> {
+    loop {
+        let chunk = JsFuture::from(reader.read()).await?;
+        let field = |name: &str| js_sys::Reflect::get(&chunk, &JsValue::from_str(name));
+        if field("done").ok().and_then(|d| d.as_bool()).unwrap_or(true) {
+            return Ok(None);
+        }
+        if let Some(part) = field("value")
+            .ok()
+            .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
+        {
+            return Ok(Some(part));
+        }
+    }
+}
+
 /// Reads `resp`'s body as UTF-8 text (invalid bytes replaced, a leading byte-order mark
 /// dropped, as `Response.text()` does), stopping beyond the reply limit.
 async fn read_body(resp: &web_sys::Response) -> Body {
@@ -73,19 +95,10 @@ async fn read_body(resp: &web_sys::Response) -> Body {
     let reader: web_sys::ReadableStreamDefaultReader = stream.get_reader().unchecked_into();
     let mut bytes: Vec<u8> = Vec::new();
     loop {
-        let chunk = match JsFuture::from(reader.read()).await {
-            Ok(c) => c,
+        let part = match next_chunk(&reader).await {
+            Ok(Some(p)) => p,
+            Ok(None) => break,
             Err(e) => return Body::Failed(e),
-        };
-        let field = |name: &str| js_sys::Reflect::get(&chunk, &JsValue::from_str(name));
-        if field("done").ok().and_then(|d| d.as_bool()).unwrap_or(true) {
-            break;
-        }
-        let Some(part) = field("value")
-            .ok()
-            .and_then(|v| v.dyn_into::<js_sys::Uint8Array>().ok())
-        else {
-            continue;
         };
         let len = part.length() as usize;
         if bytes.len() + len > MAX_REPLY_BODY_BYTES {
@@ -100,26 +113,24 @@ async fn read_body(resp: &web_sys::Response) -> Body {
     Body::Text(text.strip_prefix('\u{feff}').unwrap_or(&text).to_owned())
 }
 
-/// Sends `req` (with `auth` attached) and reports what became of it, as the engine needs
-/// it; `diagnose` tells a failed `fetch` apart as CORS or unreachable with a second
-/// request.
-async fn fetch_http(
+/// Sends `req` (with `auth` attached) and waits for the response head; a failure is the
+/// reply to report. `diagnose` tells a failed `fetch` apart as CORS or unreachable with a
+/// second request.
+async fn open(
     req: &HttpRequest,
     auth: Option<&(String, String)>,
     controller: Option<&web_sys::AbortController>,
     diagnose: bool,
-) -> HttpReply {
+) -> Result<web_sys::Response, HttpReply> {
     let aborted = || controller.is_some_and(|c| c.signal().aborted());
-    let request = match request(req, auth, controller) {
-        Ok(r) => r,
-        Err(e) => return network(NetworkKind::Other, js_message(&e)),
-    };
+    let request =
+        request(req, auth, controller).map_err(|e| network(NetworkKind::Other, js_message(&e)))?;
     let Some(window) = web_sys::window() else {
-        return network(NetworkKind::Other, "no window".into());
+        return Err(network(NetworkKind::Other, "no window".into()));
     };
-    let resp = match JsFuture::from(window.fetch_with_request(&request)).await {
-        Err(_) if aborted() => return HttpReply::Aborted,
-        Err(e) if !diagnose => return network(NetworkKind::Other, js_message(&e)),
+    match JsFuture::from(window.fetch_with_request(&request)).await {
+        Err(_) if aborted() => Err(HttpReply::Aborted),
+        Err(e) if !diagnose => Err(network(NetworkKind::Other, js_message(&e))),
         Err(e) => {
             let kind = if reachable(&req.url).await {
                 NetworkKind::Cors
@@ -132,20 +143,50 @@ async fn fetch_http(
                 }
                 _ => "nothing answered at this address (is the server running?)",
             };
-            return network(kind, format!("{}: {why}", js_message(&e)));
+            Err(network(kind, format!("{}: {why}", js_message(&e))))
         }
-        Ok(v) => match v.dyn_into::<web_sys::Response>() {
-            Ok(r) => r,
-            Err(e) => return network(NetworkKind::Other, js_message(&e)),
-        },
-    };
-    let status = if resp.type_() == web_sys::ResponseType::Opaqueredirect {
-        0
-    } else {
-        resp.status()
-    };
+        Ok(v) => v
+            .dyn_into::<web_sys::Response>()
+            .map_err(|e| network(NetworkKind::Other, js_message(&e))),
+    }
+}
+
+/// The status and the headers the engine reads (an opaque redirect is status 0).
+fn head_of(resp: &web_sys::Response) -> HttpHead {
     let header = |name: &str| resp.headers().get(name).ok().flatten();
-    let (retry_after, location) = (header("retry-after"), header("location"));
+    HttpHead {
+        status: if resp.type_() == web_sys::ResponseType::Opaqueredirect {
+            0
+        } else {
+            resp.status()
+        },
+        retry_after: header("retry-after"),
+        location: header("location"),
+        now_unix: js_sys::Date::now() / 1000.0,
+    }
+}
+
+/// Sends `req` (with `auth` attached) and reports what became of it, as the engine needs
+/// it; `diagnose` tells a failed `fetch` apart as CORS or unreachable with a second
+/// request.
+async fn fetch_http(
+    req: &HttpRequest,
+    auth: Option<&(String, String)>,
+    controller: Option<&web_sys::AbortController>,
+    diagnose: bool,
+) -> HttpReply {
+    let aborted = || controller.is_some_and(|c| c.signal().aborted());
+    let resp = match open(req, auth, controller, diagnose).await {
+        Ok(r) => r,
+        Err(reply) => return reply,
+    };
+    let HttpHead {
+        status,
+        retry_after,
+        location,
+        ..
+    } = head_of(&resp);
+    let header = |name: &str| resp.headers().get(name).ok().flatten();
     let announced = header("content-length")
         .and_then(|v| v.trim().parse::<f64>().ok())
         .map(|n| n as u64);
@@ -178,6 +219,89 @@ pub async fn fetch_reply(
     controller: Option<&web_sys::AbortController>,
 ) -> HttpReply {
     fetch_http(&out.transmit.request, out.auth.as_ref(), controller, true).await
+}
+
+/// Sends a streamed request and hands its response to `part` as it arrives: the head,
+/// each chunk, the end. A failure (no response, a read that failed) is returned as the
+/// reply to report; once the request is aborted, nothing more is read or handed over.
+pub async fn fetch_streamed(
+    req: &HttpRequest,
+    auth: Option<&(String, String)>,
+    controller: Option<&web_sys::AbortController>,
+    diagnose: bool,
+    part: &dyn Fn(StreamIn),
+) -> Option<HttpReply> {
+    let aborted = || controller.is_some_and(|c| c.signal().aborted());
+    let resp = match open(req, auth, controller, diagnose).await {
+        Ok(r) => r,
+        Err(reply) => return Some(reply),
+    };
+    part(StreamIn::Head(head_of(&resp)));
+    let Some(body) = resp.body() else {
+        part(StreamIn::End);
+        return None;
+    };
+    let reader: web_sys::ReadableStreamDefaultReader = body.get_reader().unchecked_into();
+    loop {
+        if aborted() {
+            let _ = reader.cancel();
+            return None;
+        }
+        match next_chunk(&reader).await {
+            Ok(Some(chunk)) if !aborted() => part(StreamIn::Bytes(chunk.to_vec())),
+            Ok(Some(_)) => {}
+            Ok(None) => {
+                part(StreamIn::End);
+                return None;
+            }
+            Err(_) if aborted() => return None,
+            Err(e) => {
+                return Some(network(
+                    NetworkKind::Other,
+                    format!("reading the stream: {}", js_message(&e)),
+                ))
+            }
+        }
+    }
+}
+
+/// Sends a request of the streaming probe: streamed or whole, given up after its timeout.
+pub async fn fetch_probe(send: &crate::probe::ProbeSend, part: &dyn Fn(crate::probe::ProbeIn)) {
+    use crate::probe::ProbeIn;
+    let controller = web_sys::AbortController::new().ok();
+    let timer = controller
+        .clone()
+        .map(|c| Timeout::new(send.timeout_ms, move || c.abort()));
+    let failed = if send.stream {
+        fetch_streamed(
+            &send.request,
+            send.auth.as_ref(),
+            controller.as_ref(),
+            false,
+            &|p| part(ProbeIn::Stream(p)),
+        )
+        .await
+    } else {
+        Some(
+            fetch_http(
+                &send.request,
+                send.auth.as_ref(),
+                controller.as_ref(),
+                false,
+            )
+            .await,
+        )
+    };
+    let timed_out = controller.as_ref().is_some_and(|c| c.signal().aborted());
+    drop(timer);
+    match (failed, timed_out) {
+        (_, true) => part(ProbeIn::Reply(network(
+            NetworkKind::Timeout,
+            format!("no answer within {} s", send.timeout_ms / 1000),
+        ))),
+        (Some(reply), false) => part(ProbeIn::Reply(reply)),
+        (None, false) => {}
+    }
 }
 
 /// Sends a request beside the run (no diagnosis of failures), given up after a few

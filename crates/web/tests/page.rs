@@ -28,9 +28,15 @@ type Server = Box<dyn FnMut(&wildtool_web::live::Outgoing) -> Reply>;
 /// A scripted endpoint for requests beside the run (model lists, host-name probes).
 type AuxServer = Box<dyn FnMut(&wildtool_web::msg::AuxRequest) -> Reply>;
 
+/// A scripted endpoint for the streaming probe's requests.
+type ProbeServer = Box<dyn FnMut(&wildtool_web::probe::ProbeSend) -> Reply>;
+
 /// The browser, in memory.
 struct Browser {
     server: Option<Server>,
+    probe_server: Option<ProbeServer>,
+    /// Bytes per chunk in which a streamed response is handed over.
+    stream_chunk: usize,
     aux_server: Option<AuxServer>,
     aux_sent: Vec<wildtool_web::msg::AuxRequest>,
     timer: Option<f64>,
@@ -85,6 +91,8 @@ impl Browser {
         );
         let mut b = Browser {
             server: None,
+            probe_server: None,
+            stream_chunk: 13,
             aux_server: None,
             aux_sent: Vec::new(),
             timer: None,
@@ -191,9 +199,40 @@ impl Browser {
                     let id = out.transmit.id.0;
                     if let Some(server) = &mut self.server {
                         let reply = server(&out);
-                        self.queue.push_back(Msg::Reply(id, reply));
+                        match (out.transmit.stream, reply) {
+                            // A streamed response arrives as its head and chunks.
+                            (true, Reply::Response(r)) => {
+                                for part in stream_parts(&r, self.stream_chunk) {
+                                    self.queue.push_back(Msg::Stream(id, part));
+                                }
+                            }
+                            (_, reply) => self.queue.push_back(Msg::Reply(id, reply)),
+                        }
                     }
                     self.sent.push(out);
+                }
+                Effect::Probe(send) => {
+                    let reply = match &mut self.probe_server {
+                        Some(server) => server(&send),
+                        None => Reply::Network(NetworkFailure {
+                            kind: NetworkKind::Unreachable,
+                            message: "no server".into(),
+                        }),
+                    };
+                    let seq = send.seq;
+                    match (send.stream, reply) {
+                        (true, Reply::Response(r)) => {
+                            for part in stream_parts(&r, self.stream_chunk) {
+                                self.queue.push_back(Msg::Probe(
+                                    seq,
+                                    wildtool_web::probe::ProbeIn::Stream(part),
+                                ));
+                            }
+                        }
+                        (_, reply) => self
+                            .queue
+                            .push_back(Msg::Probe(seq, wildtool_web::probe::ProbeIn::Reply(reply))),
+                    }
                 }
                 // The lab module's pure functions, called directly (the page loads them
                 // as a second WebAssembly module).
@@ -203,6 +242,13 @@ impl Browser {
                     purpose,
                 } => {
                     self.lab_calls.push(call);
+                    if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
+                        let run: wildtool_web::readers::StreamCall =
+                            std::rc::Rc::new(|input: &str| {
+                                wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
+                            });
+                        self.state.install_stream_call(run);
+                    }
                     let msg = match &self.lab_fails {
                         Some(why) => Msg::LabFailed {
                             purpose,
@@ -333,6 +379,23 @@ impl Browser {
 
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())
+}
+
+/// A whole response as the parts a streamed `fetch` hands over: the head, the body in
+/// `chunk`-byte pieces, the end.
+fn stream_parts(r: &HttpResponse, chunk: usize) -> Vec<wildtool_web::live::StreamIn> {
+    use wildtool_web::live::StreamIn;
+    let mut parts = vec![StreamIn::Head(wildtool_core::runner::http::HttpHead::new(
+        r.status,
+    ))];
+    parts.extend(
+        r.body
+            .as_bytes()
+            .chunks(chunk.max(1))
+            .map(|c| StreamIn::Bytes(c.to_vec())),
+    );
+    parts.push(StreamIn::End);
+    parts
 }
 
 #[test]
@@ -1644,5 +1707,7 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .contains(&format!("of {} models", models.len())));
 }
 
+#[path = "page/streaming.rs"]
+mod streaming;
 #[path = "page/traces.rs"]
 mod traces;

@@ -58,6 +58,7 @@ async fn nothing_listening_is_unreachable() {
             },
             deadline: 0.0,
             task: None,
+            stream: false,
         },
         auth: Some(("authorization".into(), "Bearer k".into())),
     };

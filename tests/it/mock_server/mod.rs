@@ -46,6 +46,14 @@ pub enum Action {
     },
     /// Answer with status and body in chunked transfer encoding (no `Content-Length`).
     Chunked { status: u16, body: String },
+    /// An event stream (`text/event-stream`, chunked): `chunks` written one by one, each
+    /// after `gap`, then `end`.
+    Stream {
+        status: u16,
+        chunks: Vec<Vec<u8>>,
+        gap: Duration,
+        end: StreamEnd,
+    },
     /// Wait this long, then close without answering.
     Hang(Duration),
     /// Close the connection at once.
@@ -77,6 +85,44 @@ impl Action {
             body: "{\"error\": {\"message\": \"rate limited\"}}".to_owned(),
         }
     }
+}
+
+/// How a scripted event stream ends.
+#[derive(Debug, Clone, Copy)]
+pub enum StreamEnd {
+    /// The body ends properly (the terminating chunk).
+    Complete,
+    /// The connection closes where the chunks stop.
+    Drop,
+    /// Keep-alive comments every `every`, for at most `for_at_most`, then close.
+    KeepAlive {
+        every: Duration,
+        for_at_most: Duration,
+    },
+}
+
+impl Action {
+    /// The event stream `text`, cut into one chunk per event, sent without delay.
+    pub fn events(text: &str) -> Self {
+        Action::Stream {
+            status: 200,
+            chunks: text
+                .split_inclusive("\n\n")
+                .map(|e| e.as_bytes().to_vec())
+                .collect(),
+            gap: Duration::ZERO,
+            end: StreamEnd::Complete,
+        }
+    }
+}
+
+/// Writes one chunk of a chunked body.
+fn write_chunk(w: &mut TcpStream, bytes: &[u8]) -> bool {
+    w.write_all(format!("{:x}\r\n", bytes.len()).as_bytes())
+        .and_then(|_| w.write_all(bytes))
+        .and_then(|_| w.write_all(b"\r\n"))
+        .and_then(|_| w.flush())
+        .is_ok()
 }
 
 /// CORS headers on every response, so a page on another origin can call the mock.
@@ -263,6 +309,47 @@ fn serve(
                         .is_err()
                 {
                     return;
+                }
+            }
+            Action::Stream {
+                status,
+                chunks,
+                gap,
+                end,
+            } => {
+                let head = format!("HTTP/1.1 {status} X\r\n{CORS}content-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n");
+                if writer.write_all(head.as_bytes()).is_err() {
+                    return;
+                }
+                for chunk in chunks.iter().filter(|c| !c.is_empty()) {
+                    if !gap.is_zero() {
+                        std::thread::sleep(gap);
+                    }
+                    if !write_chunk(&mut writer, chunk) {
+                        return;
+                    }
+                }
+                match end {
+                    StreamEnd::Complete => {
+                        if writer
+                            .write_all(b"0\r\n\r\n")
+                            .and_then(|_| writer.flush())
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                    StreamEnd::Drop => return,
+                    StreamEnd::KeepAlive { every, for_at_most } => {
+                        let start = Instant::now();
+                        while start.elapsed() < for_at_most && !stop.load(Ordering::Relaxed) {
+                            std::thread::sleep(every);
+                            if !write_chunk(&mut writer, b": keep-alive\n\n") {
+                                return;
+                            }
+                        }
+                        return;
+                    }
                 }
             }
             Action::Hang(d) => {

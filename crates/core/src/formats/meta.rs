@@ -9,6 +9,7 @@ use crate::input::checked::Fields;
 use crate::input::FormatError;
 use crate::report::RunStatus;
 use crate::runner::endpoint_url::EndpointUrl;
+use crate::runner::stream::LatencySummary;
 
 /// The dataset a run was made on.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -47,6 +48,15 @@ pub struct ConcurrencyMeta {
     /// HTTP/1.1); absent when nothing capped it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub browser_cap: Option<u64>,
+}
+
+/// A run whose requests were streamed, and what streaming measured.
+#[derive(Debug, Clone, Copy, PartialEq, Default, Serialize, Deserialize)]
+pub struct StreamMeta {
+    /// Seconds from sending a request to its first chunk of model output (absent when no
+    /// streamed reply produced output).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_token: Option<LatencySummary>,
 }
 
 /// What a run was: model, endpoint, dataset, when, how much, and with which scorer.
@@ -95,6 +105,9 @@ pub struct RunMeta {
     /// Requests in flight during a live run (absent for offline results and older files).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<ConcurrencyMeta>,
+    /// Present when the run streamed its requests (absent for runs without streaming).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stream: Option<StreamMeta>,
 }
 
 impl RunMeta {
@@ -149,6 +162,34 @@ impl RunMeta {
                     final_limit: c.opt("final")?.unwrap_or_default(),
                     decreases: c.opt("decreases")?.unwrap_or_default(),
                     browser_cap: c.opt("browser_cap")?,
+                }),
+                None => None,
+            },
+            stream: match f.obj("stream")? {
+                Some(s) => Some(StreamMeta {
+                    first_token: match s.obj("first_token")? {
+                        // Read field by field: a typed reader would add its own copy of
+                        // the deserializer to the page's module.
+                        Some(t) => match (
+                            t.opt::<u64>("count")?,
+                            t.opt::<f64>("median")?,
+                            t.opt::<f64>("p90")?,
+                            t.opt::<f64>("mean")?,
+                            t.opt::<f64>("max")?,
+                        ) {
+                            (Some(count), Some(median), Some(p90), Some(mean), Some(max)) => {
+                                Some(LatencySummary {
+                                    count,
+                                    median,
+                                    p90,
+                                    mean,
+                                    max,
+                                })
+                            }
+                            _ => None,
+                        },
+                        None => None,
+                    },
                 }),
                 None => None,
             },
@@ -212,5 +253,35 @@ mod tests {
         assert_eq!(RunMeta::endpoint_of("https://u:p@h/v1"), None);
         let m = RunMeta::new("l", "m", "ab");
         assert_eq!(m.scorer_version, crate::SCORER_VERSION);
+    }
+
+    #[test]
+    fn a_streamed_run_says_so_and_reads_back() {
+        let read = |m: &RunMeta| {
+            let v = serde_json::to_value(m).expect("serialises");
+            let f = Fields::root("run", &v).expect("object");
+            (
+                v.get("stream").cloned(),
+                RunMeta::from_fields(&f).expect("reads"),
+            )
+        };
+        let plain = RunMeta::new("l", "m", "ab");
+        assert_eq!(
+            read(&plain),
+            (None, plain.clone()),
+            "no stream field without streaming"
+        );
+        let mut streamed = plain;
+        let mut l = crate::runner::stream::Latencies::new();
+        l.push(0.25);
+        streamed.stream = Some(StreamMeta {
+            first_token: l.summary(),
+        });
+        let (field, back) = read(&streamed);
+        assert_eq!(back, streamed);
+        assert_eq!(
+            field.and_then(|s| s.get("first_token").and_then(|t| t.get("median")).cloned()),
+            Some(serde_json::json!(0.25))
+        );
     }
 }

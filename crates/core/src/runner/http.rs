@@ -59,6 +59,32 @@ impl HttpResponse {
     }
 }
 
+/// The start of a streamed response, as the driver reports it before the body's chunks
+/// ([`Engine::handle_head`](super::engine::Engine::handle_head)).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpHead {
+    /// Status code (0 for a browser's opaque redirect).
+    pub status: u16,
+    /// The `Retry-After` header, if any.
+    pub retry_after: Option<String>,
+    /// The `Location` header of a redirect, if any.
+    pub location: Option<String>,
+    /// Wall-clock time (Unix seconds) when the head arrived.
+    pub now_unix: f64,
+}
+
+impl HttpHead {
+    /// A head with `status` and no headers of interest.
+    pub fn new(status: u16) -> Self {
+        Self {
+            status,
+            retry_after: None,
+            location: None,
+            now_unix: 0.0,
+        }
+    }
+}
+
 /// What became of a request the engine asked a driver to send.
 #[derive(Debug, Clone, PartialEq)]
 pub enum HttpReply {

@@ -9,10 +9,12 @@
 //!    OpenAI-compatible, Anthropic and Gemini APIs), [`http`] (requests and replies as
 //!    drivers report them), [`policy`] (retry classification, backoff, `Retry-After`),
 //!    [`endpoint_url`], [`select`], [`exec`] (executor plumbing), [`registry`] (the
-//!    providers, agents, presets, defaults and limits every front end lists).
+//!    providers, agents, presets, defaults and limits every front end lists), [`stream`]
+//!    (streamed requests and the reassembly of their event streams).
 //! 2. [`retry`]: one attempt's outcome ([`retry::Attempt`]) and the future-based retry
 //!    loop; [`checkpoint`]: the checkpoint format and result assembly; [`preflight`]: the
-//!    one-request endpoint check.
+//!    one-request endpoint check; [`probe`]: the streaming probe (the same tool tasks
+//!    streamed and not, compared).
 //! 3. [`driver`]: the per-task loop over a responder; [`agents`]: built-in agents.
 //! 4. [`engine`]: the run engine — the dataset scheduler every front end drives.
 
@@ -26,7 +28,9 @@ pub mod exec;
 pub mod http;
 pub mod policy;
 pub mod preflight;
+pub mod probe;
 pub mod provider;
 pub mod registry;
 pub mod retry;
 pub mod select;
+pub mod stream;

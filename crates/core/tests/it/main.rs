@@ -35,5 +35,6 @@ mod score_fuzz;
 mod score_golden;
 mod share_codec;
 mod share_pair;
+mod stream_fixtures;
 mod suite_data;
 mod sweep_stats;

@@ -180,6 +180,9 @@ fn hooks(state: &AppState) -> Hooks {
             h.insert("runState", "idle".to_owned());
         }
     }
+    if let Some(p) = &state.probe {
+        h.insert("probeState", p.state().to_owned());
+    }
     if let Some(s) = &state.shown {
         h.insert("headline", s.headline_json());
         h.insert("dashboard", "ready".to_owned());

@@ -181,6 +181,16 @@ pub fn view(state: &AppState) -> Element {
     ] {
         dl = dl.children(pair);
     }
+    if run.streamed() {
+        let first = match &p.first_token {
+            Some(t) => format!(
+                "{:.2} s median, p90 {:.2} s ({} streamed requests)",
+                t.median, t.p90, t.count
+            ),
+            None => "—".to_owned(),
+        };
+        dl = dl.children(stat("First token", first));
+    }
     panel = panel.child(dl);
     if run.phase != Phase::Ended {
         if let Some(err) = &run.last_error {

@@ -424,6 +424,20 @@ fn model_panel(state: &AppState) -> Element {
                 )
                 .text(" Check the endpoint with one request before the run (untick to skip the check, like --no-preflight)"),
         );
+        panel = panel
+            .child(
+                el("label")
+                    .class("check")
+                    .child(
+                        el("input")
+                            .id("m-stream")
+                            .attr("type", "checkbox")
+                            .flag("checked", f.stream)
+                            .action("set", Field::Stream.name()),
+                    )
+                    .text(" Stream the replies (like --stream; scored exactly as without streaming, with first-token latency)"),
+            )
+            .child(probe_block(state));
     }
     panel.child(
         el("div").class("row").child(
@@ -432,6 +446,48 @@ fn model_panel(state: &AppState) -> Element {
                 .class("primary"),
         ),
     )
+}
+
+/// The streaming probe: its button, where it stands, and the core's report as text.
+fn probe_block(state: &AppState) -> Element {
+    let running = state.probe.as_ref().is_some_and(|p| p.result.is_none());
+    let mut block = el("div").id("probe").child(
+        el("div").class("row").child(
+            button("Check streaming", "probe-stream", "")
+                .id("probe-stream")
+                .flag("disabled", running),
+        ),
+    );
+    block = block.child(
+        el_text(
+            "p",
+            "Sends four small tool tasks once streamed and once not, and compares the calls: a server that loses or changes calls only when streaming is named here, with what to look for.",
+        )
+        .class("muted"),
+    );
+    if let Some(e) = &state.probe_error {
+        block = block.child(
+            el_text("p", e.clone())
+                .id("probe-error")
+                .class("error-text"),
+        );
+    }
+    if let Some(p) = &state.probe {
+        block = match &p.result {
+            None => block.child(
+                el("p")
+                    .id("probe-status")
+                    .attr("role", "status")
+                    .text(format!("Checking streaming: {}", p.progress())),
+            ),
+            Some(r) => block.child(
+                el_text("pre", r.text.clone())
+                    .id("probe-report")
+                    .attr("role", "status"),
+            ),
+        };
+    }
+    block
 }
 
 fn cors_help(state: &AppState) -> Element {

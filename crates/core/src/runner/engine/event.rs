@@ -4,6 +4,7 @@
 use super::super::checkpoint::Assembled;
 use super::super::http::HttpRequest;
 use super::super::preflight::PreflightClass;
+use super::super::stream::LatencySummary;
 
 /// Identifies one request the engine asked a driver to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -32,6 +33,12 @@ pub struct Transmit {
     pub deadline: f64,
     /// The task this request belongs to (`None` for the preflight).
     pub task: Option<TaskKey>,
+    /// The request is streamed: report the head, the body's chunks as they arrive and its
+    /// end ([`Engine::handle_head`](super::Engine::handle_head),
+    /// [`handle_bytes`](super::Engine::handle_bytes),
+    /// [`handle_end`](super::Engine::handle_end)), and stop reading when it is aborted. A
+    /// driver that cannot stream may report the whole response with `handle_reply`.
+    pub stream: bool,
 }
 
 /// A task that did not finish in this invocation (never a model error; resumable).
@@ -88,6 +95,9 @@ pub struct ProgressSnapshot {
     pub paused: bool,
     /// The preflight request is under way.
     pub preflight: bool,
+    /// First-token latency of the streamed requests so far (`None` when nothing streamed
+    /// has produced output yet).
+    pub first_token: Option<LatencySummary>,
 }
 
 impl ProgressSnapshot {
@@ -143,6 +153,9 @@ impl ProgressSnapshot {
                 self.waiting,
                 self.longest_wait.unwrap_or(0.0)
             ));
+        }
+        if let Some(t) = &self.first_token {
+            s.push_str(&format!(" | {}", t.describe()));
         }
         if let Some(f) = &self.last_failure {
             let short: String = f.chars().take(120).collect();

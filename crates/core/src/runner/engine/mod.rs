@@ -31,7 +31,9 @@
 //! ```
 //!
 //! A reply to a request the engine aborted (cancel, timeout) is ignored, so drivers need
-//! not track which requests are still wanted. `cancel` ends the run within the call: the
+//! not track which requests are still wanted. A streamed request (`t.stream`) is reported
+//! as it arrives: `handle_head`, then `handle_bytes` per chunk, then `handle_end` (or
+//! `handle_reply` with a failure); when it is aborted the driver stops reading at once. `cancel` ends the run within the call: the
 //! in-flight requests come out of `poll_abort`, and `Finished` is queued at once.
 //!
 //! # Rules
@@ -52,6 +54,11 @@
 //!   naming the limit; a reply whose recorded fields are over
 //!   [`MAX_STEP_BYTES`](crate::input::limits::MAX_STEP_BYTES) ends its task as
 //!   incomplete.
+//! - Streaming (`RunSpec::stream`): every request is the official one with the dialect's
+//!   stream switch ([`streamed_request`]); the event stream is reassembled in the core into
+//!   the body a non-streaming request returns, which then takes the path above. A torn,
+//!   oversized, unknown or malformed stream is a transport failure (retried), as is silence
+//!   longer than the stream idle timeout between chunks (see `streaming`).
 //! - Pause stops starting tasks; started tasks run to their end.
 //! - Seeds: trial 1 uses the per-task seeds of the per-task loop ([`task_seed`]), so its
 //!   prompts and jitter are those of a run without trials; later trials mix in the trial
@@ -61,6 +68,7 @@ mod budget;
 mod control;
 mod event;
 mod spec;
+mod streaming;
 #[cfg(test)]
 mod tests;
 
@@ -71,8 +79,8 @@ pub use event::{
 };
 pub use spec::{
     AgentKind, Backend, BackendSettings, RunSettings, RunSpec, Setting, SpecError,
-    DEFAULT_BREAKER_THRESHOLD, JITTER, MAX_BACKOFF_DELAY, MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER,
-    MAX_TRIALS,
+    DEFAULT_BREAKER_THRESHOLD, DEFAULT_STREAM_IDLE_TIMEOUT, JITTER, MAX_BACKOFF_DELAY,
+    MAX_BREAKER_THRESHOLD, MAX_RETRY_AFTER, MAX_TRIALS,
 };
 
 use std::collections::{BTreeMap, VecDeque};
@@ -94,7 +102,9 @@ use super::policy::{retry_after_secs, FailureClass, Jitter, RetryPolicy};
 use super::preflight::{self, PreflightClass, PreflightFailure};
 use super::provider::{ChatRequest, Endpoint, ProviderKind};
 use super::retry::Attempt;
+use super::stream::{streamed_request, Latencies};
 use control::{Aimd, Breaker};
+use streaming::{InStream, Streams};
 
 /// A run that cannot start.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -259,6 +269,12 @@ pub struct Engine<'d> {
     aborts: VecDeque<RequestId>,
     finished: bool,
     budget: Option<budget::Budget>,
+    /// Streamed requests in flight.
+    streams: Streams,
+    /// Where streamed responses are read (installed by the driver).
+    readers: Option<Box<dyn super::stream::StreamReaders>>,
+    /// First-token latencies of the streamed task requests.
+    first_tokens: Latencies,
 }
 
 fn token_count(v: &Value) -> u64 {
@@ -402,6 +418,9 @@ impl<'d> Engine<'d> {
                 .pricing()
                 .filter(|_| spec.endpoint().is_some())
                 .map(|p| budget::Budget::new(p.clone(), spec.max_cost())),
+            streams: Streams::default(),
+            readers: None,
+            first_tokens: Latencies::new(),
             spec,
         };
         if stored.is_empty() {
@@ -475,8 +494,16 @@ impl<'d> Engine<'d> {
     // ---- input --------------------------------------------------------------------
 
     /// Reports what became of request `id`. Replies to requests the engine no longer
-    /// waits for (aborted, timed out, after the end) are ignored.
+    /// waits for (aborted, timed out, after the end) are ignored. For a streamed request
+    /// this is a failure below HTTP, or the whole response at once (it is then read as an
+    /// event stream).
     pub fn handle_reply(&mut self, id: RequestId, reply: HttpReply, now: f64) {
+        let reply = self.resolve_stream(id, reply);
+        self.process_reply(id, reply, now);
+    }
+
+    /// Acts on the reply to request `id` (after a stream, on its reassembled body).
+    fn process_reply(&mut self, id: RequestId, reply: HttpReply, now: f64) {
         if self.finished {
             return;
         }
@@ -546,6 +573,10 @@ impl<'d> Engine<'d> {
     /// [`Engine::poll_abort`]) and count as timeouts (retried like network failures);
     /// retry waits that are over make their tasks ready to send again.
     pub fn handle_timeout(&mut self, now: f64) {
+        if self.finished {
+            return;
+        }
+        self.stream_timeouts(now);
         if self.finished {
             return;
         }
@@ -697,6 +728,10 @@ impl<'d> Engine<'d> {
         }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
+        let stream = self.spec.stream();
+        if stream {
+            self.streams.insert(id, InStream::new(now, true));
+        }
         let a = &mut self.active[idx];
         a.phase = Phase::InFlight {
             id,
@@ -710,12 +745,15 @@ impl<'d> Engine<'d> {
             request,
             deadline,
             task: Some(key),
+            stream,
         })
     }
 
     /// The next request to abort (cancelled, timed out or stopped).
     pub fn poll_abort(&mut self) -> Option<RequestId> {
-        self.aborts.pop_front()
+        let id = self.aborts.pop_front()?;
+        self.drop_stream(id);
+        Some(id)
     }
 
     /// When [`Engine::handle_timeout`] has something to do next (a deadline or the end of
@@ -739,6 +777,9 @@ impl<'d> Engine<'d> {
                 Phase::Waiting { until } => consider(until),
                 Phase::Ready => {}
             }
+        }
+        if let Some(t) = self.next_stream_timeout() {
+            consider(t);
         }
         next
     }
@@ -811,6 +852,7 @@ impl<'d> Engine<'d> {
             last_failure: self.last_failure.clone(),
             paused: self.paused,
             preflight,
+            first_token: self.first_tokens.summary(),
         }
     }
 
@@ -946,7 +988,7 @@ impl<'d> Engine<'d> {
         let (provider, endpoint) = self.endpoint.as_ref()?;
         let a = self.active.get_mut(idx)?;
         if a.step.request.is_none() {
-            a.step.request = Some(provider.build(
+            let built = provider.build(
                 &ChatRequest {
                     model: self.spec.model(),
                     temperature: self.temperature,
@@ -954,20 +996,30 @@ impl<'d> Engine<'d> {
                     tools: a.machine.tools(),
                 },
                 endpoint,
-            ));
+            );
+            a.step.request = Some(if self.spec.stream() {
+                streamed_request(*provider, built)
+            } else {
+                built
+            });
         }
         a.step.request.clone()
     }
 
     fn transmit_preflight(&mut self, now: f64) -> Option<Transmit> {
         let (provider, endpoint) = self.endpoint.clone()?;
-        let request =
+        let mut request =
             preflight::request_at(provider, &endpoint, self.spec.model(), self.temperature);
         if !self.admit(RequestId(self.next_id), request.body.len(), now) {
             return None;
         }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
+        let stream = self.spec.stream();
+        if stream {
+            request = streamed_request(provider, request);
+            self.streams.insert(id, InStream::new(now, false));
+        }
         if let Some(pf) = &mut self.preflight {
             pf.state = PreflightState::InFlight { id, deadline };
         }
@@ -978,6 +1030,7 @@ impl<'d> Engine<'d> {
             request,
             deadline,
             task: None,
+            stream,
         })
     }
 
@@ -1459,6 +1512,7 @@ impl<'d> Engine<'d> {
             ),
         };
         crate::order::sort_by_key(&mut self.incomplete, |t| t.key);
+        self.drop_streams();
         self.finished = true;
         let progress = self.progress(now);
         self.push_progress(now);

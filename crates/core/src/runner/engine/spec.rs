@@ -27,6 +27,8 @@ pub const MAX_BACKOFF_DELAY: f64 = 120.0;
 pub const MAX_RETRY_AFTER: f64 = 300.0;
 /// Fraction of each backoff delay that is randomised.
 pub const JITTER: f64 = 0.5;
+/// Default longest silence between two chunks of a streamed response, seconds.
+pub const DEFAULT_STREAM_IDLE_TIMEOUT: f64 = 60.0;
 
 /// A setting of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +47,8 @@ pub enum Setting {
     Temperature,
     /// Circuit-breaker threshold.
     BreakerThreshold,
+    /// Longest silence between two chunks of a streamed response.
+    StreamIdleTimeout,
 }
 
 impl Setting {
@@ -58,6 +62,7 @@ impl Setting {
             Setting::Backoff => "backoff",
             Setting::Temperature => "temperature",
             Setting::BreakerThreshold => "breaker-threshold",
+            Setting::StreamIdleTimeout => "stream-idle-timeout",
         }
     }
 
@@ -73,7 +78,9 @@ impl Setting {
         match self {
             Setting::Trials => format!("a whole number from 1 to {MAX_TRIALS}"),
             Setting::Concurrency => format!("a whole number from {} to {}", c.0, c.1),
-            Setting::Timeout => format!("a number of seconds from {} to {}", t.0, t.1),
+            Setting::Timeout | Setting::StreamIdleTimeout => {
+                format!("a number of seconds from {} to {}", t.0, t.1)
+            }
             Setting::Retries => format!("a whole number from {} to {}", r.0, r.1),
             Setting::Backoff => format!("a number of seconds from {} to {}", b.0, b.1),
             Setting::Temperature => format!("a number from {} to {}", temp.0, temp.1),
@@ -194,11 +201,18 @@ pub struct RunSettings {
     pub pricing: Option<crate::cost::ModelPrice>,
     /// Stop starting requests when the spend would pass this amount (needs `pricing`).
     pub max_cost: Option<f64>,
+    /// Send every request streamed (the dialect's stream switch) and read the reply as an
+    /// event stream.
+    pub stream: bool,
+    /// Longest silence between two chunks of a streamed response, seconds (0.1..=3600);
+    /// the per-request timeout still bounds the whole response.
+    pub stream_idle_timeout: f64,
 }
 
 impl RunSettings {
     /// Settings with the registry's defaults (concurrency, timeout, retries, backoff), 1
-    /// trial, preflight on, breaker threshold 5 and adaptive concurrency on.
+    /// trial, preflight on, breaker threshold 5, adaptive concurrency on, not streamed
+    /// (60 s between chunks when streamed).
     pub fn new(
         model: impl Into<String>,
         dataset: impl Into<String>,
@@ -218,6 +232,8 @@ impl RunSettings {
             adaptive: true,
             pricing: None,
             max_cost: None,
+            stream: false,
+            stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
         }
     }
 }
@@ -238,6 +254,8 @@ pub struct RunSpec {
     adaptive: bool,
     pricing: Option<crate::cost::ModelPrice>,
     max_cost: Option<f64>,
+    stream: bool,
+    stream_idle_timeout: f64,
 }
 
 fn whole(setting: Setting, value: u64, lo: u64, hi: u64) -> Result<u64, SpecError> {
@@ -278,6 +296,8 @@ impl RunSpec {
         let timeout = real(Setting::Timeout, s.timeout, t.0, t.1)?;
         let retries = whole(Setting::Retries, s.retries, r.0.into(), r.1.into())? as u32;
         let backoff = real(Setting::Backoff, s.backoff, b.0, b.1)?;
+        let stream_idle_timeout =
+            real(Setting::StreamIdleTimeout, s.stream_idle_timeout, t.0, t.1)?;
         let breaker_threshold = whole(
             Setting::BreakerThreshold,
             s.breaker_threshold,
@@ -333,6 +353,8 @@ impl RunSpec {
             adaptive: s.adaptive,
             pricing: s.pricing,
             max_cost: s.max_cost,
+            stream: s.stream,
+            stream_idle_timeout,
         })
     }
 
@@ -389,6 +411,14 @@ impl RunSpec {
     /// Whether the concurrency adapts to rate limiting.
     pub fn adaptive(&self) -> bool {
         self.adaptive
+    }
+    /// Whether requests are streamed (endpoints only).
+    pub fn stream(&self) -> bool {
+        self.stream && matches!(self.backend, Backend::Http { .. })
+    }
+    /// Longest silence between two chunks of a streamed response, seconds.
+    pub fn stream_idle_timeout(&self) -> f64 {
+        self.stream_idle_timeout
     }
 
     /// The retry policy these settings define.

@@ -128,7 +128,8 @@ struct Sim<'d> {
 
 impl<'d> Sim<'d> {
     fn new(sessions: &[&'d Session], spec: RunSpec, stored: &[String]) -> Self {
-        let engine = Engine::new(sessions, spec, stored, 0.0).unwrap_or_else(|e| panic!("{e}"));
+        let mut engine = Engine::new(sessions, spec, stored, 0.0).unwrap_or_else(|e| panic!("{e}"));
+        engine.set_stream_readers(Box::new(crate::runner::stream::CoreReaders::default()));
         Self {
             engine,
             now: 0.0,
@@ -244,6 +245,7 @@ impl AsyncResponder for LoopServer<'_> {
                 line: ctx.session.index,
                 task: ctx.task,
             }),
+            stream: false,
         };
         let body = gold_body(self.ds, &t, "");
         let mut ids = SeededIds::new(seed.wrapping_add(0x5EED));
@@ -1035,3 +1037,5 @@ fn oversized_replies_fail_without_retry_and_oversized_steps_end_their_task() {
         "{reason}"
     );
 }
+
+mod streamed;
