@@ -332,6 +332,7 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
             "input_tokens": p.input_tokens,
             "output_tokens": p.output_tokens,
             "elapsed_seconds": p.elapsed,
+            "spent": end.spent,
             "first_token_seconds": p.first_token,
         },
     });
