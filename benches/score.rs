@@ -1,4 +1,8 @@
-//! Full scoring throughput on a generated 1,024-task result file (native).
+//! Full scoring throughput on a generated 1,024-task result file (native), beside the
+//! floor: reading the same lines alone (`parse only`: `json::loads` of every result line and
+//! the dataset load scoring needs), so scoring can be stated as a multiple of parsing.
+//! `WILDTOOL_BENCH_RESULTS=FILE WILDTOOL_BENCH_DATASET=FILE` measure another pair of files
+//! (e.g. the ones `scripts/bench-file.sh` makes).
 //!
 //! The dataset is the bundled suite repeated to 256 sessions (ids renumbered); the result
 //! file mixes the gold agent (correct tasks, every argument checked) and the baseline agent
@@ -59,9 +63,22 @@ fn results(dataset: &wildtool_core::dataset::LoadedDataset) -> Vec<String> {
 }
 
 fn bench(c: &mut Criterion) {
-    let text = dataset_1024();
+    let files = std::env::var("WILDTOOL_BENCH_DATASET")
+        .ok()
+        .zip(std::env::var("WILDTOOL_BENCH_RESULTS").ok());
+    let text = match &files {
+        Some((dataset, _)) => std::fs::read_to_string(dataset).expect("dataset"),
+        None => dataset_1024(),
+    };
     let loaded = load_dataset(&text, Lang::En);
-    let lines = results(&loaded);
+    let lines = match &files {
+        Some((_, results)) => std::fs::read_to_string(results)
+            .expect("results")
+            .lines()
+            .map(str::to_owned)
+            .collect(),
+        None => results(&loaded),
+    };
     let bytes: usize = lines.iter().map(String::len).sum();
     let seg = checker::default_segmenter();
     let check = |t: &Value, n: &str, p: &Value, g: &str| checker::check(t, n, p, g, seg.as_ref());
@@ -80,6 +97,23 @@ fn bench(c: &mut Criterion) {
             })
         },
     );
+    group.bench_function(
+        "parse only (the floor): json::loads of every result line",
+        |b| b.iter(|| lines.iter().filter(|line| loads(line).is_ok()).count()),
+    );
+    group.bench_function("parse only: dataset load", |b| {
+        b.iter(|| load_dataset(&text, Lang::En).sessions.len())
+    });
+    group.bench_function("score with dataset load", |b| {
+        b.iter(|| {
+            let loaded = load_dataset(&text, Lang::En);
+            let mut scorer = Scorer::new(&loaded, &check, ScoreOptions::default());
+            for (i, line) in lines.iter().enumerate() {
+                let _ = scorer.score_line(i + 1, line);
+            }
+            scorer.metric_json("bench")
+        })
+    });
     group.finish();
 }
 

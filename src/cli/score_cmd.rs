@@ -26,6 +26,11 @@ use super::files::{
 /// Exit code of a refused input (not a result file, another dataset's results).
 const EXIT_REFUSED: u8 = 2;
 
+/// Result files up to this size are read into memory once; larger ones are read twice
+/// by line span (sort keys first, then each line in score-file order), so that a huge
+/// file is never held in memory.
+const IN_MEMORY_BYTES: u64 = 64 << 20;
+
 /// Arguments of `wildtool score`.
 #[derive(Debug)]
 pub struct ScoreArgs {
@@ -103,8 +108,7 @@ fn open_results(
         eprintln!("wildtool: {}: {message}", args.results.display());
         Ok(Err(ExitCode::from(EXIT_REFUSED)))
     };
-    let memory = |text: String| {
-        let bytes = text.into_bytes();
+    let memory = |bytes: Vec<u8>| {
         let mut order = ScoreOrder::new();
         let mut damaged = Vec::new();
         for (span, line) in lines::split(&bytes) {
@@ -117,6 +121,10 @@ fn open_results(
         (Source::Memory(bytes), order.into_sorted(), damaged)
     };
     match kind {
+        FileKind::Results if len <= IN_MEMORY_BYTES => {
+            let bytes = std::fs::read(&args.results).map_err(at(&args.results))?;
+            Ok(Ok(memory(bytes)))
+        }
         FileKind::Results => {
             // Pass 1: spans and sort keys only, so a huge file is never held in memory.
             let mut order = ScoreOrder::new();
@@ -153,7 +161,7 @@ fn open_results(
                             assembled.missing.len()
                         );
                     }
-                    Ok(Ok(memory(assembled.text)))
+                    Ok(Ok(memory(assembled.text.into_bytes())))
                 }
                 Err(e) => refuse(e.to_string()),
             }
@@ -165,7 +173,7 @@ fn open_results(
                 Err(e) => return refuse(e.to_string()),
             };
             match run_export_results(&doc, loaded, fingerprint) {
-                Ok(text) => Ok(Ok(memory(text))),
+                Ok(text) => Ok(Ok(memory(text.into_bytes()))),
                 Err(e) => refuse(e.to_string()),
             }
         }

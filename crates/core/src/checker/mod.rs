@@ -19,6 +19,8 @@ use thiserror::Error;
 
 use crate::json::{loads, JsonErrorKind, Map, Value};
 
+#[cfg(feature = "jieba-dict")]
+pub use segment::LazyJieba;
 pub use segment::{JiebaSegmenter, NoSegmenter, SegmentError, Segmenter};
 
 /// The verdict `"correct"`.
@@ -32,12 +34,13 @@ pub const TOOL_NOT_DEFINED: &str = "error: tool not defined";
 pub const SEGMENTER_UNAVAILABLE: &str = "error: segmenter unavailable";
 
 /// The segmenter of this build: jieba with its embedded default dictionary when the
-/// `jieba-dict` feature is on (native builds), otherwise [`NoSegmenter`]. Building the
-/// jieba dictionary takes a noticeable moment: build it once and reuse it.
+/// `jieba-dict` feature is on (native builds), otherwise [`NoSegmenter`]. The dictionary
+/// is built on the first string that needs segmenting ([`LazyJieba`]), once per value:
+/// create one and share it.
 pub fn default_segmenter() -> Box<dyn Segmenter + Send + Sync> {
     #[cfg(feature = "jieba-dict")]
     {
-        Box::new(JiebaSegmenter::with_default_dict())
+        Box::new(LazyJieba::new())
     }
     #[cfg(not(feature = "jieba-dict"))]
     {

@@ -158,6 +158,49 @@ fn push_python_skip_split(word: &str, jieba: &jieba_rs::Jieba, out: &mut Vec<Str
     }
 }
 
+/// jieba with the embedded default dictionary, built on the first string that needs it.
+///
+/// Building the dictionary is the most expensive step of a scoring run's set-up, and only
+/// strings with Han characters are ever segmented (PROTOCOL §5.3 step 4), so an English
+/// file never pays for it. The dictionary is built at most once per value, also when
+/// several threads share it.
+#[cfg(feature = "jieba-dict")]
+#[derive(Default)]
+pub struct LazyJieba {
+    jieba: std::sync::OnceLock<JiebaSegmenter>,
+}
+
+#[cfg(feature = "jieba-dict")]
+impl LazyJieba {
+    /// A segmenter whose dictionary is not built yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// True once the dictionary has been built.
+    pub fn is_built(&self) -> bool {
+        self.jieba.get().is_some()
+    }
+}
+
+#[cfg(feature = "jieba-dict")]
+impl std::fmt::Debug for LazyJieba {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyJieba")
+            .field("built", &self.is_built())
+            .finish()
+    }
+}
+
+#[cfg(feature = "jieba-dict")]
+impl Segmenter for LazyJieba {
+    fn cut(&self, s: &str) -> Result<Vec<String>, SegmentError> {
+        self.jieba
+            .get_or_init(JiebaSegmenter::with_default_dict)
+            .cut(s)
+    }
+}
+
 /// A segmenter that is not there: every call fails with [`SegmentError::Unavailable`].
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoSegmenter;
@@ -210,6 +253,19 @@ mod tests {
         assert_eq!(join_words(&seg, "北京"), Ok("北京".to_owned()));
         let words = seg.cut("北京 roast duck 3.5").unwrap_or_default();
         assert_eq!(words, ["北京", " ", "roast", " ", "duck", " ", "3.5"]);
+    }
+
+    #[cfg(feature = "jieba-dict")]
+    #[test]
+    fn lazy_jieba_builds_on_the_first_cut_only() {
+        let lazy = LazyJieba::new();
+        assert!(!lazy.is_built());
+        assert_eq!(
+            join_words(&lazy, "北京烤鸭"),
+            join_words(&JiebaSegmenter::with_default_dict(), "北京烤鸭")
+        );
+        assert!(lazy.is_built());
+        assert_eq!(join_words(&lazy, "北京市"), Ok("北京市".to_owned()));
     }
 
     /// Expected tokens are jieba 0.42.1's (`list(jieba.cut(s))`).

@@ -5,7 +5,7 @@ use crate::outcome::{TaskType, TurnSubtype};
 
 use super::deps::check_dependencies;
 use super::model::{Field, Lang, Node, NodeKind, Session, Task};
-use super::parse::parse_json;
+use super::parse::parse_json_deferring;
 use super::problem::{Problem, Severity, Sink};
 use super::tools::{check_tools, float_to_number, tool_names};
 
@@ -118,7 +118,7 @@ pub fn parse_session(index: usize, line: &str, lang: Lang) -> ParsedLine {
 /// Parses the session at 0-based session index `index`, found on 1-based physical line
 /// `line_no`.
 pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) -> ParsedLine {
-    match parse_json(line) {
+    match parse_json_deferring(line, unread_fields(lang)) {
         Ok(value) => session_from_value(index, line_no, value, lang),
         Err(message) => ParsedLine {
             session: None,
@@ -130,6 +130,15 @@ pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) ->
                 severity: Severity::Error,
             }],
         },
+    }
+}
+
+/// The fields of the other language that a load in `lang` never reads (the Chinese
+/// `answer_list` is read in both: its node counts are the progress denominators, P16).
+fn unread_fields(lang: Lang) -> &'static [&'static str] {
+    match lang {
+        Lang::En => &["tools", "tasks"],
+        Lang::Zh => &["english_tools", "english_tasks", "english_answer_list"],
     }
 }
 

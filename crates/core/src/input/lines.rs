@@ -160,7 +160,7 @@ impl LineSplitter {
     pub fn push(&mut self, chunk: &[u8], visit: &mut LineVisitor<'_>) {
         let mut rest = chunk;
         while !rest.is_empty() {
-            match rest.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', rest) {
                 Some(i) => {
                     let (piece, after) = rest.split_at(i);
                     rest = after.get(1..).unwrap_or(&[]);
@@ -266,7 +266,7 @@ impl<'a> Iterator for Split<'a> {
         if self.rest.is_empty() {
             return None;
         }
-        let (line, rest) = match self.rest.iter().position(|&b| b == b'\n') {
+        let (line, rest) = match memchr::memchr(b'\n', self.rest) {
             Some(i) => (&self.rest[..i], self.rest.get(i + 1..).unwrap_or(&[])),
             None => (self.rest, &[][..]),
         };

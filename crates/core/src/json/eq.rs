@@ -16,6 +16,8 @@ use super::value::{PyInt, Value};
 /// Python `a == b` for values from `json.loads` (see the module docs for NaN).
 pub fn py_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
+        (Value::Raw(x), _) => py_eq(&x.value(), b),
+        (_, Value::Raw(y)) => py_eq(a, &y.value()),
         (Value::Null, Value::Null) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
         (Value::Array(x), Value::Array(y)) => {

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use super::error::{JsonError, JsonErrorKind};
-use super::value::{Map, PyInt, Value};
+use super::value::{Map, PyInt, RawJson, Value};
 
 /// Deepest container nesting accepted (the outermost container is depth 1).
 ///
@@ -21,7 +21,7 @@ use super::value::{Map, PyInt, Value};
 pub const MAX_DEPTH: usize = 1000;
 
 /// CPython's default `sys.get_int_max_str_digits()`.
-const MAX_INT_DIGITS: usize = 4300;
+pub(crate) const MAX_INT_DIGITS: usize = 4300;
 
 /// Objects with more members than this get a hash index for duplicate-key detection.
 const INDEX_THRESHOLD: usize = 16;
@@ -33,10 +33,59 @@ const INDEX_THRESHOLD: usize = 16;
 /// accepted; a duplicate key keeps its first position and takes the last value; only
 /// `" \t\n\r"` may surround tokens. Errors carry Python's message and position.
 pub fn loads(text: &str) -> Result<Value, JsonError> {
+    parse_with(text, &[])
+}
+
+impl RawJson {
+    /// The parsed value. The text was validated when it was read, so this does not fail
+    /// (an impossible failure gives `null`).
+    pub fn value(&self) -> Value {
+        loads(self.text()).unwrap_or(Value::Null)
+    }
+}
+
+/// One step of a [`loads_deferring`] path: what the key or index of a container on the
+/// way must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStep<'a> {
+    /// A member with this key.
+    Key(&'a str),
+    /// A member with one of these keys.
+    AnyOf(&'a [&'a str]),
+    /// A member whose key starts with this.
+    Prefix(&'a str),
+    /// Any item of an array.
+    AnyIndex,
+}
+
+impl PathStep<'_> {
+    fn matches(&self, frame: &Frame) -> bool {
+        match (self, frame) {
+            (PathStep::Key(k), Frame::Object(f)) => f.key == *k,
+            (PathStep::AnyOf(keys), Frame::Object(f)) => keys.iter().any(|k| f.key == *k),
+            (PathStep::Prefix(p), Frame::Object(f)) => f.key.starts_with(p),
+            (PathStep::AnyIndex, Frame::Array(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// [`loads`], except that the arrays and objects found at `path` (one [`PathStep`] per
+/// enclosing container, outermost first) are kept as [`Value::Raw`] (their validated
+/// text) where that is exact: when they hold no duplicate keys and no key with an escape.
+/// The result is accepted, refused (with the same error) and written by
+/// [`dumps`](super::dumps) exactly as [`loads`]'s; only the trees at `path` are not built.
+/// For callers that copy such values through unread.
+pub fn loads_deferring(text: &str, path: &[PathStep<'_>]) -> Result<Value, JsonError> {
+    parse_with(text, path)
+}
+
+fn parse_with(text: &str, defer: &[PathStep<'_>]) -> Result<Value, JsonError> {
     let mut parser = Parser {
         text,
         bytes: text.as_bytes(),
         pos: 0,
+        defer,
     };
     if text.starts_with('\u{feff}') {
         return Err(parser.error("Unexpected UTF-8 BOM (decode using utf-8-sig)", 0));
@@ -93,13 +142,15 @@ impl ObjectFrame {
     }
 }
 
-struct Parser<'a> {
+struct Parser<'a, 'p> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Containers at this path are kept as raw text (empty: none).
+    defer: &'p [PathStep<'p>],
 }
 
-impl<'a> Parser<'a> {
+impl Parser<'_, '_> {
     fn error(&self, msg: &str, byte_pos: usize) -> JsonError {
         JsonError::at(JsonErrorKind::Decode, msg, self.text, byte_pos)
     }
@@ -122,12 +173,27 @@ impl<'a> Parser<'a> {
 
     /// Parses one value at `self.pos` (whitespace already skipped), iteratively.
     fn parse_document_value(&mut self) -> Result<Value, JsonError> {
+        self.parse_document_value_at(0)
+    }
+
+    /// One value, `outer` containers deep (for the depth limit).
+    fn parse_document_value_at(&mut self, outer: usize) -> Result<Value, JsonError> {
         let mut stack: Vec<Frame> = Vec::new();
         'value: loop {
             // Parse a value start; containers that are non-empty are pushed and resumed.
             let mut value = match self.peek() {
+                Some(b'[' | b'{') if self.deferred_member(&stack) => {
+                    match super::scan::scan(self.bytes, self.pos, stack.len()) {
+                        Some(found) => {
+                            let text = self.text.get(self.pos..found.end).unwrap_or("");
+                            self.pos = found.end;
+                            Value::Raw(RawJson::new(text, found.canonical))
+                        }
+                        None => self.parse_nested(stack.len())?,
+                    }
+                }
                 Some(open @ (b'[' | b'{')) => {
-                    if stack.len() >= MAX_DEPTH {
+                    if outer + stack.len() >= MAX_DEPTH {
                         let what = if open == b'[' { "array" } else { "object" };
                         return Err(JsonError::at(
                             JsonErrorKind::TooDeep,
@@ -212,6 +278,30 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// True when the value about to be parsed is at the deferred path.
+    fn deferred_member(&self, stack: &[Frame]) -> bool {
+        !self.defer.is_empty()
+            && stack.len() == self.defer.len()
+            && self
+                .defer
+                .iter()
+                .zip(stack)
+                .all(|(step, frame)| step.matches(frame))
+    }
+
+    /// The container at `pos`, parsed into a tree, `depth` containers deep.
+    fn parse_nested(&mut self, depth: usize) -> Result<Value, JsonError> {
+        let mut inner = Parser {
+            text: self.text,
+            bytes: self.bytes,
+            pos: self.pos,
+            defer: &[],
+        };
+        let value = inner.parse_document_value_at(depth)?;
+        self.pos = inner.pos;
+        Ok(value)
+    }
+
     /// Reads `"key"` `:` and the whitespace after it.
     fn parse_key(&mut self) -> Result<String, JsonError> {
         if self.peek() != Some(b'"') {
@@ -257,49 +347,12 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn is_digit_at(&self, pos: usize) -> bool {
-        self.bytes.get(pos).is_some_and(u8::is_ascii_digit)
-    }
-
-    /// CPython's `_match_number_unicode`: the longest valid number prefix, backtracking
-    /// over a dangling `.` or exponent.
+    /// A number ([`number_end`]) as an int or a float.
     fn parse_number(&mut self) -> Result<Value, JsonError> {
         let start = self.pos;
-        let mut idx = start;
-        if self.bytes.get(idx) == Some(&b'-') {
-            idx += 1;
-        }
-        match self.bytes.get(idx) {
-            Some(b'1'..=b'9') => {
-                idx += 1;
-                while self.is_digit_at(idx) {
-                    idx += 1;
-                }
-            }
-            Some(b'0') => idx += 1,
-            _ => return Err(self.error("Expecting value", start)),
-        }
-        let mut is_float = false;
-        if self.bytes.get(idx) == Some(&b'.') && self.is_digit_at(idx + 1) {
-            is_float = true;
-            idx += 2;
-            while self.is_digit_at(idx) {
-                idx += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = self.bytes.get(idx) {
-            let mut e = idx + 1;
-            if let Some(b'+' | b'-') = self.bytes.get(e) {
-                e += 1;
-            }
-            if self.is_digit_at(e) {
-                is_float = true;
-                idx = e;
-                while self.is_digit_at(idx) {
-                    idx += 1;
-                }
-            }
-        }
+        let Some((idx, is_float)) = number_end(self.bytes, start) else {
+            return Err(self.error("Expecting value", start));
+        };
         self.pos = idx;
         let lexeme = self.text.get(start..idx).unwrap_or("");
         if is_float {
@@ -413,9 +466,47 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// CPython's `_match_number_unicode` at `start`: the end of the longest valid number
+/// prefix (backtracking over a dangling `.` or exponent) and whether it is a float; `None`
+/// when no number starts there.
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
+    let digit_at = |pos: usize| bytes.get(pos).is_some_and(u8::is_ascii_digit);
+    let digits_from = |mut pos: usize| {
+        while digit_at(pos) {
+            pos += 1;
+        }
+        pos
+    };
+    let mut idx = start;
+    if bytes.get(idx) == Some(&b'-') {
+        idx += 1;
+    }
+    match bytes.get(idx) {
+        Some(b'1'..=b'9') => idx = digits_from(idx + 1),
+        Some(b'0') => idx += 1,
+        _ => return None,
+    }
+    let mut is_float = false;
+    if bytes.get(idx) == Some(&b'.') && digit_at(idx + 1) {
+        is_float = true;
+        idx = digits_from(idx + 2);
+    }
+    if let Some(b'e' | b'E') = bytes.get(idx) {
+        let mut e = idx + 1;
+        if let Some(b'+' | b'-') = bytes.get(e) {
+            e += 1;
+        }
+        if digit_at(e) {
+            is_float = true;
+            idx = digits_from(e);
+        }
+    }
+    Some((idx, is_float))
+}
+
 /// The first position at or after `pos` holding `"`, `\\` or a byte below 0x20 (or the
 /// end), scanning eight bytes at a time while none of them can match.
-fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
+pub(crate) fn skip_plain_string_bytes(bytes: &[u8], mut pos: usize) -> usize {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGHS: u64 = 0x8080_8080_8080_8080;
     let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;

@@ -31,6 +31,11 @@ pub enum Value {
     Array(Vec<Value>),
     /// An object with members in parse order.
     Object(Map),
+    /// An array or object kept as its validated source text: only
+    /// [`loads_deferring`](super::loads_deferring) makes one. It stands for the value
+    /// [`RawJson::value`] gives; [`dumps`](super::dumps) writes it as that value, and
+    /// lookups (`get`, `as_object`, …) do not look inside it.
+    Raw(RawJson),
 }
 
 /// An insertion-ordered JSON object.
@@ -216,6 +221,39 @@ impl Value {
             Value::Str(_) => "str",
             Value::Array(_) => "list",
             Value::Object(_) => "dict",
+            Value::Raw(raw) if raw.is_object() => "dict",
+            Value::Raw(_) => "list",
         }
+    }
+}
+
+/// A JSON array or object kept as its source text (see the module docs).
+///
+/// Only [`loads_deferring`](super::loads_deferring) makes one, from text that parses; it
+/// stands for the value that text parses to ([`RawJson::value`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawJson {
+    text: Box<str>,
+    /// The text is `dumps(value, Escape::Utf8)` up to `\uXXXX` escapes of non-ASCII
+    /// characters, so escaping its non-ASCII characters gives the ASCII form.
+    pub(crate) canonical: bool,
+}
+
+impl RawJson {
+    pub(crate) fn new(text: &str, canonical: bool) -> Self {
+        Self {
+            text: text.into(),
+            canonical,
+        }
+    }
+
+    /// The source text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// True when the text is an object (else it is an array).
+    pub fn is_object(&self) -> bool {
+        self.text.starts_with('{')
     }
 }

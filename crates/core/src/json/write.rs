@@ -47,6 +47,10 @@ pub fn dumps_into(out: &mut String, v: &Value, escape: Escape) {
             }
             out.push('}');
         }
+        Value::Raw(raw) => match escape {
+            Escape::Ascii if raw.canonical => push_escaping_non_ascii(out, raw.text()),
+            _ => dumps_into(out, &raw.value(), escape),
+        },
         scalar => push_scalar(out, scalar, escape),
     }
 }
@@ -95,6 +99,7 @@ fn push_indented(out: &mut String, v: &Value, level: usize) {
             push_newline_indent(out, level);
             out.push('}');
         }
+        Value::Raw(raw) => push_indented(out, &raw.value(), level),
         other => dumps_into(out, other, Escape::Utf8),
     }
 }
@@ -110,7 +115,7 @@ fn push_scalar(out: &mut String, v: &Value, escape: Escape) {
         Value::Int(PyInt::Big(digits)) => out.push_str(digits),
         Value::Float(x) => push_float_repr(out, *x),
         Value::Str(s) => push_json_string(out, s, escape),
-        Value::Array(_) | Value::Object(_) => dumps_into(out, v, escape),
+        Value::Array(_) | Value::Object(_) | Value::Raw(_) => dumps_into(out, v, escape),
     }
 }
 
@@ -157,4 +162,44 @@ pub(crate) fn push_json_string(out: &mut String, s: &str, escape: Escape) {
     }
     out.push_str(s.get(plain_start..).unwrap_or(""));
     out.push('"');
+}
+
+/// Appends `text` with every character from U+007F up written as `\uXXXX` (surrogate
+/// pairs above U+FFFF), as `ensure_ascii` does; text outside strings is ASCII already.
+fn push_escaping_non_ascii(out: &mut String, text: &str) {
+    out.reserve(text.len());
+    let bytes = text.as_bytes();
+    let mut plain = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight ASCII bytes below 0x7F at a time.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut buf = [0u8; 8];
+            buf.copy_from_slice(word);
+            let w = u64::from_le_bytes(buf);
+            const ONES: u64 = 0x0101_0101_0101_0101;
+            const HIGHS: u64 = 0x8080_8080_8080_8080;
+            // A byte >= 0x7F has its high bit set after adding 1 (or before).
+            if (w | w.wrapping_add(ONES)) & HIGHS == 0 {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes.get(i).copied().unwrap_or(0);
+        if b < 0x7f {
+            i += 1;
+            continue;
+        }
+        let Some(c) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        out.push_str(text.get(plain..i).unwrap_or(""));
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            push_u_escape(out, u32::from(*unit));
+        }
+        i += c.len_utf8();
+        plain = i;
+    }
+    out.push_str(text.get(plain..).unwrap_or(""));
 }

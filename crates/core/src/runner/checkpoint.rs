@@ -248,6 +248,8 @@ fn value_kind(v: &Value) -> &'static str {
         Value::Str(_) => "a string",
         Value::Array(_) => "a list",
         Value::Object(_) => "an object",
+        Value::Raw(raw) if raw.is_object() => "an object",
+        Value::Raw(_) => "a list",
     }
 }
 

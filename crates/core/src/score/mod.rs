@@ -7,18 +7,32 @@ pub mod metrics;
 pub mod params;
 pub mod replay;
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{LoadedDataset, Session};
-use crate::json::{dump_indent4, dumps, loads, Escape, Map, Value};
+use crate::json::{dump_indent4, dumps, loads_deferring, Escape, Map, PathStep, Value};
 use crate::outcome::{transition_count, TaskOutcome, TaskType};
 use crate::protocol::{StepKind, DEFAULT_CANDIDATE_CAP};
 use crate::report::taxonomy;
 
 pub use metrics::{Bucket, Metrics, ProgressBucket, TaskTally};
-pub use params::{params_checker, ParamsOutcome};
+pub use params::{params_checker, params_checker_cached, ParamsOutcome, ToolsCache};
+
+/// Where in a result line scoring keeps values as text ([`Value::Raw`]): each step's
+/// `inference_input.messages` and `.tools`, copied through unread except for the tool list
+/// of a step whose arguments are checked and the first step's messages when a task logged
+/// no `begin_of_current_task` (those are parsed then).
+pub const DEFERRED_INPUTS: &[PathStep<'static>] = &[
+    PathStep::Key("result"),
+    PathStep::AnyIndex,
+    PathStep::Key("inference_log"),
+    PathStep::Prefix("step_"),
+    PathStep::Key("inference_input"),
+    PathStep::AnyOf(&["messages", "tools"]),
+];
 
 /// The argument checker used by scoring: `(step tools, name, predicted arguments, gold
 /// arguments string) -> verdict` (PROTOCOL §5).
@@ -192,6 +206,7 @@ pub struct Scorer<'d> {
     stats: ScoreStats,
     seen: HashSet<String>,
     model_name: Option<String>,
+    tools_cache: ToolsCache,
 }
 
 impl<'d> Scorer<'d> {
@@ -209,6 +224,7 @@ impl<'d> Scorer<'d> {
             stats: ScoreStats::default(),
             seen: HashSet::new(),
             model_name: None,
+            tools_cache: ToolsCache::new(),
         }
     }
 
@@ -260,7 +276,7 @@ impl<'d> Scorer<'d> {
 
     fn score_line_inner(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
         let err = |message: String| LineError { line, message };
-        let value = loads(text.trim_end_matches(['\n', '\r']))
+        let value = loads_deferring(text.trim_end_matches(['\n', '\r']), DEFERRED_INPUTS)
             .map_err(|e| err(format!("invalid JSON: {e}")))?;
         let Value::Object(mut obj) = value else {
             return Err(err("a result line must be a JSON object".to_owned()));
@@ -380,13 +396,13 @@ impl<'d> Scorer<'d> {
         let gold = session.tasks.get(position);
         if let (Some(recorded), Some(g)) = (recorded_user_turn(task), gold) {
             self.stats.user_turns_checked += 1;
-            if recorded != g.user_message {
+            if *recorded != g.user_message {
                 self.stats.user_turns_differing += 1;
                 if self.stats.first_turn_difference.is_none() {
                     self.stats.first_turn_difference = Some(TurnDifference {
                         session: session.index,
                         task: position,
-                        recorded: recorded.to_owned(),
+                        recorded: recorded.into_owned(),
                         dataset: g.user_message.clone(),
                     });
                 }
@@ -421,7 +437,7 @@ impl<'d> Scorer<'d> {
         let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
             checker.check(tools, name, pred, gold)
         };
-        let params = params_checker(task, &mut check);
+        let params = params_checker_cached(task, &mut check, &mut self.tools_cache);
         if params.missing_answer {
             *self
                 .stats
@@ -517,18 +533,26 @@ impl<'d> Scorer<'d> {
 
 /// The user turn a task's log recorded: `begin_of_current_task.content`, else the last
 /// user message of the first step's input.
-fn recorded_user_turn(task: &Map) -> Option<&str> {
+fn recorded_user_turn(task: &Map) -> Option<Cow<'_, str>> {
     let log = task.get("inference_log")?.as_object()?;
     if let Some(text) = log
         .get("begin_of_current_task")
         .and_then(|m| m.get("content"))
         .and_then(Value::as_str)
     {
-        return Some(text);
+        return Some(Cow::Borrowed(text));
     }
-    log.get("step_0")?
-        .get("inference_input")?
-        .get("messages")?
+    match log.get("step_0")?.get("inference_input")?.get("messages")? {
+        Value::Raw(raw) => last_user_content(&raw.value())
+            .map(str::to_owned)
+            .map(Cow::Owned),
+        messages => last_user_content(messages).map(Cow::Borrowed),
+    }
+}
+
+/// The content of the last user message of a message list.
+fn last_user_content(messages: &Value) -> Option<&str> {
+    messages
         .as_array()?
         .iter()
         .rev()

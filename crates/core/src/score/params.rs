@@ -1,7 +1,7 @@
 //! `params_checker` (PROTOCOL §4.2): the official per-task argument pass, applied to a task
 //! log in place so that the score file keeps the official key order and deletions.
 
-use crate::json::{dumps, Escape, Map, Value};
+use crate::json::{dumps, Escape, Map, RawJson, Value};
 
 /// The names of the pseudo-actions (never checked as tool calls).
 pub const PSEUDO_NAMES: [&str; 2] = ["ask_user_for_required_parameters", "prepare_to_answer"];
@@ -63,6 +63,34 @@ fn sort_by_key_stable(list: &mut [Value], key: fn(&Value) -> (String, String)) {
     }
 }
 
+/// The last tool list read from deferred text ([`Value::Raw`]) and its tree: the steps of a
+/// session usually log the same list, so it is parsed once, not once per step.
+#[derive(Debug, Default)]
+pub struct ToolsCache {
+    last: Option<(RawJson, Value)>,
+}
+
+impl ToolsCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The tree of `raw`.
+    fn get(&mut self, raw: &RawJson) -> &Value {
+        let hit = matches!(&self.last, Some((text, _)) if text.text() == raw.text());
+        if !hit {
+            self.last = Some((raw.clone(), raw.value()));
+        }
+        match &self.last {
+            Some((_, value)) => value,
+            None => &EMPTY_TOOLS,
+        }
+    }
+}
+
+static EMPTY_TOOLS: Value = Value::Array(Vec::new());
+
 /// Applies §4.2 to one task result object (`T` of the result file), producing `T'`.
 ///
 /// `check` is the argument checker. The task object gets `label` at position 0 and, when
@@ -70,6 +98,15 @@ fn sort_by_key_stable(list: &mut [Value], key: fn(&Value) -> (String, String)) {
 /// `current_action_arguments_label` (and `current_action_arguments_check_result` on
 /// failure); the step after the first argument error is deleted (P7).
 pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome {
+    params_checker_cached(task, check, &mut ToolsCache::new())
+}
+
+/// [`params_checker`] reusing the tool lists parsed for earlier tasks.
+pub fn params_checker_cached(
+    task: &mut Map,
+    check: &mut CheckFn<'_>,
+    tools_cache: &mut ToolsCache,
+) -> ParamsOutcome {
     let mut outcome = ParamsOutcome::default();
     let mut name_label_error = false;
     if let Some(Value::Object(log)) = task.get_mut("inference_log") {
@@ -103,7 +140,7 @@ pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome 
             if label == Some("error") {
                 break;
             }
-            if check_step(step, check, &mut outcome) {
+            if check_step(step, check, &mut outcome, tools_cache) {
                 outcome.args_error = true;
             }
         }
@@ -135,12 +172,12 @@ pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome 
 }
 
 /// Checks one step whose names were accepted. Returns true on an argument error.
-fn check_step(step: &mut Map, check: &mut CheckFn<'_>, outcome: &mut ParamsOutcome) -> bool {
-    let tools = step
-        .get("inference_input")
-        .and_then(|i| i.get("tools"))
-        .cloned()
-        .unwrap_or(Value::Array(Vec::new()));
+fn check_step(
+    step: &mut Map,
+    check: &mut CheckFn<'_>,
+    outcome: &mut ParamsOutcome,
+    tools_cache: &mut ToolsCache,
+) -> bool {
     // Gold actions of candidate 0.
     let mut gold: Vec<Value> = match step
         .get("inference_answer")
@@ -168,6 +205,11 @@ fn check_step(step: &mut Map, check: &mut CheckFn<'_>, outcome: &mut ParamsOutco
     sort_by_key_stable(&mut predicted, predicted_key);
     sort_by_key_stable(&mut gold, gold_key);
 
+    let tools = match step.get("inference_input").and_then(|i| i.get("tools")) {
+        Some(Value::Raw(raw)) => tools_cache.get(raw),
+        Some(tools) => tools,
+        None => &EMPTY_TOOLS,
+    };
     let mut verdicts = Vec::with_capacity(gold.len());
     for (p, g) in predicted.iter().zip(gold.iter()) {
         let name = g.get("name").and_then(Value::as_str).unwrap_or_default();
@@ -180,7 +222,7 @@ fn check_step(step: &mut Map, check: &mut CheckFn<'_>, outcome: &mut ParamsOutco
             .and_then(|f| f.get("arguments"))
             .cloned()
             .unwrap_or(Value::Null);
-        verdicts.push(check(&tools, name, &pred_args, gold_args));
+        verdicts.push(check(tools, name, &pred_args, gold_args));
     }
     let failed = verdicts.iter().any(|v| v != "correct");
     if failed && outcome.first_bad_verdict.is_none() {

@@ -1,8 +1,10 @@
 //! Property tests of `wildtool_core::json`: dumps/loads round trips, float repr round trips
-//! and shortness, and a parser that never panics.
+//! and shortness, a parser that never panics, and deferred parsing that is exact.
 
 use proptest::prelude::*;
-use wildtool_core::json::{dumps, float_repr, loads, Escape, Map, PyInt, Value};
+use wildtool_core::json::{
+    dumps, float_repr, loads, loads_deferring, Escape, Map, PathStep, PyInt, Value,
+};
 
 /// Structural equality where NaN equals NaN and `-0.0` differs from `0.0`.
 fn same(a: &Value, b: &Value) -> bool {
@@ -158,6 +160,29 @@ proptest! {
         if let Ok(back) = loads(&extended) {
             // Only whitespace-only junk (or junk that completes a number) may be accepted.
             prop_assert!(junk.trim_matches([' ', '\t', '\n', '\r']).is_empty() || !matches!(back, Value::Array(_) | Value::Object(_) | Value::Str(_)));
+        }
+    }
+
+    /// A value kept as text (`loads_deferring`) is accepted, refused and written exactly as
+    /// its tree: for documents as `dumps` writes them, with other spacing, and cut or
+    /// extended anywhere.
+    #[test]
+    fn deferred_values_are_written_as_their_trees(v in value(), cut in any::<prop::sample::Index>(), junk in text(), spaced in any::<bool>()) {
+        let path = [PathStep::Key("d"), PathStep::AnyIndex];
+        for mode in [Escape::Ascii, Escape::Utf8] {
+            let inner = dumps(&v, mode);
+            let inner = if spaced { inner.replace(", ", " ,").replace(": ", ":  ") } else { inner };
+            let doc = format!("{{\"d\": [{inner}, {inner}], \"e\": {inner}}}");
+            let boundaries: Vec<usize> = doc.char_indices().map(|(i, _)| i).chain([doc.len()]).collect();
+            let at = boundaries[cut.index(boundaries.len())];
+            for text in [doc.clone(), doc[..at].to_owned(), format!("{}{junk}", &doc[..at])] {
+                let plain = loads(&text).map(|t| dumps(&t, Escape::Ascii)).map_err(|e| e.to_string());
+                let deferred = loads_deferring(&text, &path).map(|t| dumps(&t, Escape::Ascii)).map_err(|e| e.to_string());
+                prop_assert_eq!(&plain, &deferred, "{:?}", text);
+                let plain8 = loads(&text).map(|t| dumps(&t, Escape::Utf8)).ok();
+                let deferred8 = loads_deferring(&text, &path).map(|t| dumps(&t, Escape::Utf8)).ok();
+                prop_assert_eq!(plain8, deferred8);
+            }
         }
     }
 }
