@@ -9,6 +9,7 @@ step() { printf '\n==> %s\n' "$*"; }
 
 step "prerequisites"
 bash scripts/setup.sh --browser
+bash scripts/setup-junit.sh
 
 step "format and lints (rustfmt, clippy native and wasm32)"
 cargo fmt --all --check

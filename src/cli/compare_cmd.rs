@@ -10,7 +10,7 @@ use wildtool_core::compare::{compare_runs, BootstrapOptions, DatasetRef, RunInpu
 use wildtool_core::dataset::{fingerprint, Lang, LoadedDataset};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
-use wildtool_core::share::task_shapes;
+use wildtool_core::share::{task_shapes, TaskShape};
 
 use wildtool_core::formats::{check_belongs, ReportDoc};
 
@@ -32,6 +32,25 @@ pub struct CompareArgs {
     pub labels: Vec<String>,
     /// Candidate cap (for result files scored here).
     pub candidate_cap: usize,
+}
+
+impl CompareArgs {
+    /// Arguments that only read `runs` against `dataset` (for `gate` and `plan`).
+    pub(crate) fn reading(
+        runs: Vec<PathBuf>,
+        dataset: &Path,
+        lang: Lang,
+        candidate_cap: usize,
+    ) -> Self {
+        CompareArgs {
+            runs,
+            dataset: dataset.to_path_buf(),
+            out: PathBuf::new(),
+            lang,
+            labels: Vec::new(),
+            candidate_cap,
+        }
+    }
 }
 
 /// Why `wildtool compare` failed.
@@ -291,11 +310,30 @@ fn load_run(
     ))
 }
 
-/// Runs `wildtool compare`.
-pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
-    if args.runs.len() < 2 {
-        return Err(usage("give at least two runs to compare".to_owned()));
+/// The runs of a comparison read against their dataset.
+pub(crate) struct LoadedRuns {
+    /// The runs, labelled, in argument order.
+    pub runs: Vec<RunInput>,
+    /// The dataset's tasks.
+    pub shapes: Vec<TaskShape>,
+    /// The dataset's fingerprint.
+    pub fingerprint: u64,
+    /// Whether the runs are ledger-environment runs (paired on `env_success`).
+    pub env: bool,
+}
+
+impl LoadedRuns {
+    /// The dataset reference the core's statistics take.
+    pub fn dataset(&self) -> DatasetRef<'_> {
+        DatasetRef {
+            fingerprint: self.fingerprint,
+            shapes: &self.shapes,
+        }
     }
+}
+
+/// Reads the dataset and every run of `args` (labels applied).
+pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdError> {
     if args.labels.len() > args.runs.len() {
         return Err(usage(format!(
             "{} labels for {} runs",
@@ -327,20 +365,29 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         for run in &mut runs {
             run.label = format!("{} (ledger env)", run.label);
         }
+    }
+    Ok(LoadedRuns {
+        runs,
+        shapes,
+        fingerprint: dataset_fp,
+        env,
+    })
+}
+
+/// Runs `wildtool compare`.
+pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
+    if args.runs.len() < 2 {
+        return Err(usage("give at least two runs to compare".to_owned()));
+    }
+    let loaded = load_runs(args)?;
+    if loaded.env {
         println!(
             "{}: runs paired on env_success",
             wildtool_core::ledger::metrics::EXTENSION_LABEL
         );
     }
-    let doc = compare_runs(
-        &runs,
-        DatasetRef {
-            fingerprint: dataset_fp,
-            shapes: &shapes,
-        },
-        &BootstrapOptions::default(),
-    )
-    .map_err(|e| usage(e.to_string()))?;
+    let doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
+        .map_err(|e| usage(e.to_string()))?;
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let json_path = args.out.join("compare.json");
     fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;

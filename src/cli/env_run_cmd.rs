@@ -45,6 +45,18 @@ fn usage(m: impl Into<String>) -> RunCmdError {
 /// (resumable), 4 when the endpoint failed the preflight, 2 for unusable inputs (a dataset
 /// without `ledger_env` sessions among them).
 pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
+    if args.dry_run {
+        return Err(usage(
+            "--dry-run estimates official runs only; it is not available with --env ledger"
+                .to_owned(),
+        ));
+    }
+    if args.ci.junit.is_some() || args.ci.summary_md.is_some() {
+        return Err(usage(
+            "--junit and --summary-md describe official runs; with --env ledger, read env-report.json"
+                .to_owned(),
+        ));
+    }
     Ok(match execute(args)? {
         RunStatus::Done => ExitCode::SUCCESS,
         _ => ExitCode::from(EXIT_INCOMPLETE),
@@ -59,7 +71,14 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
         BackendSettings::Agent(_) => None,
     };
-    let spec = run_spec(args, model, fp.clone(), backend_settings)?;
+    let pricing = args.prices.choice()?.pricing(&model);
+    let spec = run_spec(
+        args,
+        model,
+        fp.clone(),
+        backend_settings,
+        pricing.map(|p| p.prices),
+    )?;
     let loaded = load_dataset(&dataset_text, args.lang);
     let range = args
         .sessions

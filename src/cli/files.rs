@@ -198,3 +198,20 @@ impl Drop for Outputs {
         }
     }
 }
+
+/// Writes one output file all or nothing: a temporary file in its directory (created if
+/// missing), renamed over it once written.
+pub fn write_file(path: &Path, text: &str) -> Result<(), FileError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .ok_or_else(|| invalid(path, "is not a file name".to_owned()))?;
+    std::fs::create_dir_all(dir).map_err(at(dir))?;
+    let mut outputs = Outputs::new(dir);
+    outputs.write(&name, text)?;
+    outputs.commit().map(|_| ())
+}

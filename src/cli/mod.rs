@@ -1,10 +1,14 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
+mod ci_out;
 mod compare_cmd;
 mod env_cmd;
 mod env_run_cmd;
 pub mod files;
+mod gate_cmd;
 mod generate_cmd;
+mod plan_cmd;
+mod prices;
 mod probe_cmd;
 mod report_cmd;
 mod run_cmd;
@@ -52,6 +56,15 @@ pub enum CliError {
     /// `wildtool sweep`.
     #[error(transparent)]
     Sweep(#[from] sweep_cmd::SweepCmdError),
+    /// `wildtool gate`.
+    #[error(transparent)]
+    Gate(#[from] gate_cmd::GateCmdError),
+    /// `wildtool plan`.
+    #[error(transparent)]
+    Plan(#[from] plan_cmd::PlanCmdError),
+    /// `--prices`.
+    #[error(transparent)]
+    Prices(#[from] prices::PriceOptsError),
     /// `wildtool probe-stream` with unusable options.
     #[error(transparent)]
     Probe(#[from] probe_cmd::ProbeUsage),
@@ -74,6 +87,11 @@ impl CliError {
             CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
             CliError::Generate(_) => EXIT_FAILURE,
             CliError::Sweep(e) => e.exit_code(),
+            CliError::Gate(_) => EXIT_USAGE,
+            CliError::Plan(plan_cmd::PlanCmdError::File(_)) => EXIT_FAILURE,
+            CliError::Plan(_) => EXIT_USAGE,
+            CliError::Prices(prices::PriceOptsError::File(_)) => EXIT_FAILURE,
+            CliError::Prices(_) => EXIT_USAGE,
             CliError::Probe(_) => EXIT_USAGE,
             CliError::Env(env_cmd::EnvCmdError::Usage(_)) => EXIT_USAGE,
             CliError::Env(env_cmd::EnvCmdError::File(_)) => EXIT_FAILURE,
@@ -209,6 +227,10 @@ enum Command {
         /// Score results that do not match the dataset anyway (report.json records it).
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        prices: prices::PriceOpts,
+        #[command(flatten)]
+        ci: ci_out::CiOpts,
     },
     /// Compare runs on one dataset: exact McNemar test, paired session-bootstrap intervals
     /// and per-category differences for every pair; writes compare.json and compare.html
@@ -235,6 +257,17 @@ enum Command {
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
     },
+    /// Gate a candidate run against a baseline run for CI: exit 1 only when the candidate
+    /// is worse with evidence (the paired exact test's p below --alpha and the paired
+    /// session-bootstrap interval's upper bound below −--margin), 0 otherwise (the reason
+    /// is printed in one line), 2 when the runs cannot be gated (another dataset, nothing
+    /// scored, fewer sessions than --min-sessions). The numbers are `compare`'s.
+    Gate(GateOpts),
+    /// Plan a gated comparison from pilot runs: the smallest drop the gate detects with
+    /// 80% power at --sessions × --trials, and with --difference the sessions that drop
+    /// needs. The model and its assumptions are printed with the numbers; --simulate
+    /// checks them with simulated gates drawn from the same pilot.
+    Plan(PlanOpts),
     /// Generate a fresh suite in the official format from the built-in domain packs,
     /// deterministic from the seed and the factors. Exit code 2: invalid or impossible
     /// factors.
@@ -306,6 +339,91 @@ enum EnvArg {
     Ledger,
 }
 
+/// Options of `wildtool gate`.
+#[derive(Debug, clap::Args)]
+struct GateOpts {
+    /// The baseline run: a `run`/`score` output directory, a directory of trials, a
+    /// report.json or a result file (as for `compare`).
+    #[arg(long)]
+    baseline: PathBuf,
+    /// The candidate run (same kinds of input).
+    #[arg(long)]
+    candidate: PathBuf,
+    /// The dataset both runs were scored on (its fingerprint is checked).
+    #[arg(long)]
+    dataset: PathBuf,
+    /// What to gate on: task (task accuracy), session (session accuracy) or names
+    /// (tool-name accuracy).
+    #[arg(long, default_value = "task")]
+    metric: String,
+    /// Significance level of the paired exact test; the interval's confidence is 1 − alpha.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Points (0-100) by which the interval's upper bound must lie below zero to fail.
+    #[arg(long, default_value_t = 0.0)]
+    margin: f64,
+    /// Refuse to decide (exit 2) when fewer sessions than this were scored in both runs.
+    #[arg(long, default_value_t = 0)]
+    min_sessions: u64,
+    /// Which language's fields to read (for result files).
+    #[arg(long, value_enum, default_value = "en")]
+    lang: LangArg,
+    /// Cap on logged candidates after an action error (for result files).
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+    candidate_cap: usize,
+    #[command(flatten)]
+    ci: ci_out::CiOpts,
+}
+
+/// Options of `wildtool plan`.
+#[derive(Debug, clap::Args)]
+struct PlanOpts {
+    /// The pilot run (any input `compare` takes; a directory of trials gives the plan the
+    /// run-to-run noise).
+    #[arg(long)]
+    pilot: PathBuf,
+    /// A second pilot run (e.g. the candidate, or a second run of the baseline): its
+    /// per-task disagreement with the first is the noise planned for.
+    #[arg(long)]
+    pilot_b: Option<PathBuf>,
+    /// The dataset the pilots were scored on.
+    #[arg(long)]
+    dataset: PathBuf,
+    /// Sessions per planned run (default: the dataset's).
+    #[arg(long)]
+    sessions: Option<u64>,
+    /// Trials per planned run (1-100).
+    #[arg(long, default_value_t = 1)]
+    trials: u32,
+    /// A drop in points (0-100) to find the sessions for.
+    #[arg(long)]
+    difference: Option<f64>,
+    /// The gate's --alpha.
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// The gate's --margin in points.
+    #[arg(long, default_value_t = 0.0)]
+    margin: f64,
+    /// The power asked for.
+    #[arg(long, default_value_t = 0.8)]
+    power: f64,
+    /// Check the plan with this many simulated gates from the pilot model (0: none).
+    #[arg(long, default_value_t = 0)]
+    simulate: usize,
+    /// Seed of the simulation.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Also write the plan as JSON to this file.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Which language's fields to read (for result files).
+    #[arg(long, value_enum, default_value = "en")]
+    lang: LangArg,
+    /// Cap on logged candidates after an action error (for result files).
+    #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+    candidate_cap: usize,
+}
+
 /// Options of `wildtool run`.
 #[derive(Debug, clap::Args)]
 struct RunOpts {
@@ -322,6 +440,12 @@ struct RunOpts {
     /// code 2 when none has one.
     #[arg(long, value_enum)]
     env: Option<EnvArg>,
+    /// Estimate the run's requests, tokens and cost (from the dataset's rendered requests
+    /// along the gold paths, times the trials) and exit without running or writing.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    ci: ci_out::CiOpts,
     #[command(flatten)]
     run: EngineOpts,
 }
@@ -403,6 +527,12 @@ struct EngineOpts {
     /// `wildtool score --help`).
     #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
     candidate_cap: usize,
+    #[command(flatten)]
+    prices: prices::PriceOpts,
+    /// Stop the run cleanly (partial, resumable) before its spend, by the replies' reported
+    /// usage and the price table, would pass this amount (in the table's currency).
+    #[arg(long)]
+    max_cost: Option<f64>,
 }
 
 impl EngineOpts {
@@ -430,6 +560,10 @@ impl EngineOpts {
             lang: self.lang.into(),
             candidate_cap: self.candidate_cap,
             quiet: false,
+            prices: self.prices,
+            max_cost: self.max_cost,
+            dry_run: false,
+            ci: ci_out::CiOpts::default(),
         }
     }
 }
@@ -512,6 +646,8 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             model_name,
             candidate_cap,
             force,
+            prices,
+            ci,
         } => score_cmd::score_with(
             &score_cmd::ScoreArgs {
                 dataset,
@@ -523,6 +659,12 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             },
             &score_cmd::ScoreExtras {
                 force,
+                prices: if prices.given() {
+                    Some(prices.choice()?)
+                } else {
+                    None
+                },
+                ci,
                 ..score_cmd::ScoreExtras::default()
             },
         )?,
@@ -560,12 +702,55 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             })?;
             ExitCode::SUCCESS
         }
+        Command::Gate(o) => gate_cmd::gate(&gate_cmd::GateArgs {
+            baseline: o.baseline,
+            candidate: o.candidate,
+            dataset: o.dataset,
+            metric: o.metric,
+            rule: wildtool_core::compare::gate::GateRule {
+                alpha: o.alpha,
+                margin_points: o.margin,
+                min_sessions: o.min_sessions,
+            },
+            lang: o.lang.into(),
+            candidate_cap: o.candidate_cap,
+            ci: o.ci,
+        })?,
+        Command::Plan(o) => {
+            plan_cmd::plan_cmd(&plan_cmd::PlanArgs {
+                pilot: o.pilot,
+                pilot_b: o.pilot_b,
+                dataset: o.dataset,
+                sessions: o.sessions,
+                trials: o.trials,
+                rule: wildtool_core::compare::gate::GateRule {
+                    alpha: o.alpha,
+                    margin_points: o.margin,
+                    min_sessions: 0,
+                },
+                power: o.power,
+                difference: o.difference,
+                simulate: o.simulate,
+                seed: o.seed,
+                json: o.json,
+                lang: o.lang.into(),
+                candidate_cap: o.candidate_cap,
+            })?;
+            ExitCode::SUCCESS
+        }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
-        Command::Run(o) => match o.env {
-            Some(EnvArg::Ledger) => env_run_cmd::run(&o.run.args(o.dataset, o.out))?,
-            None => run_cmd::run(&o.run.args(o.dataset, o.out))?,
-        },
+        Command::Run(o) => {
+            let args = run_cmd::RunArgs {
+                dry_run: o.dry_run,
+                ci: o.ci,
+                ..o.run.args(o.dataset, o.out)
+            };
+            match o.env {
+                Some(EnvArg::Ledger) => env_run_cmd::run(&args)?,
+                None => run_cmd::run(&args)?,
+            }
+        }
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {
             factor: o.factor,
             per_level: o.per_level,

@@ -79,6 +79,14 @@ pub struct RunArgs {
     pub candidate_cap: usize,
     /// Print no summary table on stdout (a sweep prints its own).
     pub quiet: bool,
+    /// The price table and entry.
+    pub prices: super::prices::PriceOpts,
+    /// The cost limit.
+    pub max_cost: Option<f64>,
+    /// Estimate only.
+    pub dry_run: bool,
+    /// JUnit and Markdown outputs.
+    pub ci: super::ci_out::CiOpts,
 }
 
 /// Why `wildtool run` stopped without a result.
@@ -99,6 +107,9 @@ pub enum RunCmdError {
     /// The checkpoint file could not be written.
     #[error("checkpoint: {0}")]
     Store(#[from] StoreError),
+    /// The price table.
+    #[error(transparent)]
+    Prices(#[from] super::prices::PriceOptsError),
     /// The endpoint failed the preflight; no task was sent.
     #[error("preflight failed ({class}): {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
     Preflight {
@@ -119,6 +130,8 @@ impl RunCmdError {
             RunCmdError::Usage(_) | RunCmdError::Spec(_) | RunCmdError::Checkpoint(_) => EXIT_USAGE,
             RunCmdError::Preflight { .. } => EXIT_PREFLIGHT,
             RunCmdError::File(_) | RunCmdError::Store(_) => EXIT_FAILURE,
+            RunCmdError::Prices(super::prices::PriceOptsError::File(_)) => EXIT_FAILURE,
+            RunCmdError::Prices(_) => EXIT_USAGE,
         }
     }
 }
@@ -201,8 +214,11 @@ pub(crate) fn run_spec(
     model: String,
     fingerprint: String,
     backend: BackendSettings,
+    pricing: Option<wildtool_core::cost::ModelPrice>,
 ) -> Result<RunSpec, RunCmdError> {
     Ok(RunSpec::new(RunSettings {
+        pricing,
+        max_cost: args.max_cost,
         trials: args.trials,
         concurrency: args.concurrency,
         timeout: args.timeout,
@@ -343,6 +359,7 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
             "input_tokens": p.input_tokens,
             "output_tokens": p.output_tokens,
             "elapsed_seconds": p.elapsed,
+            "spent": end.spent,
             "first_token_seconds": p.first_token,
         },
     });
@@ -402,7 +419,21 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
         BackendSettings::Agent(_) => None,
     };
-    let spec = run_spec(args, model, fingerprint_hex(&dataset_text), backend)?;
+    let prices = args.prices.choice()?;
+    let pricing = prices.pricing(&model);
+    if pricing.is_none() && (args.prices.given() || args.max_cost.is_some()) {
+        eprintln!(
+            "note: no price for {:?} in the price table; the run's cost is not computed",
+            prices.entry_name(&model)
+        );
+    }
+    let spec = run_spec(
+        args,
+        model,
+        fingerprint_hex(&dataset_text),
+        backend,
+        pricing.as_ref().map(|p| p.prices.clone()),
+    )?;
     let loaded = load_dataset(&dataset_text, args.lang);
     let errors = loaded.errors().count();
     if errors > 0 {
@@ -424,6 +455,10 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         .collect();
     if sessions.is_empty() {
         return Err(usage("no sessions selected"));
+    }
+    if args.dry_run {
+        print_estimate(&spec, &sessions, pricing.as_ref());
+        return Ok(RunStatus::Done);
     }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let mut store = FileStore::new(&args.out.join("checkpoint.jsonl"));
@@ -490,15 +525,39 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             .map(|t| args.out.join(format!("trial-{t}")))
             .collect()
     };
+    if let Some(spent) = end.spent {
+        eprintln!(
+            "spent: {} {} by the replies' reported usage{}",
+            wildtool_core::cost::figures::money(spent),
+            pricing.as_ref().map(|p| p.currency.as_str()).unwrap_or(""),
+            args.max_cost
+                .map(|l| format!(" (limit {l})"))
+                .unwrap_or_default()
+        );
+    }
+    let cached = wildtool_core::cost::usage::cached_from_records(
+        &FileStore::new(&args.out.join("checkpoint.jsonl")).load()?,
+    );
     // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
     let scope = ScoreExtras {
+        prices: pricing.is_some().then(|| prices.clone()),
         sessions: Some(sessions.iter().map(|s| s.index).collect()),
         run: Some(run_meta(args, &spec, &end, started_unix)),
         quiet: args.quiet,
         ..ScoreExtras::default()
     };
     let mut scored_any = false;
-    for (dir, assembled) in trial_dirs.iter().zip(&end.trials) {
+    for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
+        let scope = ScoreExtras {
+            cached: Some(
+                cached
+                    .iter()
+                    .filter(|((trial, _, _), _)| *trial as usize == t + 1)
+                    .map(|((_, l, k), c)| ((*l, *k), c.clone()))
+                    .collect(),
+            ),
+            ..scope.clone()
+        };
         fs::create_dir_all(dir).map_err(at(dir))?;
         let result_path = dir.join("result.jsonl");
         fs::write(&result_path, &assembled.text).map_err(at(&result_path))?;
@@ -525,6 +584,24 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     if spec.trials() > 1 && scored_any {
         write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;
     }
+    let shapes: Vec<_> = task_shapes(&wildtool_core::protocol::load_checked(
+        &dataset_text,
+        args.lang,
+    ))
+    .into_iter()
+    .filter(|s| sessions.iter().any(|x| x.index == s.session as usize))
+    .collect();
+    let reasons = end
+        .incomplete
+        .iter()
+        .map(|t| {
+            (
+                (t.key.line as u32, t.key.task as u8),
+                format!("not scored: {}", t.reason),
+            )
+        })
+        .collect();
+    super::ci_out::write_run_outputs(&args.ci, spec.model(), &shapes, &trial_dirs, &reasons)?;
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
             eprintln!("run {}: {reason}", end.status.as_str());
@@ -534,6 +611,58 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         }
     }
     Ok(end.status)
+}
+
+/// Prints the dry-run estimate of a run.
+fn print_estimate(
+    spec: &RunSpec,
+    sessions: &[&Session],
+    pricing: Option<&wildtool_core::cost::Pricing>,
+) {
+    let temperature = match spec.backend() {
+        wildtool_core::runner::engine::Backend::Http { temperature, .. } => *temperature,
+        wildtool_core::runner::engine::Backend::Agent(_) => 0.0,
+    };
+    let (provider, endpoint) = match spec.endpoint() {
+        Some((p, e)) => (p, e),
+        None => {
+            println!(
+                "dry run: {} task(s) × {} trial(s) answered by a built-in agent: no requests, no cost",
+                sessions.iter().map(|s| s.tasks.len()).sum::<usize>(),
+                spec.trials()
+            );
+            return;
+        }
+    };
+    let est = wildtool_core::runner::dry_run::estimate_run(
+        sessions,
+        spec.trials(),
+        provider,
+        &endpoint,
+        spec.model(),
+        temperature,
+        pricing.map(|p| &p.prices),
+    );
+    let err = est.relative_error * 100.0;
+    println!(
+        "dry run: {} task(s), about {} request(s) along the gold paths, {} prompt and {} completion tokens (± {err:.0}%)",
+        est.tasks, est.requests, est.input_tokens, est.output_tokens
+    );
+    match (est.cost, pricing) {
+        (Some(c), Some(p)) => println!(
+            "estimated cost: {} {} (± {err:.0}%: {} to {}; prices of {} from the {}); reasoning tokens and extra steps are not included, prompt caching would lower it",
+            wildtool_core::cost::figures::money(c),
+            p.currency,
+            wildtool_core::cost::figures::money(c * (1.0 - est.relative_error)),
+            wildtool_core::cost::figures::money(c * (1.0 + est.relative_error)),
+            p.model,
+            p.source
+        ),
+        _ => println!(
+            "estimated cost: unknown (no price for {:?}; give --prices FILE or --price-model NAME)",
+            spec.model()
+        ),
+    }
 }
 
 pub(crate) fn unix_now() -> f64 {

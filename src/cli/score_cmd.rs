@@ -61,6 +61,12 @@ pub struct ScoreExtras {
     /// Leave the summary table out of stdout (notes go to stderr): for callers that print
     /// their own summary.
     pub quiet: bool,
+    /// JUnit and Markdown outputs (`score` only; `run` writes its own over all trials).
+    pub ci: super::ci_out::CiOpts,
+    /// Prices to cost the run with (`None`: no cost section).
+    pub prices: Option<super::prices::PriceChoice>,
+    /// Cached prompt tokens by `(line, task)` (from a checkpoint's usage extension).
+    pub cached: Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
 }
 
 /// Where the result lines come from.
@@ -92,6 +98,9 @@ fn open_results(
     args: &ScoreArgs,
     loaded: &LoadedDataset,
     fingerprint: &str,
+    cached: &mut Option<
+        std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>,
+    >,
 ) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), ExitCode>, FileError> {
     let (head, len) = read_head(&args.results)?;
     let kind = sniff(&head, len);
@@ -134,6 +143,13 @@ fn open_results(
                 Ok(f) => f,
                 Err(e) => return refuse(e.to_string()),
             };
+            *cached = Some(
+                wildtool_core::cost::usage::cached_from_records(&file.records)
+                    .into_iter()
+                    .filter(|((trial, _, _), _)| *trial == 1)
+                    .map(|((_, l, t), c)| ((l, t), c))
+                    .collect(),
+            );
             for (_, problem) in &file.problems {
                 eprintln!("warning: {}: {problem}", args.results.display());
             }
@@ -178,10 +194,12 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             args.dataset.display()
         );
     }
-    let (mut source, spans, damaged) = match open_results(args, &loaded, &fingerprint)? {
-        Ok(parts) => parts,
-        Err(code) => return Ok(code),
-    };
+    let mut cached_in_file = None;
+    let (mut source, spans, damaged) =
+        match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
+            Ok(parts) => parts,
+            Err(code) => return Ok(code),
+        };
     std::fs::create_dir_all(&args.out).map_err(at(&args.out))?;
 
     let segmenter = checker::default_segmenter();
@@ -202,6 +220,10 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     let (file, score_temp) = outputs.create("score.jsonl")?;
     let mut writer = BufWriter::new(file);
     let mut outcomes = Vec::new();
+    let mut usage = Vec::new();
+    let cached = extras.cached.clone().or(cached_in_file);
+    let cached_of =
+        |line: usize, task: usize| cached.as_ref().and_then(|c| c.get(&(line, task)).cloned());
     // Pass 2: score in score-file order (the official score file is sorted by id).
     let mut first = true;
     for span in spans {
@@ -216,6 +238,9 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         };
         match scorer.score_line(span.number, &text) {
             Ok(line) => {
+                if extras.prices.is_some() {
+                    usage.extend(wildtool_core::cost::usage::line_usage(&text, &cached_of));
+                }
                 outcomes.extend(line.outcomes);
                 if !first {
                     writer
@@ -258,11 +283,16 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         return Ok(ExitCode::from(EXIT_REFUSED));
     }
     let model = score_file::model_name(args.model_name.as_deref(), &scorer);
+    let model_for_prices = extras
+        .run
+        .as_ref()
+        .map(|r| r.model.clone())
+        .unwrap_or_else(|| model.clone());
     let mut shapes = task_shapes(&loaded);
     if let Some(selected) = &extras.sessions {
         shapes.retain(|s| selected.contains(&(s.session as usize)));
     }
-    let doc = ReportDoc::build(ReportInput {
+    let mut doc = ReportDoc::build(ReportInput {
         model_name: &model,
         dataset: ReportDataset {
             file: file_name(&args.dataset),
@@ -275,11 +305,24 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         run: extras.run.clone(),
         forced,
     });
+    let mut notes = Vec::new();
+    if let Some(choice) = &extras.prices {
+        match choice.pricing(&model_for_prices) {
+            Some(pricing) => {
+                doc.cost = Some(wildtool_core::cost::figures::run_figures(
+                    &pricing, &doc.tasks, &usage,
+                ));
+            }
+            None => notes.push(format!(
+                "  note: no price for {:?} in the price table; no cost computed (--prices FILE, --price-model NAME)",
+                choice.entry_name(&model_for_prices)
+            )),
+        }
+    }
     outputs.write("metric.json", &scorer.metric_json(&model))?;
     outputs.write("report.json", &doc.to_json())?;
     let written = outputs.commit()?;
 
-    let mut notes = Vec::new();
     if stats.label_disagreements > 0 {
         notes.push(format!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements));
     }
@@ -295,6 +338,9 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             stats.skipped.len()
         ));
     }
+    if let Some(cost) = &doc.cost {
+        notes.push(format!("  {}", cost.line()));
+    }
     if doc.forced.is_some() {
         notes.push(
             "  note: scored with --force although the results do not match the dataset".into(),
@@ -308,6 +354,13 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    super::ci_out::write_run_outputs(
+        &extras.ci,
+        &model,
+        &shapes,
+        std::slice::from_ref(&args.out),
+        &Default::default(),
+    )?;
     if extras.quiet {
         // The caller prints its own summary on stdout; the notes still reach the user.
         for n in notes {

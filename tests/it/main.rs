@@ -8,6 +8,7 @@ mod support;
 mod mock_server;
 
 mod cli_compare;
+mod cli_gate;
 mod cli_report;
 mod cli_score;
 mod cli_score_inputs;

@@ -23,7 +23,9 @@
 
 pub mod chart;
 pub mod checker;
+pub mod ci;
 pub mod compare;
+pub mod cost;
 pub mod dataset;
 pub mod formats;
 pub mod generate;
@@ -33,6 +35,7 @@ pub mod json;
 pub mod ledger;
 pub mod order;
 pub mod outcome;
+pub mod plan;
 pub mod protocol;
 pub mod report;
 pub mod runner;

@@ -3,7 +3,8 @@
 //! Sessions are the resampling units (a session's tasks share context, so they are not
 //! independent). Every statistic is a ratio `Σ sum / Σ count` over the resampled units,
 //! so one pass over the resamples serves many statistics ("slots") at once, all from the
-//! same draws. Intervals are 95% percentile intervals, deterministic for a given seed.
+//! same draws. Intervals are percentile intervals (95% unless asked otherwise),
+//! deterministic for a given seed.
 
 use crate::report::intervals::{Interval, SplitMix};
 
@@ -68,10 +69,16 @@ impl Units {
         }
     }
 
-    /// 95% percentile intervals of every slot over `resamples` resamples of the units
-    /// (drawn with replacement, as many as there are units). A slot without observations
-    /// in a resample skips that resample; a slot with none at all gets `None`.
-    pub(crate) fn bootstrap(&self, resamples: usize, seed: u64) -> Vec<Option<Interval>> {
+    /// Two-sided percentile intervals at `level` (0.95 for 95%) of every slot over
+    /// `resamples` resamples of the units (drawn with replacement, as many as there are
+    /// units). A slot without observations in a resample skips that resample; a slot with
+    /// none at all gets `None`.
+    pub(crate) fn bootstrap(
+        &self,
+        resamples: usize,
+        seed: u64,
+        level: f64,
+    ) -> Vec<Option<Interval>> {
         let units = self.len();
         let mut draws: Vec<Vec<f64>> = vec![Vec::with_capacity(resamples); self.slots];
         if units > 0 {
@@ -91,13 +98,16 @@ impl Units {
                 }
             }
         }
-        draws.into_iter().map(percentile95).collect()
+        draws
+            .into_iter()
+            .map(|d| percentile_interval(d, level))
+            .collect()
     }
 }
 
-/// The 2.5% and 97.5% order statistics (nearest rank on `len − 1`, as the report's
-/// bootstrap does).
-fn percentile95(mut values: Vec<f64>) -> Option<Interval> {
+/// The `(1 − level)/2` and `(1 + level)/2` order statistics (nearest rank on `len − 1`, as
+/// the report's bootstrap does): the 2.5% and 97.5% ones for `level` 0.95.
+fn percentile_interval(mut values: Vec<f64>, level: f64) -> Option<Interval> {
     if values.is_empty() {
         return None;
     }
@@ -107,9 +117,16 @@ fn percentile95(mut values: Vec<f64>) -> Option<Interval> {
         let idx = ((q * last as f64).round() as usize).min(last);
         values.get(idx).copied().unwrap_or(0.0)
     };
+    // 95% uses the literal quantiles, so its ranks never move by a rounding of 1 − level.
+    let (lo, hi) = if (level - 0.95).abs() < 1e-12 {
+        (0.025, 0.975)
+    } else {
+        let tail = ((1.0 - level) / 2.0).clamp(0.0, 0.5);
+        (tail, 1.0 - tail)
+    };
     Some(Interval {
-        lo: at(0.025),
-        hi: at(0.975),
+        lo: at(lo),
+        hi: at(hi),
     })
 }
 
@@ -126,8 +143,8 @@ mod tests {
         u.add(2, 1, 0.5);
         let est = u.estimates();
         assert_eq!(est, vec![Some(2.0 / 3.0), Some(0.5)]);
-        let a = u.bootstrap(500, 7);
-        assert_eq!(a, u.bootstrap(500, 7));
+        let a = u.bootstrap(500, 7, 0.95);
+        assert_eq!(a, u.bootstrap(500, 7, 0.95));
         // Slot 1 has one observation: every resample that sees it gives 0.5.
         assert_eq!(
             a.get(1).copied().flatten(),
@@ -139,6 +156,6 @@ mod tests {
             .flatten()
             .unwrap_or(Interval { lo: 9.0, hi: 9.0 });
         assert!(slot0.lo >= 0.0 && slot0.hi <= 1.0 && slot0.lo <= slot0.hi);
-        assert_eq!(Units::new(0, 2).bootstrap(10, 1), vec![None, None]);
+        assert_eq!(Units::new(0, 2).bootstrap(10, 1, 0.95), vec![None, None]);
     }
 }

@@ -345,6 +345,11 @@ fn upper_first(s: &str) -> String {
 /// One line per pair for a terminal: counts, p-value and deltas.
 pub fn summary_text(doc: &CompareDoc) -> String {
     let mut out = String::new();
+    for r in &doc.runs {
+        if let Some(c) = &r.cost {
+            let _ = writeln!(out, "{}: {}", r.label, c.line());
+        }
+    }
     for p in &doc.pairs {
         let _ = writeln!(
             out,

@@ -10,11 +10,13 @@
 //!
 //! Entry points: [`trials::trials_report`] (`trials.json`), [`paired::compare_runs`] and
 //! [`paired::compare_pair`] (`compare.json`), [`html::compare_html`] (`compare.html`),
-//! [`leaderboard`] (official-dataset check and ranked table).
+//! [`leaderboard`] (official-dataset check and ranked table), [`gate`] (the regression
+//! gate).
 
-mod boot;
+pub(crate) mod boot;
 pub mod byj;
 pub mod exact;
+pub mod gate;
 pub mod html;
 pub mod leaderboard;
 pub mod paired;
@@ -26,12 +28,16 @@ pub use runs::{CompareError, DatasetRef, RunInput, RunStatus};
 pub use trials::{trials_report, TrialsDoc};
 
 /// Resampling settings of the session bootstrap.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BootstrapOptions {
     /// Number of resamples (the default is 2,000).
     pub resamples: usize,
     /// SplitMix64 seed (the default is the report's fixed seed).
     pub seed: u64,
+    /// Two-sided confidence level of the intervals (the default is 0.95). Documents keep
+    /// the interval in their `ci95` fields whatever the level; only the gate asks for
+    /// another one (1 − its alpha).
+    pub level: f64,
 }
 
 impl Default for BootstrapOptions {
@@ -39,6 +45,7 @@ impl Default for BootstrapOptions {
         BootstrapOptions {
             resamples: crate::report::BOOTSTRAP_RESAMPLES,
             seed: crate::report::BOOTSTRAP_SEED,
+            level: 0.95,
         }
     }
 }

@@ -185,6 +185,17 @@ pub struct PairResult {
     pub ties: u64,
     /// Exact two-sided test of `a_only` against `b_only`.
     pub mcnemar_p: f64,
+    /// Compared sessions with a higher session pass rate in A (with one trial: A passed
+    /// the session, B did not).
+    #[serde(default)]
+    pub session_a_only: u64,
+    /// Compared sessions with a higher session pass rate in B.
+    #[serde(default)]
+    pub session_b_only: u64,
+    /// Exact two-sided test of `session_a_only` against `session_b_only` (1 when no
+    /// session differs).
+    #[serde(default = "no_evidence")]
+    pub session_mcnemar_p: f64,
     /// Task accuracy of each run over the compared tasks.
     pub task_accuracy: PairRates,
     /// Session accuracy of each run over the compared sessions (`null` without any).
@@ -199,8 +210,12 @@ pub struct PairResult {
     pub diff: Vec<TaskDiff>,
 }
 
+fn no_evidence() -> f64 {
+    1.0
+}
+
 /// One run of a comparison.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunSummary {
     /// Label (made unique within the comparison).
     pub label: String,
@@ -210,6 +225,9 @@ pub struct RunSummary {
     pub tasks_scored: u64,
     /// Status under the counting rule.
     pub status: RunStatus,
+    /// The run's cost, when its reports carry one (set by the caller from them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::CostFigures>,
 }
 
 /// The dataset of a comparison.
@@ -469,7 +487,7 @@ fn compare_tallies(
         });
     }
     let estimates = units.estimates();
-    let intervals = units.bootstrap(opts.resamples, opts.seed);
+    let intervals = units.bootstrap(opts.resamples, opts.seed, opts.level);
     let estimate = |slot: usize| -> Option<Estimate> {
         let e = estimates.get(slot).copied().flatten()?;
         let ci95 = intervals.get(slot).copied().flatten()?;
@@ -482,6 +500,7 @@ fn compare_tallies(
             b: sums_b.get(slot).copied().unwrap_or(0.0) / n,
         })
     };
+    let session_higher = higher.get(1).copied().unwrap_or((0, 0));
     let task_accuracy_delta = estimate(0).ok_or_else(|| CompareError::NothingInCommon {
         a: ta.label.clone(),
         b: tb.label.clone(),
@@ -518,6 +537,9 @@ fn compare_tallies(
         neither,
         ties,
         mcnemar_p: mcnemar_exact(a_only, b_only),
+        session_a_only: session_higher.0,
+        session_b_only: session_higher.1,
+        session_mcnemar_p: mcnemar_exact(session_higher.0, session_higher.1),
         task_accuracy: rates(0).unwrap_or(PairRates { a: 0.0, b: 0.0 }),
         session_accuracy: rates(1),
         task_accuracy_delta,
@@ -595,6 +617,7 @@ pub fn compare_runs(
                 trials: t.trials,
                 tasks_scored: t.tasks_scored() as u64,
                 status: t.status(),
+                cost: None,
             })
             .collect(),
         method: Method {

@@ -142,6 +142,11 @@ impl<'a> Layout<'a> {
     pub(crate) fn tasks(&self) -> usize {
         self.shapes.len()
     }
+
+    /// Dataset index of task `position` of session `session` (first occurrence).
+    pub(crate) fn index_of(&self, session: u32, position: u8) -> Option<usize> {
+        self.index.get(&(session, position)).copied()
+    }
 }
 
 /// One run's per-task and per-session counts over its trials.

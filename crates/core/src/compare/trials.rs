@@ -85,8 +85,18 @@ impl BootstrapInfo {
             unit: "session".to_owned(),
             resamples: opts.resamples as u64,
             seed: opts.seed,
-            interval: "95% percentile".to_owned(),
+            interval: format!("{} percentile", level_percent(opts.level)),
         }
+    }
+}
+
+/// A confidence level as a percentage: `95%`, `99%`, `97.5%`.
+pub(crate) fn level_percent(level: f64) -> String {
+    let pct = level * 100.0;
+    if (pct - pct.round()).abs() < 1e-9 {
+        format!("{:.0}%", pct.round())
+    } else {
+        format!("{pct}%")
     }
 }
 
@@ -211,7 +221,7 @@ pub fn trials_report(
         }
     }
     let estimates = units.estimates();
-    let intervals = units.bootstrap(opts.resamples, opts.seed);
+    let intervals = units.bootstrap(opts.resamples, opts.seed, opts.level);
     let slice = |from: usize| -> ByJ<Option<f64>> {
         ByJ((from..from + k)
             .map(|i| estimates.get(i).copied().flatten())

@@ -2,7 +2,9 @@
 //! `wildtool score` and `wildtool run` and read by `wildtool report` and
 //! `wildtool compare`. Version 2 adds the format marker, the run status and scored counts,
 //! run metadata when known and the record of a forced score; version-1 documents (no
-//! `wildtool_report` field) are still read.
+//! `wildtool_report` field) are still read. The optional `cost` section (the run's cost in
+//! money, `cost::CostFigures`) is an addition within version 2: it is written only when
+//! prices were known, and readers that do not know it ignore it.
 
 use std::collections::BTreeMap;
 
@@ -97,6 +99,9 @@ pub struct ReportDoc {
     pub tasks: Vec<TaskOutcome>,
     /// Notes for readers.
     pub notes: Vec<String>,
+    /// The cost of the scored tasks' requests, when prices were known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<crate::cost::CostFigures>,
 }
 
 /// The notes every report carries.
@@ -171,6 +176,7 @@ impl ReportDoc {
             failed_tasks,
             tasks: input.tasks,
             notes: NOTES.iter().map(|n| (*n).to_owned()).collect(),
+            cost: None,
         }
     }
 
@@ -238,6 +244,7 @@ impl ReportDoc {
             failed_tasks: f.opt("failed_tasks")?.unwrap_or_default(),
             tasks,
             notes: f.opt("notes")?.unwrap_or_default(),
+            cost: f.opt("cost")?,
         })
     }
 }

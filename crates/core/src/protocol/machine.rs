@@ -112,6 +112,7 @@ pub struct TaskMachine<'s> {
     latency: Vec<Value>,
     input_tokens: Vec<Value>,
     output_tokens: Vec<Value>,
+    cached_input_tokens: Vec<Value>,
     verdict: Option<TaskVerdict>,
     nodes_done: usize,
     quirks: Vec<Quirk>,
@@ -185,6 +186,7 @@ impl<'s> TaskMachine<'s> {
             latency: Vec::new(),
             input_tokens: Vec::new(),
             output_tokens: Vec::new(),
+            cached_input_tokens: Vec::new(),
             verdict: None,
             nodes_done: 0,
             quirks,
@@ -287,6 +289,8 @@ impl<'s> TaskMachine<'s> {
         self.latency.push(Value::Float(reply.latency));
         self.input_tokens.push(reply.input_tokens.clone());
         self.output_tokens.push(reply.output_tokens.clone());
+        self.cached_input_tokens
+            .push(reply.cached_input_tokens.clone());
 
         let decision = self.decide(reply);
         output.insert(
@@ -321,6 +325,11 @@ impl<'s> TaskMachine<'s> {
         } else {
             self.step += 1;
         }
+    }
+
+    /// The cached prompt tokens of each recorded step, as reported (kept out of `T`).
+    pub fn cached_input_tokens(&self) -> &[Value] {
+        &self.cached_input_tokens
     }
 
     /// The task result object `T` of the result file (§2.5), once finished.

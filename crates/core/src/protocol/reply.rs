@@ -23,6 +23,10 @@ pub struct Reply {
     pub input_tokens: Value,
     /// `usage.completion_tokens`.
     pub output_tokens: Value,
+    /// Prompt tokens the server reported as read from its cache, included in
+    /// `input_tokens` (null when not reported). Not part of the official step record:
+    /// wildtool keeps it in the checkpoint's usage extension, for pricing.
+    pub cached_input_tokens: Value,
     /// Request time in seconds.
     pub latency: f64,
 }
@@ -37,6 +41,7 @@ impl Reply {
             echo_reasoning: false,
             input_tokens: Value::Null,
             output_tokens: Value::Null,
+            cached_input_tokens: Value::Null,
             latency: 0.0,
         }
     }
@@ -53,6 +58,7 @@ impl Reply {
             reasoning_content,
             input_tokens: Value::Null,
             output_tokens: Value::Null,
+            cached_input_tokens: Value::Null,
             latency: 0.0,
         }
     }

@@ -114,6 +114,19 @@ impl TaskRecord {
 /// in dumps-utf8 form (what [`TaskRecord::to_line`] writes, without re-serialising the
 /// result).
 pub fn record_line(id: &str, line: usize, task: usize, trial: u32, result_json: &str) -> String {
+    record_line_with_usage(id, line, task, trial, result_json, None)
+}
+
+/// [`record_line`] with the usage extension after the result (`usage_json`: see
+/// `cost::usage`), which readers of the official result ignore.
+pub fn record_line_with_usage(
+    id: &str,
+    line: usize,
+    task: usize,
+    trial: u32,
+    result_json: &str,
+    usage_json: Option<&str>,
+) -> String {
     let mut m = Map::new();
     m.insert("id", Value::str(id));
     m.insert("line", Value::int(line as i64));
@@ -127,6 +140,10 @@ pub fn record_line(id: &str, line: usize, task: usize, trial: u32, result_json: 
     out.push_str(head);
     out.push_str(", \"result\": ");
     out.push_str(result_json);
+    if let Some(usage) = usage_json {
+        out.push_str(", \"usage\": ");
+        out.push_str(usage);
+    }
     out.push('}');
     out
 }

@@ -23,6 +23,7 @@
 pub mod agents;
 pub mod checkpoint;
 pub mod driver;
+pub mod dry_run;
 pub mod endpoint_url;
 pub mod engine;
 pub mod env_checkpoint;

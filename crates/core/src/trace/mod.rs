@@ -165,7 +165,7 @@ fn messages_of(step: &Value) -> impl Iterator<Item = &Value> {
         .flatten()
 }
 
-fn steps_of(task: &Value) -> impl Iterator<Item = &Value> {
+pub(crate) fn steps_of(task: &Value) -> impl Iterator<Item = &Value> {
     task.get("inference_log")
         .and_then(Value::as_object)
         .into_iter()

@@ -510,6 +510,7 @@ fn paired_bootstrap_is_the_documented_algorithm() {
     let opts = BootstrapOptions {
         resamples: 2000,
         seed: 0x5EED_2026,
+        level: 0.95,
     };
     let p = compare_pair(
         &a,

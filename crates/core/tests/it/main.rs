@@ -19,6 +19,7 @@ mod counting_rule;
 mod dataset_fuzz;
 mod dataset_load;
 mod formats_files;
+mod gate_stats;
 mod generate;
 mod graph_examples;
 mod graph_fixtures;

@@ -250,6 +250,9 @@ pub struct RunEnd {
     pub progress: ProgressSnapshot,
     /// Adaptive concurrency.
     pub concurrency: ConcurrencyStats,
+    /// What the run spent by the replies' reported usage (with given-up requests at their
+    /// estimate), when the run had prices.
+    pub spent: Option<f64>,
 }
 
 /// Something the driver must act on, in order.

@@ -64,6 +64,7 @@
 //!   prompts and jitter are those of a run without trials; later trials mix in the trial
 //!   number ([`trial_seed`]).
 
+mod budget;
 mod control;
 mod event;
 mod spec;
@@ -71,6 +72,7 @@ mod streaming;
 #[cfg(test)]
 mod tests;
 
+pub use budget::OUTPUT_RESERVE;
 pub use event::{
     ConcurrencyStats, EnvCall, EnvCallId, Event, IncompleteTask, ProgressSnapshot, RequestId,
     RunEnd, RunStatus, TaskKey, Transmit,
@@ -91,7 +93,7 @@ use crate::protocol::{EnvMachine, IdSource, Need, Reply, SeededIds, TaskMachine}
 use crate::input::limits::{check_step, Limit, LimitError, MAX_REPLY_BODY_BYTES};
 
 use super::checkpoint::{
-    assemble_json, header_line, record_line, recover_trials, session_result_line,
+    assemble_json, header_line, record_line_with_usage, recover_trials, session_result_line,
     CheckpointMismatch, SessionSlot,
 };
 use super::driver::{task_seed, StepContext, TaskStats};
@@ -220,6 +222,15 @@ impl Machine<'_> {
         }
     }
 
+    /// The cached prompt tokens of each recorded step, as reported (an environment task
+    /// records its usage in its own trace).
+    fn cached_input_tokens(&self) -> &[Value] {
+        match self {
+            Machine::Official(m) => m.cached_input_tokens(),
+            Machine::Env(_) => &[],
+        }
+    }
+
     fn result(&self) -> Option<Value> {
         match self {
             Machine::Official(m) => m.result(),
@@ -258,6 +269,7 @@ enum Stop {
     Cancelled,
     Breaker { reason: String, fix: Option<String> },
     Preflight(PreflightFailure),
+    Budget { limit: f64, spent: f64 },
 }
 
 /// How a given-up task feeds the circuit breaker.
@@ -323,6 +335,7 @@ pub struct Engine<'d> {
     events: VecDeque<Event>,
     aborts: VecDeque<RequestId>,
     finished: bool,
+    budget: Option<budget::Budget>,
     /// Streamed requests in flight.
     streams: Streams,
     /// Where streamed responses are read (installed by the driver).
@@ -499,6 +512,10 @@ impl<'d> Engine<'d> {
             events: VecDeque::new(),
             aborts: VecDeque::new(),
             finished: false,
+            budget: spec
+                .pricing()
+                .filter(|_| spec.endpoint().is_some())
+                .map(|p| budget::Budget::new(p.clone(), spec.max_cost())),
             streams: Streams::default(),
             readers: None,
             first_tokens: Latencies::new(),
@@ -595,6 +612,9 @@ impl<'d> Engine<'d> {
         if self.finished {
             return;
         }
+        if let Some(b) = &mut self.budget {
+            b.release(id);
+        }
         if matches!(
             &self.preflight,
             Some(Preflight { state: PreflightState::InFlight { id: p, .. }, .. }) if *p == id
@@ -674,6 +694,9 @@ impl<'d> Engine<'d> {
             if *deadline <= now {
                 let id = *id;
                 self.aborts.push_back(id);
+                if let Some(b) = &mut self.budget {
+                    b.lose(id);
+                }
                 let provider = self.provider();
                 let f = preflight::classify_network(
                     provider,
@@ -694,6 +717,9 @@ impl<'d> Engine<'d> {
             .collect();
         for id in expired {
             self.aborts.push_back(id);
+            if let Some(b) = &mut self.budget {
+                b.lose(id);
+            }
             let found = self
                 .active
                 .iter()
@@ -771,6 +797,9 @@ impl<'d> Engine<'d> {
 
     /// The next request to send, if the limits allow one.
     pub fn poll_transmit(&mut self, now: f64) -> Option<Transmit> {
+        if matches!(self.stop, Some(Stop::Budget { .. })) {
+            self.drop_unsent(now);
+        }
         if self.finished || self.stop.is_some() {
             return None;
         }
@@ -803,6 +832,9 @@ impl<'d> Engine<'d> {
             .iter()
             .position(|a| matches!(a.phase, Phase::Ready))?;
         let request = self.step_request(idx)?;
+        if !self.admit(RequestId(self.next_id), request.body.len(), now) {
+            return None;
+        }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         let stream = self.spec.stream();
@@ -1026,6 +1058,48 @@ impl<'d> Engine<'d> {
         true
     }
 
+    /// Reserves the estimated cost of request `id`; when it would pass the cost limit the
+    /// run stops starting requests (the ones in flight finish) and false is returned.
+    fn admit(&mut self, id: RequestId, body_bytes: usize, now: f64) -> bool {
+        let Some(b) = &mut self.budget else {
+            return true;
+        };
+        if b.admit(id, body_bytes) {
+            return true;
+        }
+        let (limit, spent) = (b.limit().unwrap_or(0.0), b.spent);
+        self.stop = Some(Stop::Budget { limit, spent });
+        self.jobs.clear();
+        self.drop_unsent(now);
+        false
+    }
+
+    /// Under a cost stop: every started task without a request in flight ends incomplete
+    /// (resumable); the run ends when the last reply is in.
+    fn drop_unsent(&mut self, now: f64) {
+        let mut i = 0;
+        while i < self.active.len() {
+            if matches!(self.active[i].phase, Phase::InFlight { .. }) {
+                i += 1;
+            } else {
+                self.settle_incomplete(
+                    i,
+                    "not finished: the run stopped before its cost limit".to_owned(),
+                    Signal::Neutral,
+                    now,
+                );
+            }
+        }
+        if self
+            .preflight
+            .as_ref()
+            .is_some_and(|pf| matches!(pf.state, PreflightState::Pending))
+        {
+            self.preflight = None;
+        }
+        self.check_finished(now);
+    }
+
     fn step_request(&mut self, idx: usize) -> Option<HttpRequest> {
         let (provider, endpoint) = self.endpoint.as_ref()?;
         let a = self.active.get_mut(idx)?;
@@ -1052,6 +1126,9 @@ impl<'d> Engine<'d> {
         let (provider, endpoint) = self.endpoint.clone()?;
         let mut request =
             preflight::request_at(provider, &endpoint, self.spec.model(), self.temperature);
+        if !self.admit(RequestId(self.next_id), request.body.len(), now) {
+            return None;
+        }
         let id = self.next_request_id();
         let deadline = now + self.spec.timeout();
         let stream = self.spec.stream();
@@ -1224,6 +1301,9 @@ impl<'d> Engine<'d> {
         }
         self.counters.input_tokens += token_count(&reply.input_tokens);
         self.counters.output_tokens += token_count(&reply.output_tokens);
+        if let Some(b) = &mut self.budget {
+            b.charge(&reply);
+        }
         if let Err(e) = check_step(recorded_bytes(&reply)) {
             let reason = format!("the reply was not recorded: {e}");
             self.last_failure = Some(reason.clone());
@@ -1366,8 +1446,9 @@ impl<'d> Engine<'d> {
         }
         let a = self.active.remove(idx);
         let names_correct = a.machine.names_correct();
+        let usage = crate::cost::usage::extension_json(a.machine.cached_input_tokens());
         match a.machine.result() {
-            Some(result) => self.settle_finished(a.job, a.key, result, names_correct, now),
+            Some(result) => self.settle_finished(a.job, a.key, (result, usage), names_correct, now),
             None => self.settle_job_incomplete(
                 a.job,
                 a.key,
@@ -1382,7 +1463,7 @@ impl<'d> Engine<'d> {
         &mut self,
         job: Job,
         key: TaskKey,
-        result: Value,
+        (result, usage): (Value, Option<String>),
         names_correct: bool,
         now: f64,
     ) {
@@ -1390,7 +1471,14 @@ impl<'d> Engine<'d> {
             return;
         };
         let result = dumps(&result, Escape::Utf8);
-        let line = record_line(&session.id, session.index, job.task, job.trial, &result);
+        let line = record_line_with_usage(
+            &session.id,
+            session.index,
+            job.task,
+            job.trial,
+            &result,
+            usage.as_deref(),
+        );
         self.events.push_back(Event::Persist(line));
         self.counters.done += 1;
         self.counters.names_correct += u64::from(names_correct);
@@ -1511,6 +1599,9 @@ impl<'d> Engine<'d> {
         for a in active {
             if let Phase::InFlight { id, .. } = a.phase {
                 self.aborts.push_back(id);
+                if let Some(b) = &mut self.budget {
+                    b.lose(id);
+                }
             }
             self.settle_job_incomplete(a.job, a.key, reason.to_owned(), Signal::Neutral, now);
         }
@@ -1582,6 +1673,18 @@ impl<'d> Engine<'d> {
                 f.fix.clone(),
                 Some(f.class),
             ),
+            Some(Stop::Budget { limit, spent }) => (
+                if tasks_scored == 0 {
+                    RunStatus::Failed
+                } else {
+                    RunStatus::Partial
+                },
+                Some(format!(
+                    "stopped before the cost limit of {limit}: {spent:.4} spent, and the next request could have passed it; {unfinished} of {tasks_total} tasks did not finish"
+                )),
+                Some("re-run the same command with a higher --max-cost to resume".to_owned()),
+                None,
+            ),
             Some(Stop::Breaker { reason, fix }) => (
                 if tasks_scored == 0 {
                     RunStatus::Failed
@@ -1622,6 +1725,7 @@ impl<'d> Engine<'d> {
             tasks_scored,
             progress,
             concurrency: self.aimd.stats(),
+            spent: self.budget.as_ref().map(|b| b.spent),
         };
         self.events.push_back(Event::Finished(end));
     }

@@ -108,6 +108,9 @@ pub enum SpecError {
     /// A remote endpoint needs a model name.
     #[error("the model name is empty; name the model the endpoint should run")]
     EmptyModel,
+    /// A cost limit that is not a positive amount, or one without prices.
+    #[error("{0}")]
+    MaxCost(String),
 }
 
 /// A built-in agent (no endpoint, answered in-process).
@@ -194,6 +197,10 @@ pub struct RunSettings {
     pub breaker_threshold: u64,
     /// Lower the concurrency on rate limiting and raise it again (AIMD).
     pub adaptive: bool,
+    /// The model's prices: the engine counts the run's spend from the replies' usage.
+    pub pricing: Option<crate::cost::ModelPrice>,
+    /// Stop starting requests when the spend would pass this amount (needs `pricing`).
+    pub max_cost: Option<f64>,
     /// Send every request streamed (the dialect's stream switch) and read the reply as an
     /// event stream.
     pub stream: bool,
@@ -223,6 +230,8 @@ impl RunSettings {
             preflight: true,
             breaker_threshold: DEFAULT_BREAKER_THRESHOLD,
             adaptive: true,
+            pricing: None,
+            max_cost: None,
             stream: false,
             stream_idle_timeout: DEFAULT_STREAM_IDLE_TIMEOUT,
         }
@@ -243,6 +252,8 @@ pub struct RunSpec {
     preflight: bool,
     breaker_threshold: u32,
     adaptive: bool,
+    pricing: Option<crate::cost::ModelPrice>,
+    max_cost: Option<f64>,
     stream: bool,
     stream_idle_timeout: f64,
 }
@@ -315,6 +326,19 @@ impl RunSpec {
             }
             BackendSettings::Agent(a) => Backend::Agent(a),
         };
+        if let Some(limit) = s.max_cost {
+            if !(limit.is_finite() && limit > 0.0) {
+                return Err(SpecError::MaxCost(format!(
+                    "the cost limit must be a positive amount, not {limit}"
+                )));
+            }
+            if s.pricing.is_none() && matches!(backend, Backend::Http { .. }) {
+                return Err(SpecError::MaxCost(format!(
+                    "a cost limit needs prices for model {:?}; give a price table that has it (or name its entry)",
+                    s.model
+                )));
+            }
+        }
         Ok(Self {
             model: s.model,
             dataset: s.dataset,
@@ -327,9 +351,21 @@ impl RunSpec {
             preflight: s.preflight,
             breaker_threshold,
             adaptive: s.adaptive,
+            pricing: s.pricing,
+            max_cost: s.max_cost,
             stream: s.stream,
             stream_idle_timeout,
         })
+    }
+
+    /// The model's prices, when known.
+    pub fn pricing(&self) -> Option<&crate::cost::ModelPrice> {
+        self.pricing.as_ref()
+    }
+
+    /// The cost limit, when set.
+    pub fn max_cost(&self) -> Option<f64> {
+        self.max_cost
     }
 
     /// Model name.

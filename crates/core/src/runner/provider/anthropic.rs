@@ -20,6 +20,24 @@ use super::{
 
 /// The `anthropic-version` header sent.
 pub const API_VERSION: &str = "2023-06-01";
+/// Every prompt token: `usage.input_tokens` counts only the tokens after the last cache
+/// breakpoint, so the cache reads and writes are added (the counts of the other APIs).
+fn prompt_tokens(usage: Option<&Value>) -> Value {
+    let extra = |k: &str| {
+        usage
+            .and_then(|u| u.get(k))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    };
+    match token_count(usage, "input_tokens").as_i64() {
+        Some(n) => Value::int(
+            n.saturating_add(extra("cache_read_input_tokens"))
+                .saturating_add(extra("cache_creation_input_tokens")),
+        ),
+        None => Value::Null,
+    }
+}
+
 /// The `max_tokens` sent with every request.
 pub const MAX_TOKENS: i64 = 4096;
 
@@ -229,8 +247,9 @@ pub fn parse_response(body: &str, latency: f64) -> Result<Reply, ProviderError> 
         reasoning_content: thinking.map(Value::Str).unwrap_or(Value::Null),
         // Thinking blocks are logged; sending them back would need their signatures.
         echo_reasoning: false,
-        input_tokens: token_count(usage, "input_tokens"),
+        input_tokens: prompt_tokens(usage),
         output_tokens: token_count(usage, "output_tokens"),
+        cached_input_tokens: token_count(usage, "cache_read_input_tokens"),
         latency,
     })
 }

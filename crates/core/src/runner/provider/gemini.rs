@@ -343,6 +343,9 @@ pub fn parse_response(
             .map(Value::int)
             .unwrap_or(Value::Null),
         output_tokens: output,
+        cached_input_tokens: count("cachedContentTokenCount")
+            .map(Value::int)
+            .unwrap_or(Value::Null),
         latency,
     })
 }

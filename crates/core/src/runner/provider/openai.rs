@@ -103,6 +103,10 @@ pub fn parse_response(
         echo_reasoning,
         input_tokens: token_count(usage, "prompt_tokens"),
         output_tokens: token_count(usage, "completion_tokens"),
+        cached_input_tokens: token_count(
+            usage.and_then(|u| u.get("prompt_tokens_details")),
+            "cached_tokens",
+        ),
         latency,
     })
 }
