@@ -69,13 +69,14 @@ pub fn write_run_outputs(
     shapes: &[TaskShape],
     dirs: &[PathBuf],
     reasons: &BTreeMap<(u32, u8), String>,
+    inputs: &[&Path],
 ) -> Result<(), FileError> {
     if opts.junit.is_none() && opts.summary_md.is_none() {
         return Ok(());
     }
     let run = read_dirs(dirs);
     if let Some(path) = &opts.junit {
-        write_junit(path, &[dir_suite(label, shapes, &run, reasons)])?;
+        write_junit(path, &[dir_suite(label, shapes, &run, reasons)], inputs)?;
     }
     if let (Some(path), Some(report)) = (&opts.summary_md, &run.report) {
         let costs: Vec<_> = dirs
@@ -91,6 +92,7 @@ pub fn write_run_outputs(
         write_md(
             path,
             &wildtool_core::ci::summary::run_markdown(label, &report.report, cost.as_ref()),
+            inputs,
         )?;
     }
     Ok(())
@@ -107,15 +109,15 @@ pub fn dir_suite(
 }
 
 /// Writes the JUnit file of `suites`.
-pub fn write_junit(path: &Path, suites: &[Suite]) -> Result<(), FileError> {
-    write_file(path, &junit_xml(suites))?;
+pub fn write_junit(path: &Path, suites: &[Suite], inputs: &[&Path]) -> Result<(), FileError> {
+    write_file(path, junit_xml(suites), inputs)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }
 
 /// Writes a Markdown summary.
-pub fn write_md(path: &Path, text: &str) -> Result<(), FileError> {
-    write_file(path, text)?;
+pub fn write_md(path: &Path, text: &str, inputs: &[&Path]) -> Result<(), FileError> {
+    write_file(path, text, inputs)?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }

@@ -14,7 +14,7 @@ use wildtool_core::share::{task_shapes, TaskShape};
 
 use wildtool_core::formats::{check_belongs, ReportDoc};
 
-use super::files::{at, for_each_line, read_document, read_text, FileError};
+use super::files::{at, for_each_line, read_document, read_text, FileError, OutputSet};
 
 /// Arguments of `wildtool compare`.
 #[derive(Debug)]
@@ -388,17 +388,25 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     }
     let doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
         .map_err(|e| usage(e.to_string()))?;
-    fs::create_dir_all(&args.out).map_err(at(&args.out))?;
-    let json_path = args.out.join("compare.json");
-    fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
+    let mut inputs: Vec<&Path> = args.runs.iter().map(PathBuf::as_path).collect();
+    inputs.push(&args.dataset);
+    let mut set = OutputSet::begin(&args.out, &inputs)?;
     let dataset_label = args
         .dataset
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let html_path = args.out.join("compare.html");
-    fs::write(&html_path, compare_html(&doc, &dataset_label)).map_err(at(&html_path))?;
+    set.write("compare.json", doc.to_json() + "\n")?;
+    set.write("compare.html", compare_html(&doc, &dataset_label))?;
+    let written = set.commit()?;
     print!("{}", summary_text(&doc));
-    println!("wrote {}, {}", json_path.display(), html_path.display());
+    println!(
+        "wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     Ok(())
 }

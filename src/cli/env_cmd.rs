@@ -15,7 +15,7 @@ use wildtool_core::ledger::text::{unified_diff, write_ledger};
 use wildtool_core::ledger::validate::scenario_problems;
 use wildtool_core::ledger::ENV_VERSION;
 
-use super::files::{at, read_text, FileError, Outputs};
+use super::files::{at, read_text, FileError, OutputSet};
 
 /// Why an env command stopped.
 #[derive(Debug, thiserror::Error)]
@@ -54,8 +54,7 @@ pub fn env_score(
     for (_, problem) in &s.problems {
         eprintln!("warning: {}: {problem}", results.display());
     }
-    std::fs::create_dir_all(out).map_err(at(out))?;
-    let mut outputs = Outputs::new(out);
+    let mut outputs = OutputSet::begin(out, &[dataset, results])?;
     outputs.write("env-report.json", &s.report)?;
     outputs.commit()?;
     print!("{}", s.metrics.table());
@@ -160,7 +159,8 @@ pub fn env_export(
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut outputs = Outputs::new(dir);
+    let inputs: [&Path; 3] = [run, &dataset, &results];
+    let mut outputs = OutputSet::begin(dir, &inputs)?;
     outputs.write(&name, &text)?;
     outputs.commit()?;
     eprintln!("wrote {}", out.display());

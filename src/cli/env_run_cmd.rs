@@ -30,7 +30,7 @@ use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::runner::select::SessionRange;
 use wildtool_core::share::task_shapes;
 
-use super::files::{at, read_text, Outputs};
+use super::files::{at, read_text, OutputSet};
 use super::run_cmd::{
     backend, install_interrupt_handler, run_spec, trials_json, unix_now, Display, RunArgs,
     RunCmdError,
@@ -194,8 +194,16 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     };
     let per_trial_tasks: u64 = with_env.iter().map(|s| s.tasks.len() as u64).sum();
     let mut trial_outcomes = Vec::new();
+    let mut inputs: Vec<&Path> = vec![&args.dataset];
+    inputs.extend(args.replay_file.as_deref());
+    let mut outputs = OutputSet::begin(&args.out, &inputs)?;
+    let mut wrote = Vec::new();
     for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
-        fs::create_dir_all(dir).map_err(at(dir))?;
+        let prefix = if spec.trials() == 1 {
+            String::new()
+        } else {
+            format!("trial-{}/", t + 1)
+        };
         let head = ReportHead {
             model_name: spec.model().to_owned(),
             dataset_fingerprint: fp.clone(),
@@ -233,14 +241,12 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         for (no, problem) in &scored.problems {
             eprintln!("warning: env-result.jsonl line {no}: {problem}");
         }
-        let mut outputs = Outputs::new(dir);
-        outputs.write("env-result.jsonl", &text)?;
-        outputs.write("env-report.json", &scored.report)?;
+        outputs.write(&format!("{prefix}env-result.jsonl"), &text)?;
+        outputs.write(&format!("{prefix}env-report.json"), &scored.report)?;
         outputs.write(
-            "env-run.json",
-            &env_run_json(&spec, &end, started, &args.dataset),
+            &format!("{prefix}env-run.json"),
+            env_run_json(&spec, &end, started, &args.dataset),
         )?;
-        outputs.commit()?;
         trial_outcomes.push(env_outcomes(&loaded, &scored.sessions));
         if !args.quiet {
             if spec.trials() > 1 {
@@ -254,20 +260,25 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
                 without.len()
             );
         }
-        eprintln!(
+        wrote.push(format!(
             "wrote {} and {}",
             dir.join("env-result.jsonl").display(),
             dir.join("env-report.json").display()
-        );
+        ));
     }
     if spec.trials() > 1 {
         write_env_trials(
-            &args.out,
+            &mut outputs,
             &dataset_text,
             &loaded,
             spec.model(),
             trial_outcomes,
         )?;
+        wrote.push(format!("wrote {}", args.out.join("env-trials.json").display()));
+    }
+    outputs.commit()?;
+    for line in wrote {
+        eprintln!("{line}");
     }
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
@@ -319,7 +330,7 @@ fn env_run_json(
 }
 
 fn write_env_trials(
-    out: &Path,
+    outputs: &mut OutputSet,
     dataset_text: &str,
     loaded: &wildtool_core::dataset::LoadedDataset,
     model: &str,
@@ -331,13 +342,10 @@ fn write_env_trials(
         model,
         trials,
     )?;
-    let mut outputs = Outputs::new(out);
     let text = format!(
         "{{\"extension\": {:?}, \"on\": \"env_success\", \"trials\": {}}}\n",
         EXTENSION_LABEL, doc
     );
     outputs.write("env-trials.json", &text)?;
-    outputs.commit()?;
-    eprintln!("wrote {}", out.join("env-trials.json").display());
     Ok(())
 }

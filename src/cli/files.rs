@@ -1,8 +1,8 @@
 //! File adapters: reading datasets, streaming result files line by line with the core's
-//! line rule (`input::lines`), and replacing output files together.
+//! line rule (`input::lines`); output sets are committed by [`super::commit`].
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use wildtool_core::formats::sniff::SNIFF_BYTES;
@@ -139,79 +139,4 @@ impl LineReader {
     }
 }
 
-/// Output files written next to each other and put in place together: each is written
-/// to a temporary file in the output directory, and only when all are written are they
-/// renamed over the old ones, so a failed or refused run leaves the previous outputs
-/// untouched and a finished one never leaves a mix of two runs.
-pub struct Outputs {
-    dir: PathBuf,
-    pending: Vec<(PathBuf, PathBuf)>,
-}
-
-impl Outputs {
-    /// Outputs in `dir`.
-    pub fn new(dir: &Path) -> Self {
-        Self {
-            dir: dir.to_path_buf(),
-            pending: Vec::new(),
-        }
-    }
-
-    fn temp_path(&self, name: &str) -> PathBuf {
-        self.dir.join(format!(".{name}.tmp-{}", std::process::id()))
-    }
-
-    /// A temporary file that becomes `name` on [`Outputs::commit`].
-    pub fn create(&mut self, name: &str) -> Result<(File, PathBuf), FileError> {
-        let temp = self.temp_path(name);
-        let file = File::create(&temp).map_err(at(&temp))?;
-        self.pending.push((temp.clone(), self.dir.join(name)));
-        Ok((file, temp))
-    }
-
-    /// Writes `text` as the future `name`.
-    pub fn write(&mut self, name: &str, text: &str) -> Result<(), FileError> {
-        let (mut file, temp) = self.create(name)?;
-        file.write_all(text.as_bytes()).map_err(at(&temp))?;
-        file.sync_all().map_err(at(&temp))
-    }
-
-    /// Renames every temporary file over its final name.
-    pub fn commit(mut self) -> Result<Vec<PathBuf>, FileError> {
-        let mut done = Vec::new();
-        while !self.pending.is_empty() {
-            let (temp, target) = self.pending.remove(0);
-            if let Err(e) = std::fs::rename(&temp, &target) {
-                let _ = std::fs::remove_file(&temp);
-                return Err(at(&target)(e));
-            }
-            done.push(target);
-        }
-        Ok(done)
-    }
-}
-
-impl Drop for Outputs {
-    fn drop(&mut self) {
-        for (temp, _) in &self.pending {
-            let _ = std::fs::remove_file(temp);
-        }
-    }
-}
-
-/// Writes one output file all or nothing: a temporary file in its directory (created if
-/// missing), renamed over it once written.
-pub fn write_file(path: &Path, text: &str) -> Result<(), FileError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .ok_or_else(|| invalid(path, "is not a file name".to_owned()))?;
-    std::fs::create_dir_all(dir).map_err(at(dir))?;
-    let mut outputs = Outputs::new(dir);
-    outputs.write(&name, text)?;
-    outputs.commit().map(|_| ())
-}
+pub use super::commit::{write_file, OutputSet};

@@ -56,7 +56,7 @@ pub fn gate(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
             if let Some(path) = &args.ci.junit {
                 let suite =
                     wildtool_core::ci::junit::gate_error_suite(&args.metric, &e.to_string());
-                let _ = super::ci_out::write_junit(path, &[suite]);
+                let _ = super::ci_out::write_junit(path, &[suite], &[&args.baseline, &args.candidate, &args.dataset]);
             }
             Err(e)
         }
@@ -114,6 +114,7 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
         super::ci_out::write_junit(
             path,
             &[suite, wildtool_core::ci::junit::gate_suite(&verdict)],
+            &[&args.baseline, &args.candidate, &args.dataset],
         )
         .map_err(io)?;
     }
@@ -125,7 +126,8 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
             Some(&verdict),
             [cb.as_ref(), cc.as_ref()],
         );
-        super::ci_out::write_md(path, &md).map_err(io)?;
+        super::ci_out::write_md(path, &md, &[&args.baseline, &args.candidate, &args.dataset])
+            .map_err(io)?;
     }
     Ok(if verdict.outcome.fails() {
         ExitCode::from(EXIT_FAILURE)

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use wildtool_core::generate::{self, GenerateError, GenerateSpec, PackText};
 
-use super::files::at;
 
 /// The domain packs compiled into the binary (`data/packs/*.json`).
 pub const BUILTIN_PACKS: &[PackText<'static>] = &[
@@ -207,7 +206,7 @@ impl GenerateOpts {
 }
 
 fn write(path: &Path, text: &str) -> Result<(), super::files::FileError> {
-    std::fs::write(path, text).map_err(at(path))
+    super::files::write_file(path, text, &[])
 }
 
 /// Runs `wildtool generate`: writes the suite and reports its spec and fingerprint.

@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
 mod ci_out;
+pub mod commit;
 mod compare_cmd;
 mod env_cmd;
 mod env_run_cmd;
@@ -34,6 +35,48 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_INCOMPLETE: u8 = 3;
 /// Exit code of a run whose endpoint failed the preflight (nothing was sent).
 pub const EXIT_PREFLIGHT: u8 = 4;
+
+/// The keys this process holds, redacted by value from every message it prints or
+/// stores ([`redact`]).
+static SECRETS: std::sync::Mutex<Option<wildtool_core::runner::redact::Redactor>> =
+    std::sync::Mutex::new(None);
+
+/// Adds a key to the process's redactor (the moment it is read from the environment).
+pub fn register_secret(key: &str) {
+    if let Ok(mut guard) = SECRETS.lock() {
+        guard.get_or_insert_with(Default::default).add(key);
+    }
+}
+
+/// `text` with every key this process holds replaced (the core's redactor).
+pub fn redact(text: &str) -> String {
+    match SECRETS.lock() {
+        Ok(guard) => match guard.as_ref() {
+            Some(r) => r.redact(text),
+            None => text.to_owned(),
+        },
+        Err(_) => text.to_owned(),
+    }
+}
+
+/// The process's redactor (for the transport).
+pub fn redactor() -> wildtool_core::runner::redact::Redactor {
+    SECRETS
+        .lock()
+        .ok()
+        .and_then(|g| g.clone())
+        .unwrap_or_default()
+}
+
+/// The exit code of a file error: 2 for an output refused before anything was written
+/// (a symlink, a directory in the way, an input), 1 for IO failures.
+pub fn file_exit_code(e: &files::FileError) -> u8 {
+    if commit::is_refusal(e) {
+        EXIT_USAGE
+    } else {
+        EXIT_FAILURE
+    }
+}
 
 /// Every way a command can fail.
 #[derive(Debug, thiserror::Error)]
@@ -78,23 +121,26 @@ impl CliError {
     /// preflight, 1 for other failures (3, a resumable run, is not an error).
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::File(_) => EXIT_FAILURE,
+            CliError::File(e) => file_exit_code(e),
             CliError::Run(e) => e.exit_code(),
             CliError::Report(report_cmd::ReportError::Usage(_)) => EXIT_USAGE,
+            CliError::Report(report_cmd::ReportError::File(e)) => file_exit_code(e),
             CliError::Report(_) => EXIT_FAILURE,
             CliError::Compare(compare_cmd::CompareCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Compare(compare_cmd::CompareCmdError::File(e)) => file_exit_code(e),
             CliError::Compare(_) => EXIT_FAILURE,
             CliError::Generate(generate_cmd::GenerateCmdError::Usage(_)) => EXIT_USAGE,
+            CliError::Generate(generate_cmd::GenerateCmdError::File(e)) => file_exit_code(e),
             CliError::Generate(_) => EXIT_FAILURE,
             CliError::Sweep(e) => e.exit_code(),
             CliError::Gate(_) => EXIT_USAGE,
-            CliError::Plan(plan_cmd::PlanCmdError::File(_)) => EXIT_FAILURE,
+            CliError::Plan(plan_cmd::PlanCmdError::File(e)) => file_exit_code(e),
             CliError::Plan(_) => EXIT_USAGE,
             CliError::Prices(prices::PriceOptsError::File(_)) => EXIT_FAILURE,
             CliError::Prices(_) => EXIT_USAGE,
             CliError::Probe(_) => EXIT_USAGE,
             CliError::Env(env_cmd::EnvCmdError::Usage(_)) => EXIT_USAGE,
-            CliError::Env(env_cmd::EnvCmdError::File(_)) => EXIT_FAILURE,
+            CliError::Env(env_cmd::EnvCmdError::File(e)) => file_exit_code(e),
         }
     }
 }
@@ -602,7 +648,7 @@ pub fn main() -> ExitCode {
     match dispatch(cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("wildtool: {e}");
+            eprintln!("wildtool: {}", redact(&e.to_string()));
             ExitCode::from(e.exit_code())
         }
     }

@@ -118,7 +118,9 @@ pub fn plan_cmd(args: &PlanArgs) -> Result<(), PlanCmdError> {
         }
     }
     if let Some(path) = &args.json {
-        super::files::write_file(path, &(doc.to_json() + "\n"))?;
+        let mut inputs: Vec<&std::path::Path> = vec![&args.pilot, &args.dataset];
+        inputs.extend(args.pilot_b.as_deref());
+        super::files::write_file(path, doc.to_json() + "\n", &inputs)?;
         println!("wrote {}", path.display());
     }
     Ok(())

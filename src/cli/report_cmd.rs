@@ -2,7 +2,6 @@
 //! with data tables, the summary table) from the `report.json` that `wildtool score` and
 //! `wildtool run` write.
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
@@ -11,7 +10,7 @@ use wildtool_core::dataset::fingerprint_hex;
 use wildtool_core::formats::ReportDoc;
 use wildtool_core::report::summary::summary_table;
 
-use super::files::{at, read_document, read_text, FileError};
+use super::files::{read_document, read_text, write_file, FileError};
 
 /// The published leaderboard (reference JSON in `data/`).
 const LEADERBOARD: &str = include_str!("../../data/paper-leaderboard.json");
@@ -81,6 +80,29 @@ fn env_report(args: &ReportArgs) -> Result<Option<wildtool_core::json::Value>, R
     Ok(Some(v))
 }
 
+/// Every file `report` may read (none of them may be its `--out`).
+fn inputs(args: &ReportArgs) -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = Vec::new();
+    list.extend(args.dataset.clone());
+    list.extend(args.from.clone());
+    if let Some(d) = &args.score_dir {
+        list.push(d.clone());
+        list.push(d.join("report.json"));
+        list.push(d.join("env-report.json"));
+    }
+    if let Some(parent) = args.from.as_ref().and_then(|f| f.parent()) {
+        list.push(parent.join("env-report.json"));
+    }
+    list
+}
+
+/// Writes the report page as a set of one, never onto an input.
+fn write_page(args: &ReportArgs, html: String) -> Result<(), FileError> {
+    let inputs = inputs(args);
+    let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    write_file(&args.out, html, &refs)
+}
+
 /// Runs `wildtool report`: the official report, with an "Extension: ledger environment"
 /// section when the directory also holds an env-report.json (or a page of that section
 /// alone for an env run without an official report).
@@ -101,8 +123,7 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
                 )));
             }
         }
-        fs::write(&args.out, wildtool_core::ledger::report_html::env_page(env))
-            .map_err(at(&args.out))?;
+        write_page(args, wildtool_core::ledger::report_html::env_page(env))?;
         println!("wrote {}", args.out.display());
         return Ok(());
     }
@@ -150,7 +171,7 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
             );
         }
     }
-    fs::write(&args.out, html).map_err(at(&args.out))?;
+    write_page(args, html)?;
     println!("wrote {}", args.out.display());
     Ok(())
 }

@@ -28,8 +28,9 @@ use wildtool_core::runner::stream::CoreReaders;
 use wildtool_core::share::task_shapes;
 
 use super::compare_cmd::outcomes_from_report;
-use super::files::{at, read_text, FileError};
-use super::score_cmd::{score_with, ScoreArgs, ScoreExtras};
+use super::files::{at, read_text, FileError, OutputSet};
+use super::score_cmd::{score_into, ScoreArgs, ScoreExtras};
+use super::redact;
 use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_PREFLIGHT, EXIT_USAGE};
 
 /// Arguments of `wildtool run`.
@@ -110,6 +111,10 @@ pub enum RunCmdError {
     /// The price table.
     #[error(transparent)]
     Prices(#[from] super::prices::PriceOptsError),
+    /// The run's final scoring was refused (the dataset changed on disk, the results do
+    /// not belong to it, nothing could be scored); `run.json` says so.
+    #[error("{0}")]
+    Refused(String),
     /// The endpoint failed the preflight; no task was sent.
     #[error("preflight failed ({class}): {reason}{}", .fix.as_ref().map(|f| format!("\n  fix: {f}")).unwrap_or_default())]
     Preflight {
@@ -127,9 +132,13 @@ impl RunCmdError {
     /// checkpoint), 4 for a failed preflight, 1 otherwise.
     pub fn exit_code(&self) -> u8 {
         match self {
-            RunCmdError::Usage(_) | RunCmdError::Spec(_) | RunCmdError::Checkpoint(_) => EXIT_USAGE,
+            RunCmdError::Usage(_)
+            | RunCmdError::Spec(_)
+            | RunCmdError::Checkpoint(_)
+            | RunCmdError::Refused(_) => EXIT_USAGE,
             RunCmdError::Preflight { .. } => EXIT_PREFLIGHT,
-            RunCmdError::File(_) | RunCmdError::Store(_) => EXIT_FAILURE,
+            RunCmdError::File(e) => super::file_exit_code(e),
+            RunCmdError::Store(_) => EXIT_FAILURE,
             RunCmdError::Prices(super::prices::PriceOptsError::File(_)) => EXIT_FAILURE,
             RunCmdError::Prices(_) => EXIT_USAGE,
         }
@@ -188,7 +197,10 @@ pub(crate) fn backend(
                 .unwrap_or_else(|| info.key_env.to_owned());
             // The key is read here and kept only inside the transport.
             let key = match std::env::var(&var) {
-                Ok(key) if !key.is_empty() => Some(key),
+                Ok(key) if !key.is_empty() => {
+                    super::register_secret(&key);
+                    Some(key)
+                }
                 _ => {
                     eprintln!("note: ${var} is not set; sending requests without an API key");
                     None
@@ -293,18 +305,17 @@ impl Display {
     }
 }
 
-/// Writes `incomplete.json` (or removes a stale one).
-fn write_incomplete(out: &Path, end: &RunEnd, trials: u32) -> Result<(), FileError> {
-    let path = out.join("incomplete.json");
+/// Stages `incomplete.json` (or the removal of a stale one).
+fn stage_incomplete(set: &mut OutputSet, end: &RunEnd, trials: u32) -> Result<(), FileError> {
     if end.incomplete.is_empty() {
-        let _ = fs::remove_file(&path);
-        return Ok(());
+        return set.remove("incomplete.json");
     }
     let list: Vec<serde_json::Value> = end
         .incomplete
         .iter()
         .map(|t| {
-            let mut v = serde_json::json!({"id": t.id, "task": t.key.task, "reason": t.reason});
+            let mut v =
+                serde_json::json!({"id": t.id, "task": t.key.task, "reason": redact(&t.reason)});
             if trials > 1 {
                 v["trial"] = serde_json::json!(t.key.trial);
             }
@@ -316,20 +327,29 @@ fn write_incomplete(out: &Path, end: &RunEnd, trials: u32) -> Result<(), FileErr
         "tasks": list,
     }))
     .unwrap_or_default();
-    fs::write(&path, text + "\n").map_err(at(&path))
+    set.write("incomplete.json", text + "\n")
 }
 
-/// Writes `run.json` (`{"wildtool_run_status": 1, …}`): how the run ended, its settings
-/// and counters, and what adaptive concurrency did.
-fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileError> {
+/// The text of `run.json` (`{"wildtool_run_status": 1, …}`): how the run ended (or
+/// `refused` with the reason, when its final scoring was refused), its settings and
+/// counters, and what adaptive concurrency did.
+fn run_json(spec: &RunSpec, end: &RunEnd, refused: Option<(&str, &str)>) -> String {
     let p = &end.progress;
     let c = &end.concurrency;
+    let (status, reason, fix) = match refused {
+        Some((status, reason)) => (status.to_owned(), Some(reason.to_owned()), None),
+        None => (
+            end.status.as_str().to_owned(),
+            end.reason.as_deref().map(redact),
+            end.fix.as_deref().map(redact),
+        ),
+    };
     let doc = serde_json::json!({
         "wildtool_run_status": 1,
         "model_name": spec.model(),
-        "status": end.status.as_str(),
-        "reason": end.reason,
-        "fix": end.fix,
+        "status": status,
+        "reason": reason,
+        "fix": fix,
         "trials": spec.trials(),
         "tasks_total": end.tasks_total,
         "tasks_scored": end.tasks_scored,
@@ -363,9 +383,25 @@ fn write_run_json(out: &Path, spec: &RunSpec, end: &RunEnd) -> Result<(), FileEr
             "first_token_seconds": p.first_token,
         },
     });
-    let path = out.join("run.json");
-    let text = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    fs::write(&path, text + "\n").map_err(at(&path))
+    serde_json::to_string_pretty(&doc).unwrap_or_default() + "\n"
+}
+
+/// Why the run's final scoring is refused when the dataset file no longer holds the bytes
+/// the run read at its start (the run scores those bytes, but its outputs name the file).
+fn dataset_changed(path: &Path, started: &str) -> Option<String> {
+    let then = fingerprint_hex(started);
+    match read_text(path) {
+        Ok(now) if now == started => None,
+        Ok(now) => Some(format!(
+            "{}: the dataset changed on disk during the run (fingerprint {then} when the run started, {} now); nothing was scored or written. Restore the file and re-run the same command to score the checkpoint",
+            path.display(),
+            fingerprint_hex(&now)
+        )),
+        Err(e) => Some(format!(
+            "{}: the dataset cannot be read again at the end of the run ({e}); nothing was scored or written",
+            path.display()
+        )),
+    }
 }
 
 /// The drive Ctrl-C cancels (the current one: a sweep runs several in turn).
@@ -461,7 +497,17 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         return Ok(RunStatus::Done);
     }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
-    let mut store = FileStore::new(&args.out.join("checkpoint.jsonl"));
+    // The resume reads the directory: an interrupted set is settled first.
+    super::commit::settle(&args.out)?;
+    let checkpoint = args.out.join("checkpoint.jsonl");
+    if fs::symlink_metadata(&checkpoint).is_ok_and(|m| !m.is_file()) {
+        return Err(super::commit::refuse(
+            &checkpoint,
+            "is not a regular file (a symbolic link?); the checkpoint is never written through a link",
+        )
+        .into());
+    }
+    let mut store = FileStore::new(&checkpoint);
     let stored = store.load()?;
     let transport = Arc::new(UreqTransport::new(auth, spec.concurrency()));
     let mut driver = Driver::new(transport);
@@ -488,8 +534,8 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     if let Some(class) = end.preflight {
         return Err(RunCmdError::Preflight {
             class: class.label(),
-            reason: end.reason.clone().unwrap_or_default(),
-            fix: end.fix.clone(),
+            reason: redact(end.reason.as_deref().unwrap_or_default()),
+            fix: end.fix.as_deref().map(redact),
         });
     }
     eprintln!(
@@ -509,22 +555,6 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             c.decreases, c.min_limit, c.final_limit, c.max
         );
     }
-    write_run_json(&args.out, &spec, &end)?;
-    write_incomplete(&args.out, &end, spec.trials())?;
-    if !end.incomplete.is_empty() {
-        eprintln!(
-            "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
-            end.incomplete.len(),
-            args.out.join("incomplete.json").display()
-        );
-    }
-    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
-        vec![args.out.clone()]
-    } else {
-        (1..=spec.trials())
-            .map(|t| args.out.join(format!("trial-{t}")))
-            .collect()
-    };
     if let Some(spent) = end.spent {
         eprintln!(
             "spent: {} {} by the replies' reported usage{}",
@@ -535,19 +565,44 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
                 .unwrap_or_default()
         );
     }
+    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
+        vec![args.out.clone()]
+    } else {
+        (1..=spec.trials())
+            .map(|t| args.out.join(format!("trial-{t}")))
+            .collect()
+    };
     let cached = wildtool_core::cost::usage::cached_from_records(
         &FileStore::new(&args.out.join("checkpoint.jsonl")).load()?,
     );
     // The run's sessions are its tasks_total (a --sessions run is not partial by itself).
+    let dataset_text = Arc::new(dataset_text);
     let scope = ScoreExtras {
         prices: pricing.is_some().then(|| prices.clone()),
         sessions: Some(sessions.iter().map(|s| s.index).collect()),
         run: Some(run_meta(args, &spec, &end, started_unix)),
         quiet: args.quiet,
+        dataset_text: Some(dataset_text.clone()),
         ..ScoreExtras::default()
     };
+    // The whole output set of the run: every trial's files, trials.json, run.json and
+    // incomplete.json, committed together (or, when the scoring is refused, only run.json
+    // and incomplete.json saying so, the previous results left as they were).
+    let mut inputs: Vec<&Path> = vec![&args.dataset];
+    inputs.extend(args.replay_file.as_deref());
+    let mut set = OutputSet::begin(&args.out, &inputs)?;
+    let mut refused = dataset_changed(&args.dataset, &dataset_text);
     let mut scored_any = false;
+    let mut printed = Vec::new();
     for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
+        if refused.is_some() {
+            break;
+        }
+        let prefix = if spec.trials() == 1 {
+            String::new()
+        } else {
+            format!("trial-{}/", t + 1)
+        };
         let scope = ScoreExtras {
             cached: Some(
                 cached
@@ -558,31 +613,93 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             ),
             ..scope.clone()
         };
-        fs::create_dir_all(dir).map_err(at(dir))?;
-        let result_path = dir.join("result.jsonl");
-        fs::write(&result_path, &assembled.text).map_err(at(&result_path))?;
+        let result_name = format!("{prefix}result.jsonl");
+        set.write(&result_name, &assembled.text)?;
         if assembled.sessions == 0 {
             eprintln!(
                 "{}: no complete session yet; nothing to score",
-                result_path.display()
+                dir.join("result.jsonl").display()
             );
+            for name in ["score.jsonl", "metric.json", "report.json"] {
+                set.remove(&format!("{prefix}{name}"))?;
+            }
             continue;
         }
-        scored_any = true;
-        score_with(
+        let staged = score_into(
             &ScoreArgs {
                 dataset: args.dataset.clone(),
-                results: result_path,
+                results: set.staged(&result_name),
                 out: dir.clone(),
                 lang: args.lang,
                 model_name: None,
                 candidate_cap: args.candidate_cap,
             },
             &scope,
+            &mut set,
+            &prefix,
         )?;
+        match staged {
+            Ok(staged) => {
+                scored_any = true;
+                printed.push(staged);
+            }
+            Err(message) => refused = Some(message),
+        }
+    }
+    if refused.is_none() && !scored_any && end.status == RunStatus::Done {
+        refused = Some("no task could be scored".to_owned());
+    }
+    if let Some(message) = refused {
+        drop(set);
+        let message = redact(&message);
+        let mut set = OutputSet::begin(&args.out, &inputs)?;
+        set.write(
+            "run.json",
+            run_json(&spec, &end, Some(("refused", &message))),
+        )?;
+        stage_incomplete(&mut set, &end, spec.trials())?;
+        set.commit()?;
+        return Err(RunCmdError::Refused(format!(
+            "{message}\n  run.json records the refusal; the previous results in {} were left as they were",
+            args.out.display()
+        )));
     }
     if spec.trials() > 1 && scored_any {
-        write_trials_json(args, &dataset_text, &trial_dirs, spec.model())?;
+        let staged_dirs: Vec<PathBuf> = (1..=spec.trials())
+            .map(|t| set.staged(&format!("trial-{t}")))
+            .collect();
+        let doc = trials_doc(args, &dataset_text, &staged_dirs, spec.model())?;
+        set.write("trials.json", doc + "\n")?;
+    }
+    set.write("run.json", run_json(&spec, &end, None))?;
+    stage_incomplete(&mut set, &end, spec.trials())?;
+    let written = set.commit()?;
+    for staged in printed {
+        if args.quiet {
+            for n in staged.notes {
+                eprintln!("{n}");
+            }
+        } else {
+            print!("{}", staged.table);
+            for n in staged.notes {
+                println!("{n}");
+            }
+        }
+    }
+    eprintln!(
+        "wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if !end.incomplete.is_empty() {
+        eprintln!(
+            "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
+            end.incomplete.len(),
+            args.out.join("incomplete.json").display()
+        );
     }
     let shapes: Vec<_> = task_shapes(&wildtool_core::protocol::load_checked(
         &dataset_text,
@@ -601,13 +718,20 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             )
         })
         .collect();
-    super::ci_out::write_run_outputs(&args.ci, spec.model(), &shapes, &trial_dirs, &reasons)?;
+    super::ci_out::write_run_outputs(
+        &args.ci,
+        spec.model(),
+        &shapes,
+        &trial_dirs,
+        &reasons,
+        &inputs,
+    )?;
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
-            eprintln!("run {}: {reason}", end.status.as_str());
+            eprintln!("run {}: {}", end.status.as_str(), redact(reason));
         }
         if let Some(fix) = &end.fix {
-            eprintln!("  fix: {fix}");
+            eprintln!("  fix: {}", redact(fix));
         }
     }
     Ok(end.status)
@@ -737,14 +861,14 @@ pub(crate) fn trials_json(
     Ok(doc.to_json())
 }
 
-/// Writes `OUT/trials.json` from the trials' `report.json` files (a trial without one
-/// counts as unscored in every task).
-fn write_trials_json(
+/// The `trials.json` text from the trials' (staged) `report.json` files (a trial without
+/// one counts as unscored in every task).
+fn trials_doc(
     args: &RunArgs,
     dataset_text: &str,
     trial_dirs: &[PathBuf],
     model: &str,
-) -> Result<(), RunCmdError> {
+) -> Result<String, RunCmdError> {
     let loaded = wildtool_core::protocol::load_checked(dataset_text, args.lang);
     let shapes = task_shapes(&loaded);
     let fp = fingerprint(dataset_text);
@@ -758,9 +882,5 @@ fn write_trials_json(
             trials.push(Vec::new());
         }
     }
-    let doc = trials_json(&shapes, fp, model, trials)?;
-    let path = args.out.join("trials.json");
-    fs::write(&path, doc + "\n").map_err(at(&path))?;
-    eprintln!("wrote {}", path.display());
-    Ok(())
+    trials_json(&shapes, fp, model, trials)
 }

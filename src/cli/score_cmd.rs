@@ -20,7 +20,7 @@ use wildtool_core::share::task_shapes;
 
 use super::files::{
     at, for_each_line, read_document, read_head, read_text, FileError, LineReader, LineSpan,
-    Outputs,
+    OutputSet,
 };
 
 /// Exit code of a refused input (not a result file, another dataset's results).
@@ -67,6 +67,9 @@ pub struct ScoreExtras {
     pub prices: Option<super::prices::PriceChoice>,
     /// Cached prompt tokens by `(line, task)` (from a checkpoint's usage extension).
     pub cached: Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
+    /// The dataset's bytes as the caller read them (`wildtool run` scores the bytes it
+    /// ran on); `None`: read `ScoreArgs::dataset`.
+    pub dataset_text: Option<std::sync::Arc<String>>,
 }
 
 /// Where the result lines come from.
@@ -101,13 +104,10 @@ fn open_results(
     cached: &mut Option<
         std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>,
     >,
-) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), ExitCode>, FileError> {
+) -> Result<Result<(Source, Vec<LineSpan>, Vec<LineError>), String>, FileError> {
     let (head, len) = read_head(&args.results)?;
     let kind = sniff(&head, len);
-    let refuse = |message: String| {
-        eprintln!("wildtool: {}: {message}", args.results.display());
-        Ok(Err(ExitCode::from(EXIT_REFUSED)))
-    };
+    let refuse = |message: String| Ok(Err(format!("{}: {message}", args.results.display())));
     let memory = |bytes: Vec<u8>| {
         let mut order = ScoreOrder::new();
         let mut damaged = Vec::new();
@@ -181,10 +181,77 @@ fn open_results(
     }
 }
 
-/// Runs `wildtool score` (and the scoring step of `wildtool run`) with what the caller
-/// knows beyond the arguments.
+/// What scoring staged into an output set: what to print once the set is committed.
+#[derive(Debug)]
+pub struct Staged {
+    /// The model name of `metric.json`.
+    pub model: String,
+    /// The tasks counted.
+    pub shapes: Vec<wildtool_core::share::TaskShape>,
+    /// The summary table.
+    pub table: String,
+    /// Notes for the user.
+    pub notes: Vec<String>,
+}
+
+/// Runs `wildtool score`: scores into one output set and commits it.
 pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, FileError> {
-    let dataset_text = read_text(&args.dataset)?;
+    if let Some(parent) = args.results.parent().filter(|p| !p.as_os_str().is_empty()) {
+        super::commit::settle_for_reading(parent)?;
+    }
+    let mut set = OutputSet::begin(&args.out, &[&args.dataset, &args.results])?;
+    let staged = match score_into(args, extras, &mut set, "")? {
+        Ok(staged) => staged,
+        Err(refusal) => {
+            eprintln!("wildtool: {refusal}");
+            return Ok(ExitCode::from(EXIT_REFUSED));
+        }
+    };
+    let written = set.commit()?;
+    let mut notes = staged.notes;
+    notes.push(format!(
+        "wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    super::ci_out::write_run_outputs(
+        &extras.ci,
+        &staged.model,
+        &staged.shapes,
+        std::slice::from_ref(&args.out),
+        &Default::default(),
+        &[&args.dataset, &args.results],
+    )?;
+    if extras.quiet {
+        // The caller prints its own summary on stdout; the notes still reach the user.
+        for n in notes {
+            eprintln!("{n}");
+        }
+    } else {
+        print!("{}", staged.table);
+        for n in notes {
+            println!("{n}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Scores `args.results` into `set` under `prefix` (`""` or `trial-N/`): `score.jsonl`,
+/// `metric.json`, `report.json`. `Ok(Err(message))` when the results were refused
+/// (nothing staged is committed by the callers then).
+pub fn score_into(
+    args: &ScoreArgs,
+    extras: &ScoreExtras,
+    set: &mut OutputSet,
+    prefix: &str,
+) -> Result<Result<Staged, String>, FileError> {
+    let dataset_text = match &extras.dataset_text {
+        Some(text) => text.clone(),
+        None => std::sync::Arc::new(read_text(&args.dataset)?),
+    };
     let loaded = wildtool_core::protocol::load_checked(&dataset_text, args.lang);
     let fingerprint = fingerprint_hex(&dataset_text);
     let errors = loaded.errors().count();
@@ -198,9 +265,8 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     let (mut source, spans, damaged) =
         match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
             Ok(parts) => parts,
-            Err(code) => return Ok(code),
+            Err(message) => return Ok(Err(message)),
         };
-    std::fs::create_dir_all(&args.out).map_err(at(&args.out))?;
 
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
@@ -216,8 +282,11 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
         eprintln!("warning: {e} (skipped)");
         scorer.skip(e);
     }
-    let mut outputs = Outputs::new(&args.out);
-    let (file, score_temp) = outputs.create("score.jsonl")?;
+    let names: Vec<String> = ["score.jsonl", "metric.json", "report.json"]
+        .iter()
+        .map(|n| format!("{prefix}{n}"))
+        .collect();
+    let (file, score_temp) = set.create(&names[0])?;
     let mut writer = BufWriter::new(file);
     let mut outcomes = Vec::new();
     let mut usage = Vec::new();
@@ -266,21 +335,19 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             Some(mismatch.message)
         }
         Err(mismatch) => {
-            eprintln!(
-                "wildtool: {}: {mismatch} Nothing was written; --force scores them anyway.",
+            return Ok(Err(format!(
+                "{}: {mismatch} Nothing was written; --force scores them anyway.",
                 args.results.display()
-            );
-            return Ok(ExitCode::from(EXIT_REFUSED));
+            )));
         }
     };
 
     if stats.lines == 0 {
-        eprintln!(
-            "wildtool: {}: no result line could be scored ({} line(s) skipped; see the warnings above); nothing was written",
+        return Ok(Err(format!(
+            "{}: no result line could be scored ({} line(s) skipped; see the warnings above); nothing was written",
             args.results.display(),
             stats.skipped.len()
-        );
-        return Ok(ExitCode::from(EXIT_REFUSED));
+        )));
     }
     let model = score_file::model_name(args.model_name.as_deref(), &scorer);
     let model_for_prices = extras
@@ -319,9 +386,8 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             )),
         }
     }
-    outputs.write("metric.json", &scorer.metric_json(&model))?;
-    outputs.write("report.json", &doc.to_json())?;
-    let written = outputs.commit()?;
+    set.write(&names[1], scorer.metric_json(&model))?;
+    set.write(&names[2], doc.to_json())?;
 
     if stats.label_disagreements > 0 {
         notes.push(format!("  note: {} task(s) had recorded labels that differ from the official decision; the official decision was used", stats.label_disagreements));
@@ -346,33 +412,12 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
             "  note: scored with --force although the results do not match the dataset".into(),
         );
     }
-    notes.push(format!(
-        "wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
-    super::ci_out::write_run_outputs(
-        &extras.ci,
-        &model,
-        &shapes,
-        std::slice::from_ref(&args.out),
-        &Default::default(),
-    )?;
-    if extras.quiet {
-        // The caller prints its own summary on stdout; the notes still reach the user.
-        for n in notes {
-            eprintln!("{n}");
-        }
-    } else {
-        print!("{}", summary_table(&model, &doc.report));
-        for n in notes {
-            println!("{n}");
-        }
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(Ok(Staged {
+        table: summary_table(&model, &doc.report),
+        model,
+        shapes,
+        notes,
+    }))
 }
 
 fn file_name(path: &Path) -> Option<String> {

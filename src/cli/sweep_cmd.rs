@@ -15,7 +15,7 @@ use wildtool_core::runner::engine::RunStatus;
 use wildtool_core::sweep::html::{summary_text, sweep_html};
 use wildtool_core::sweep::{analyse, LevelInput, SweepError, SweepInput, SweepPlan, TrendOptions};
 
-use super::files::{at, read_document, read_text, FileError};
+use super::files::{at, read_document, read_text, write_file, FileError, OutputSet};
 use super::generate_cmd::BUILTIN_PACKS;
 use super::run_cmd::{execute, RunArgs, RunCmdError};
 use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_USAGE};
@@ -66,7 +66,9 @@ impl SweepCmdError {
         match self {
             SweepCmdError::Usage(_) => EXIT_USAGE,
             SweepCmdError::Run { source, .. } => source.exit_code(),
-            SweepCmdError::File(_) | SweepCmdError::Generate(_) => EXIT_FAILURE,
+            SweepCmdError::File(e) => super::file_exit_code(e),
+            // A level that cannot be generated is an impossible combination of options.
+            SweepCmdError::Generate(_) => EXIT_USAGE,
         }
     }
 }
@@ -133,10 +135,7 @@ fn place_dataset(path: &Path, text: &str) -> Result<(), SweepCmdError> {
         }
         return Ok(());
     }
-    if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(at(parent))?;
-    }
-    fs::write(path, text).map_err(at(path))?;
+    write_file(path, text, &[])?;
     Ok(())
 }
 
@@ -207,12 +206,19 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
         },
         TrendOptions::default(),
     );
-    let json_path = args.out.join("sweep.json");
-    fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
-    let html_path = args.out.join("sweep.html");
-    fs::write(&html_path, sweep_html(&doc)).map_err(at(&html_path))?;
+    let mut set = OutputSet::begin(&args.out, &[])?;
+    set.write("sweep.json", doc.to_json() + "\n")?;
+    set.write("sweep.html", sweep_html(&doc))?;
+    let written = set.commit()?;
     print!("{}", summary_text(&doc));
-    eprintln!("wrote {} and {}", json_path.display(), html_path.display());
+    eprintln!(
+        "wrote {}",
+        written
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
     Ok(if doc.status == "done" {
         ExitCode::SUCCESS
     } else {

@@ -33,6 +33,7 @@ pub mod policy;
 pub mod preflight;
 pub mod probe;
 pub mod provider;
+pub mod redact;
 pub mod registry;
 pub mod retry;
 pub mod select;
