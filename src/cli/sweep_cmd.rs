@@ -18,7 +18,7 @@ use wildtool_core::sweep::{analyse, LevelInput, SweepError, SweepInput, SweepPla
 use super::files::{at, read_document, read_text, write_file, FileError, OutputSet};
 use super::generate_cmd::BUILTIN_PACKS;
 use super::run_cmd::{execute, RunArgs, RunCmdError};
-use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_USAGE};
+use super::{EXIT_INCOMPLETE, EXIT_USAGE};
 
 /// Arguments of `wildtool sweep`.
 #[derive(Debug, Clone)]

@@ -12,6 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use wildtool_core::runner::http::{HttpHead, HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::runner::provider::{AuthStyle, HttpRequest};
+use wildtool_core::runner::redact::Redactor;
 
 /// Largest response body read (a longer one is reported as too large): the core's limit.
 pub const MAX_BODY_BYTES: u64 = wildtool_core::input::limits::MAX_REPLY_BODY_BYTES as u64;
@@ -77,6 +78,52 @@ pub trait Transport: Send + Sync {
 pub struct UreqTransport {
     agent: ureq::Agent,
     auth: Option<(AuthStyle, String)>,
+    /// The key, redacted by value from everything a server sends back (bodies, streamed
+    /// chunks, error texts), so that no echo of it reaches a message, log or file.
+    redactor: Redactor,
+}
+
+/// A sink that redacts the key from a streamed body: text is handed on up to its last
+/// line end (an event stream's events end with one), the rest held back until more
+/// arrives or the body ends, so that a key split across chunks is still found.
+struct RedactingSink<'a> {
+    inner: &'a mut dyn StreamSink,
+    redactor: &'a Redactor,
+    held: Vec<u8>,
+}
+
+impl RedactingSink<'_> {
+    /// Hands on everything held (at the end of the body).
+    fn flush(&mut self) -> bool {
+        if self.held.is_empty() {
+            return true;
+        }
+        let out = self.redactor.redact_bytes(&self.held);
+        self.held.clear();
+        self.inner.bytes(&out)
+    }
+}
+
+impl StreamSink for RedactingSink<'_> {
+    fn head(&mut self, head: HttpHead) {
+        self.inner.head(head);
+    }
+
+    fn bytes(&mut self, chunk: &[u8]) -> bool {
+        self.held.extend_from_slice(chunk);
+        let cut = match self.held.iter().rposition(|&b| b == b'\n') {
+            Some(i) => i + 1,
+            // A line far longer than any key: hand on all but a key's length.
+            None if self.held.len() > 64 * 1024 => {
+                self.held.len() - self.redactor.longest().min(self.held.len())
+            }
+            None => return true,
+        };
+        let rest = self.held.split_off(cut);
+        let out = self.redactor.redact_bytes(&self.held);
+        self.held = rest;
+        self.inner.bytes(&out)
+    }
 }
 
 impl std::fmt::Debug for UreqTransport {
@@ -125,9 +172,11 @@ impl UreqTransport {
             .max_idle_connections(max_connections.max(1) * 2)
             .max_idle_connections_per_host(max_connections.max(1))
             .build();
+        let redactor = Redactor::new(auth.iter().map(|(_, key)| key.as_str()));
         Self {
             agent: config.into(),
             auth,
+            redactor,
         }
     }
 }
@@ -156,7 +205,7 @@ impl UreqTransport {
         }
         builder
             .send(req.body.as_str())
-            .map_err(|e| network(classify(&e), e.to_string()))
+            .map_err(|e| network(classify(&e), self.redactor.redact(&e.to_string())))
     }
 }
 
@@ -169,6 +218,44 @@ fn io_kind(e: &std::io::Error) -> NetworkKind {
 
 impl Transport for UreqTransport {
     fn send_streaming(
+        &self,
+        req: &HttpRequest,
+        timeout: Duration,
+        idle: Duration,
+        sink: &mut dyn StreamSink,
+    ) -> Streamed {
+        if !self.redactor.is_empty() {
+            let mut redacting = RedactingSink {
+                inner: sink,
+                redactor: &self.redactor,
+                held: Vec::new(),
+            };
+            let end = self.stream_into(req, timeout, idle, &mut redacting);
+            return match end {
+                Streamed::Ended if !redacting.flush() => Streamed::Stopped,
+                Streamed::Failed(_) | Streamed::Ended => {
+                    redacting.flush();
+                    end
+                }
+                Streamed::Stopped => end,
+            };
+        }
+        self.stream_into(req, timeout, idle, sink)
+    }
+
+    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
+        match self.send_whole(req, timeout) {
+            HttpReply::Response(mut r) if !self.redactor.is_empty() => {
+                r.body = self.redactor.redact(&r.body);
+                HttpReply::Response(r)
+            }
+            other => other,
+        }
+    }
+}
+
+impl UreqTransport {
+    fn stream_into(
         &self,
         req: &HttpRequest,
         timeout: Duration,
@@ -212,7 +299,7 @@ impl Transport for UreqTransport {
         }
     }
 
-    fn send(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
+    fn send_whole(&self, req: &HttpRequest, timeout: Duration) -> HttpReply {
         let mut resp = match self.call(req, timeout, None) {
             Ok(r) => r,
             Err(reply) => return reply,
