@@ -640,6 +640,11 @@ struct SweepOpts {
     run: EngineOpts,
 }
 
+/// The command-line definition (for tests that walk every subcommand).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
+}
+
 /// Runs the CLI and maps errors to exit codes ([`CliError::exit_code`]).
 pub fn main() -> ExitCode {
     let cli = Cli::parse();

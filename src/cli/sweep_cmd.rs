@@ -122,7 +122,18 @@ fn level_outcomes(dir: &Path, run: &RunArgs, model: &str) -> (Vec<Vec<TaskOutcom
 }
 
 /// Writes the level's dataset, or checks that the one already there is the same suite.
+/// The level's directory is settled first (a kept level is read, not run).
 fn place_dataset(path: &Path, text: &str) -> Result<(), SweepCmdError> {
+    if let Some(dir) = path.parent() {
+        super::commit::settle(dir)?;
+    }
+    if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(super::commit::refuse(
+            path,
+            "is a symbolic link; a sweep never reads or writes its suites through links",
+        )
+        .into());
+    }
     if path.is_file() {
         let existing = read_text(path)?;
         if existing != text {

@@ -7,6 +7,8 @@ mod support;
 
 mod mock_server;
 
+mod outputs_crash;
+
 mod cli_compare;
 mod cli_gate;
 mod cli_report;
