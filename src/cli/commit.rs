@@ -129,6 +129,21 @@ fn parse_record(text: &str) -> Option<(Vec<String>, Vec<String>)> {
     Some((list("files")?, list("remove")?))
 }
 
+/// The crash tests widen the window between two renames of a commit
+/// (`WILDTOOL_TEST_COMMIT_PAUSE_MS`), so that their kills land inside it often.
+fn pause_for_tests() {
+    static PAUSE: std::sync::OnceLock<Option<std::time::Duration>> = std::sync::OnceLock::new();
+    let pause = PAUSE.get_or_init(|| {
+        std::env::var("WILDTOOL_TEST_COMMIT_PAUSE_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map(std::time::Duration::from_millis)
+    });
+    if let Some(p) = pause {
+        std::thread::sleep(*p);
+    }
+}
+
 /// Renames the staged files of a committed set into place and removes what it removes.
 fn apply(dir: &Path, stage: &Path, files: &[String], removes: &[String]) -> Result<(), FileError> {
     let mut dirs = vec![dir.to_path_buf()];
@@ -145,6 +160,7 @@ fn apply(dir: &Path, stage: &Path, files: &[String], removes: &[String]) -> Resu
             }
         }
         fs::rename(&from, &to).map_err(at(&to))?;
+        pause_for_tests();
     }
     for name in removes {
         let path = dir.join(name);
