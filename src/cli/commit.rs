@@ -481,6 +481,21 @@ impl Drop for OutputSet {
     }
 }
 
+/// Refuses, before any work, an output path that is (or resolves through symlinks to) one
+/// of `inputs`; the commit checks again, this is only to fail early.
+pub fn check_not_input(out: &Path, inputs: &[&Path]) -> Result<(), FileError> {
+    let Some(target) = resolve(out) else {
+        return Ok(());
+    };
+    if inputs.iter().filter_map(|i| resolve(i)).any(|i| i == target) {
+        return Err(refuse(
+            out,
+            "is one of the command's inputs; outputs never overwrite inputs (choose another --out)",
+        ));
+    }
+    Ok(())
+}
+
 /// Writes one output file as a set of one in its directory (created if missing).
 pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>, inputs: &[&Path]) -> Result<(), FileError> {
     let (dir, name) = split_file(path)?;

@@ -97,6 +97,9 @@ pub fn env_export(
     out: &Path,
 ) -> Result<ExitCode, EnvCmdError> {
     let results = run.join("env-result.jsonl");
+    let mut early: Vec<&Path> = vec![run, &results];
+    early.extend(dataset);
+    super::commit::check_not_input(out, &early)?;
     let dataset: PathBuf = match dataset {
         Some(d) => d.to_path_buf(),
         None => {

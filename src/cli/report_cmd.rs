@@ -107,6 +107,11 @@ fn write_page(args: &ReportArgs, html: String) -> Result<(), FileError> {
 /// section when the directory also holds an env-report.json (or a page of that section
 /// alone for an env run without an official report).
 pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
+    {
+        let inputs = inputs(args);
+        let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+        super::commit::check_not_input(&args.out, &refs)?;
+    }
     let env = env_report(args)?;
     let official = report_path(args)?;
     if let (Some(env), false) = (&env, official.is_file()) {

@@ -8,6 +8,7 @@ mod support;
 mod mock_server;
 
 mod outputs_crash;
+mod outputs_safety;
 
 mod cli_compare;
 mod cli_gate;
