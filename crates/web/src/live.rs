@@ -19,6 +19,7 @@ use crate::shown::{EndNote, RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
 use wildtool_core::formats::meta::ConcurrencyMeta;
 use wildtool_core::runner::engine::Backend;
+use wildtool_core::runner::redact::Redactor;
 
 /// Tasks a built-in agent runs between two yields to the browser.
 const AGENT_BUDGET: usize = 4;
@@ -91,6 +92,9 @@ pub struct LiveRun {
     pub end: Option<EndNote>,
     /// Last failure text.
     pub last_error: Option<String>,
+    /// The key, redacted by value from every reply before the engine reads it (so that
+    /// no error text, checkpoint line or view shows a key a server echoed back).
+    pub redactor: Redactor,
     /// The host names requests go to and the browser's cap on requests in flight
     /// (endpoint runs).
     pub hosts: Option<HostPool>,
@@ -231,16 +235,17 @@ impl AppState {
             }
         };
         let agents = matches!(backend, Backend::Agent(_));
-        let auth = match &backend {
+        let (auth, redactor) = match &backend {
             Backend::Http { provider, .. } => {
                 // The key typed for this endpoint, or the one remembered for its origin.
                 let key = self.setup.key_for(&self.setup.effective_base_url());
-                (!key.is_empty()).then(|| {
+                let auth = (!key.is_empty()).then(|| {
                     let (name, value) = provider.auth().header(&key);
                     (name.to_owned(), value)
-                })
+                });
+                (auth, Redactor::new([key]))
             }
-            Backend::Agent(_) => None,
+            Backend::Agent(_) => (None, Redactor::default()),
         };
         let id = match &resume {
             Some(e) => e.id.clone(),
@@ -318,6 +323,7 @@ impl AppState {
             sofar: None,
             end: None,
             last_error: None,
+            redactor,
             hosts,
             check: None,
             decreases: 0,
@@ -467,6 +473,13 @@ impl AppState {
         if let Some(pool) = &mut run.hosts {
             pool.release(id);
         }
+        let reply = match reply {
+            Reply::Response(mut r) if !run.redactor.is_empty() => {
+                r.body = run.redactor.redact(&r.body);
+                Reply::Response(r)
+            }
+            other => other,
+        };
         run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
     }
@@ -502,7 +515,10 @@ impl AppState {
         let rid = RequestId(id);
         match part {
             StreamIn::Head(head) => run.engine.handle_head(rid, head, now.mono),
-            StreamIn::Bytes(bytes) => run.engine.handle_bytes(rid, &bytes, now.mono),
+            StreamIn::Bytes(bytes) => {
+                let bytes = run.redactor.redact_bytes(&bytes);
+                run.engine.handle_bytes(rid, &bytes, now.mono)
+            }
             StreamIn::End => {
                 if let Some(pool) = &mut run.hosts {
                     pool.release(id);
@@ -575,7 +591,7 @@ impl AppState {
                         reason, finished, ..
                     } => {
                         if !finished {
-                            run.last_error = reason;
+                            run.last_error = reason.map(|r| run.redactor.redact(&r));
                         }
                     }
                     // Results so far show trial 1 (the run's headline trial).
@@ -587,8 +603,8 @@ impl AppState {
                         }
                     }
                     Event::Progress(p) => {
-                        if p.last_failure.is_some() {
-                            run.last_error = p.last_failure.clone();
+                        if let Some(f) = &p.last_failure {
+                            run.last_error = Some(run.redactor.redact(f));
                         }
                         if p.concurrency_limit < run.progress.concurrency_limit {
                             run.decreases += 1;
@@ -749,14 +765,14 @@ impl AppState {
         run.decreases = end.concurrency.decreases;
         run.end = Some(EndNote {
             outcome: outcome.to_owned(),
-            reason: end.reason.clone().or_else(|| {
+            reason: end.reason.as_deref().map(|r| run.redactor.redact(r)).or_else(|| {
                 (end.status == RunStatus::Failed).then(|| {
                     run.last_error
                         .clone()
                         .unwrap_or_else(|| "no task could be finished".to_owned())
                 })
             }),
-            fix: end.fix.clone(),
+            fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
         });
         run.result_text = end
             .trials

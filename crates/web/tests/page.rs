@@ -710,6 +710,35 @@ fn a_refused_key_fails_the_run_with_the_reason_and_no_score() {
 }
 
 #[test]
+fn a_key_the_server_echoes_is_never_shown_or_stored() {
+    const KEY: &str = "sk-page-echo-0a1b2c3d4e5f6789";
+    for body in [
+        format!("invalid key {KEY}"),
+        format!(r#"{{"error": {{"message": "key {KEY} revoked"}}}}"#),
+        format!("Authorization: Bearer {KEY}"),
+        format!("<html><body><p>{KEY}</p></body></html>"),
+    ] {
+        let mut b = open(&endpoint(""));
+        b.act("set", "m-key", KEY);
+        let echo = body.clone();
+        b.server = Some(Box::new(move |_| {
+            Reply::Response(HttpResponse::new(401, &echo))
+        }));
+        b.act("start", "", "");
+        assert_eq!(b.hook("runOutcome").as_deref(), Some("failed"), "{body}");
+        let reason = b.hook("runError").unwrap_or_default();
+        assert!(!reason.contains(&KEY[3..15]), "{reason}");
+        if reason.contains("revoked") {
+            assert!(reason.contains("key <redacted> revoked"), "{reason}");
+        }
+        let shown = b.frame().root.text_content();
+        assert!(!shown.contains(&KEY[3..15]), "{shown}");
+        let hooks = format!("{:?}", b.frame().hooks);
+        assert!(!hooks.contains(&KEY[3..15]), "{hooks}");
+    }
+}
+
+#[test]
 fn an_unreachable_endpoint_fails_and_counters_move() {
     let mut b = open(&endpoint("&preflight=0&retries=1&backoff=0.01"));
     b.server = Some(Box::new(|_| {
