@@ -267,6 +267,18 @@ pub fn settle_for_reading(dir: &Path) -> Result<(), FileError> {
     Ok(())
 }
 
+/// Settles the output directory an input lives in: the directory itself, or a file's
+/// parent (see [`settle_for_reading`]).
+pub fn settle_input(input: &Path) -> Result<(), FileError> {
+    if input.is_dir() {
+        return settle_for_reading(input);
+    }
+    match input.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(parent) => settle_for_reading(parent),
+        None => settle_for_reading(Path::new(".")),
+    }
+}
+
 /// The canonical form of an existing path (symlinks resolved), or of its parent joined
 /// with its name.
 fn resolve(path: &Path) -> Option<PathBuf> {

@@ -270,6 +270,7 @@ fn load_run(
     dataset_fp: u64,
     args: &CompareArgs,
 ) -> Result<(RunInput, bool), CompareCmdError> {
+    super::commit::settle_input(path)?;
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]

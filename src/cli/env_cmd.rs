@@ -36,6 +36,7 @@ fn scored(dataset: &Path, results: &Path, lenient: bool) -> Result<Scored, EnvCm
     let text = read_text(dataset)?;
     let fp = fingerprint_hex(&text);
     let loaded = load_dataset(&text, Lang::En);
+    super::commit::settle_input(results)?;
     let results_text = read_text(results)?;
     score_file(&loaded.sessions, &fp, &results_text, lenient)
         .map_err(|e| usage(format!("{}: {e}", results.display())))

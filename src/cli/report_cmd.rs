@@ -43,8 +43,14 @@ pub enum ReportError {
 
 fn report_path(args: &ReportArgs) -> Result<PathBuf, ReportError> {
     match (&args.from, &args.score_dir) {
-        (Some(p), None) => Ok(p.clone()),
-        (None, Some(d)) => Ok(d.join("report.json")),
+        (Some(p), None) => {
+            super::commit::settle_input(p)?;
+            Ok(p.clone())
+        }
+        (None, Some(d)) => {
+            super::commit::settle_for_reading(d)?;
+            Ok(d.join("report.json"))
+        }
         _ => Err(ReportError::Usage(
             "give exactly one of --score-dir DIR or --from report.json".to_owned(),
         )),
@@ -111,6 +117,9 @@ pub fn report(args: &ReportArgs) -> Result<(), ReportError> {
         let inputs = inputs(args);
         let refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
         super::commit::check_not_input(&args.out, &refs)?;
+    }
+    if let Some(d) = &args.score_dir {
+        super::commit::settle_for_reading(d)?;
     }
     let env = env_report(args)?;
     let official = report_path(args)?;
