@@ -109,6 +109,9 @@ pub fn probe_stream(o: &ProbeOpts) -> Result<ExitCode, ProbeUsage> {
         .unwrap_or_else(|| info.key_env.to_owned());
     // The key is read here and kept only inside the transport.
     let key = std::env::var(&var).ok().filter(|k| !k.is_empty());
+    if let Some(k) = &key {
+        super::register_secret(k);
+    }
     if key.is_none() {
         eprintln!("note: ${var} is not set; sending requests without an API key");
     }
@@ -156,9 +159,9 @@ pub fn probe_stream(o: &ProbeOpts) -> Result<ExitCode, ProbeUsage> {
     }
     let report = probe::judge(info.kind, &answers, server);
     if o.json {
-        println!("{}", report.to_json());
+        println!("{}", super::redact(&report.to_json()));
     } else {
-        print!("{}", report.text());
+        print!("{}", super::redact(&report.text()));
     }
     Ok(ExitCode::from(match report.verdict {
         Verdict::Agree => 0,

@@ -1,4 +1,4 @@
-//! What issue 17 asked of outputs beyond crashes: a dataset changed during a run, an
+//! Outputs beyond crashes: a dataset changed during a run, an
 //! output onto an input, a symlink planted in an output directory, a key a server echoes
 //! in any wording, and usage errors that exit 2 in every command (the subcommands taken
 //! from clap, so that a new one cannot be missed).
