@@ -353,7 +353,8 @@ struct GateOpts {
     #[arg(long)]
     dataset: PathBuf,
     /// What to gate on: task (task accuracy), session (session accuracy) or names
-    /// (tool-name accuracy).
+    /// (tool-name accuracy) for official runs; env_task or env_session (env_success of
+    /// tasks or whole sessions) for ledger-environment runs, a wildtool extension.
     #[arg(long, default_value = "task")]
     metric: String,
     /// Significance level of the paired exact test; the interval's confidence is 1 − alpha.
