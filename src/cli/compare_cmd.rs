@@ -32,6 +32,8 @@ pub struct CompareArgs {
     pub labels: Vec<String>,
     /// Candidate cap (for result files scored here).
     pub candidate_cap: usize,
+    /// JUnit and Markdown outputs (`--junit`, `--summary-md`).
+    pub ci: super::ci_out::CiOpts,
 }
 
 impl CompareArgs {
@@ -49,6 +51,7 @@ impl CompareArgs {
             lang,
             labels: Vec::new(),
             candidate_cap,
+            ci: super::ci_out::CiOpts::default(),
         }
     }
 }
@@ -380,6 +383,11 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         return Err(usage("give at least two runs to compare".to_owned()));
     }
     let loaded = load_runs(args)?;
+    if loaded.env && (args.ci.junit.is_some() || args.ci.summary_md.is_some()) {
+        return Err(usage(
+            "--junit and --summary-md describe official runs; ledger-environment runs (a wildtool extension) are compared in compare.json and compare.html".to_owned(),
+        ));
+    }
     if loaded.env {
         println!(
             "{}: runs paired on env_success",
@@ -400,5 +408,74 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     fs::write(&html_path, compare_html(&doc, &dataset_label)).map_err(at(&html_path))?;
     print!("{}", summary_text(&doc));
     println!("wrote {}, {}", json_path.display(), html_path.display());
+    write_ci(args, &loaded, &doc)?;
     Ok(())
+}
+
+/// `--junit`: one suite per run (a case per task, failures with the error class and the
+/// first differing argument where the run's directory holds its `score.jsonl`);
+/// `--summary-md`: every pair's Markdown summary, in the order of `compare.json`.
+fn write_ci(
+    args: &CompareArgs,
+    loaded: &LoadedRuns,
+    doc: &wildtool_core::compare::CompareDoc,
+) -> Result<(), CompareCmdError> {
+    use super::ci_out::{read_dirs, write_junit, write_md};
+    if args.ci.junit.is_none() && args.ci.summary_md.is_none() {
+        return Ok(());
+    }
+    let dirs: Vec<_> = args
+        .runs
+        .iter()
+        .map(|p| read_dirs(std::slice::from_ref(p)))
+        .collect();
+    if let Some(path) = &args.ci.junit {
+        let suites: Vec<_> = loaded
+            .runs
+            .iter()
+            .zip(&dirs)
+            .map(|(run, dir)| {
+                let details = if dir.details.iter().any(|d| !d.is_empty()) {
+                    dir.details.clone()
+                } else {
+                    Vec::new()
+                };
+                wildtool_core::ci::junit::run_suite(
+                    &run.label,
+                    &loaded.shapes,
+                    &run.trials,
+                    &details,
+                    &Default::default(),
+                )
+            })
+            .collect();
+        write_junit(path, &suites)?;
+    }
+    if let Some(path) = &args.ci.summary_md {
+        let cost = |i: usize| {
+            dirs.get(i)
+                .and_then(|d| d.report.as_ref())
+                .and_then(|r| r.cost.clone())
+        };
+        let mut md = String::new();
+        for pair in &doc.pairs {
+            let (a, b) = (
+                pair_index(doc, &pair.a).and_then(cost),
+                pair_index(doc, &pair.b).and_then(cost),
+            );
+            md.push_str(&wildtool_core::ci::summary::pair_markdown(
+                pair,
+                None,
+                [a.as_ref(), b.as_ref()],
+            ));
+            md.push('\n');
+        }
+        write_md(path, &format!("{}\n", md.trim_end()))?;
+    }
+    Ok(())
+}
+
+/// The position of the run labelled `label` in `doc.runs`.
+fn pair_index(doc: &wildtool_core::compare::CompareDoc, label: &str) -> Option<usize> {
+    doc.runs.iter().position(|r| r.label == label)
 }

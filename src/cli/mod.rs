@@ -256,6 +256,8 @@ enum Command {
         /// files; see `wildtool score --help`).
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
+        #[command(flatten)]
+        ci: ci_out::CiOpts,
     },
     /// Gate a candidate run against a baseline run for CI: exit 1 only when the candidate
     /// is worse with evidence (the paired exact test's p below --alpha and the paired
@@ -692,6 +694,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             labels,
             lang,
             candidate_cap,
+            ci,
         } => {
             compare_cmd::compare(&compare_cmd::CompareArgs {
                 runs,
@@ -700,6 +703,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 lang: lang.into(),
                 labels,
                 candidate_cap,
+                ci,
             })?;
             ExitCode::SUCCESS
         }
