@@ -74,6 +74,8 @@ struct LoadedTrial {
     outcomes: Vec<TaskOutcome>,
     /// A ledger-environment run (outcomes are env_success).
     env: bool,
+    /// The cost its `report.json` records (runs priced with `--prices`).
+    cost: Option<wildtool_core::cost::CostFigures>,
 }
 
 /// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
@@ -99,6 +101,7 @@ fn from_env(
         fingerprint: dataset_fp,
         outcomes: wildtool_core::ledger::outcomes::env_outcomes(loaded, &scored.sessions),
         env: true,
+        cost: None,
     })
 }
 
@@ -121,6 +124,7 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
         fingerprint,
         outcomes: doc.tasks,
         env: false,
+        cost: doc.cost,
     })
 }
 
@@ -186,6 +190,7 @@ fn from_results(
         fingerprint: dataset_fp,
         outcomes,
         env: false,
+        cost: None,
     })
 }
 
@@ -272,7 +277,7 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<(RunInput, bool), CompareCmdError> {
+) -> Result<(RunInput, bool, Option<wildtool_core::cost::CostFigures>), CompareCmdError> {
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]
@@ -303,6 +308,13 @@ fn load_run(
         .iter()
         .find_map(|p| p.label.clone())
         .unwrap_or_else(|| fallback_label(path));
+    // A cost only when every trial was priced (with the same prices).
+    let costs: Vec<_> = parts.iter().filter_map(|p| p.cost.clone()).collect();
+    let cost = if costs.len() == parts.len() {
+        wildtool_core::cost::CostFigures::combine(&costs)
+    } else {
+        None
+    };
     Ok((
         RunInput {
             label,
@@ -310,6 +322,7 @@ fn load_run(
             trials: parts.into_iter().map(|p| p.outcomes).collect(),
         },
         env,
+        cost,
     ))
 }
 
@@ -317,6 +330,8 @@ fn load_run(
 pub(crate) struct LoadedRuns {
     /// The runs, labelled, in argument order.
     pub runs: Vec<RunInput>,
+    /// Their costs, when every trial's `report.json` records one.
+    pub costs: Vec<Option<wildtool_core::cost::CostFigures>>,
     /// The dataset's tasks.
     pub shapes: Vec<TaskShape>,
     /// The dataset's fingerprint.
@@ -350,8 +365,10 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     let shapes = task_shapes(&loaded);
     let mut runs = Vec::with_capacity(args.runs.len());
     let mut kinds = Vec::with_capacity(args.runs.len());
+    let mut costs = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let (mut run, env) = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env, cost) = load_run(path, &loaded, dataset_fp, args)?;
+        costs.push(cost);
         if let Some(label) = args.labels.get(i) {
             run.label = label.clone();
         }
@@ -371,6 +388,7 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     }
     Ok(LoadedRuns {
         runs,
+        costs,
         shapes,
         fingerprint: dataset_fp,
         env,
@@ -394,8 +412,11 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
             wildtool_core::ledger::metrics::EXTENSION_LABEL
         );
     }
-    let doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
+    let mut doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
         .map_err(|e| usage(e.to_string()))?;
+    for (run, cost) in doc.runs.iter_mut().zip(&loaded.costs) {
+        run.cost = cost.clone();
+    }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let json_path = args.out.join("compare.json");
     fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
