@@ -51,10 +51,7 @@ impl std::error::Error for Refusal {}
 pub fn refuse(path: &Path, message: impl Into<String>) -> FileError {
     FileError {
         path: path.to_path_buf(),
-        source: std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            Refusal(message.into()),
-        ),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, Refusal(message.into())),
     }
 }
 
@@ -80,9 +77,7 @@ fn lock_dir(dir: &Path, exclusive: bool) -> Result<DirLock, FileError> {
 }
 
 fn sync_dir(dir: &Path) -> Result<(), FileError> {
-    File::open(dir)
-        .and_then(|f| f.sync_all())
-        .map_err(at(dir))
+    File::open(dir).and_then(|f| f.sync_all()).map_err(at(dir))
 }
 
 fn sync_file(path: &Path) -> Result<(), FileError> {
@@ -324,7 +319,10 @@ impl OutputSet {
         let inputs: Vec<PathBuf> = inputs.iter().filter_map(|p| resolve(p)).collect();
         if let Some(resolved) = resolve(dir) {
             if inputs.contains(&resolved) && !resolved.is_dir() {
-                return Err(refuse(dir, "is one of the command's inputs; choose another output"));
+                return Err(refuse(
+                    dir,
+                    "is one of the command's inputs; choose another output",
+                ));
             }
         }
         if fs::symlink_metadata(dir).is_ok_and(|m| m.is_file()) {
@@ -499,7 +497,11 @@ pub fn check_not_input(out: &Path, inputs: &[&Path]) -> Result<(), FileError> {
     let Some(target) = resolve(out) else {
         return Ok(());
     };
-    if inputs.iter().filter_map(|i| resolve(i)).any(|i| i == target) {
+    if inputs
+        .iter()
+        .filter_map(|i| resolve(i))
+        .any(|i| i == target)
+    {
         return Err(refuse(
             out,
             "is one of the command's inputs; outputs never overwrite inputs (choose another --out)",
@@ -549,7 +551,10 @@ mod tests {
         set.commit().unwrap();
         assert_eq!(fs::read_to_string(d.join("a.json")).unwrap(), "1");
         assert_eq!(fs::read_to_string(d.join("sub/b.json")).unwrap(), "2");
-        let names: Vec<_> = fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 2, "{names:?}");
     }
 
@@ -567,7 +572,10 @@ mod tests {
         fs::write(d.join(".a.json.tmp-999999"), "x").unwrap();
         settle(&d).unwrap();
         assert_eq!(fs::read_to_string(d.join("a.json")).unwrap(), "new");
-        let names: Vec<_> = fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+        let names: Vec<_> = fs::read_dir(&d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
         assert_eq!(names.len(), 1, "{names:?}");
     }
 

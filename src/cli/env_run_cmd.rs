@@ -274,7 +274,10 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             spec.model(),
             trial_outcomes,
         )?;
-        wrote.push(format!("wrote {}", args.out.join("env-trials.json").display()));
+        wrote.push(format!(
+            "wrote {}",
+            args.out.join("env-trials.json").display()
+        ));
     }
     outputs.commit()?;
     for line in wrote {

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wildtool_core::compare::gate::{gate_runs, metric_named, metric_names, GateRule};
+use wildtool_core::compare::gate::{
+    gate_runs, metric_mismatch, metric_named, metric_names, GateRule,
+};
 use wildtool_core::compare::BootstrapOptions;
 use wildtool_core::dataset::Lang;
 
@@ -56,7 +58,11 @@ pub fn gate(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
             if let Some(path) = &args.ci.junit {
                 let suite =
                     wildtool_core::ci::junit::gate_error_suite(&args.metric, &e.to_string());
-                let _ = super::ci_out::write_junit(path, &[suite], &[&args.baseline, &args.candidate, &args.dataset]);
+                let _ = super::ci_out::write_junit(
+                    path,
+                    &[suite],
+                    &[&args.baseline, &args.candidate, &args.dataset],
+                );
             }
             Err(e)
         }
@@ -81,6 +87,9 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
         args.lang,
         args.candidate_cap,
     ))?;
+    if let Some(why) = metric_mismatch(metric, loaded.env) {
+        return Err(GateCmdError::Unusable(why));
+    }
     let [baseline, candidate] = loaded.runs.as_slice() else {
         return Err(GateCmdError::Unusable("two runs are needed".to_owned()));
     };

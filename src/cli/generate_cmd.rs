@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use wildtool_core::generate::{self, GenerateError, GenerateSpec, PackText};
 
-
 /// The domain packs compiled into the binary (`data/packs/*.json`).
 pub const BUILTIN_PACKS: &[PackText<'static>] = &[
     PackText {

@@ -29,8 +29,8 @@ use wildtool_core::share::task_shapes;
 
 use super::compare_cmd::outcomes_from_report;
 use super::files::{at, read_text, FileError, OutputSet};
-use super::score_cmd::{score_into, ScoreArgs, ScoreExtras};
 use super::redact;
+use super::score_cmd::{score_into, ScoreArgs, ScoreExtras};
 use super::{EXIT_FAILURE, EXIT_INCOMPLETE, EXIT_PREFLIGHT, EXIT_USAGE};
 
 /// Arguments of `wildtool run`.

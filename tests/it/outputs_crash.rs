@@ -110,7 +110,11 @@ fn references(case: &Case, base: &Path) -> ([Vec<Option<Vec<u8>>>; 2], Duration)
             .iter()
             .map(|(f, k)| identity(&dir.join(f), *k))
             .collect();
-        assert!(set.iter().all(Option::is_some), "{}: reference {which}", case.name);
+        assert!(
+            set.iter().all(Option::is_some),
+            "{}: reference {which}",
+            case.name
+        );
     }
     assert_ne!(refs[0], refs[1], "{}: A and B must differ", case.name);
     (refs, longest)
@@ -143,9 +147,18 @@ fn leftovers(dir: &Path) -> Vec<PathBuf> {
 
 /// Which reference the directory's set is (`None`: no set yet); panics on a mix, a
 /// truncated file or a leftover temporary.
-fn which_set(case: &Case, out: &Path, refs: &[Vec<Option<Vec<u8>>>; 2], ctx: &str) -> Option<usize> {
+fn which_set(
+    case: &Case,
+    out: &Path,
+    refs: &[Vec<Option<Vec<u8>>>; 2],
+    ctx: &str,
+) -> Option<usize> {
     let left = leftovers(out);
-    assert!(left.is_empty(), "{} {ctx}: temporaries left: {left:?}", case.name);
+    assert!(
+        left.is_empty(),
+        "{} {ctx}: temporaries left: {left:?}",
+        case.name
+    );
     let now: Vec<Option<Vec<u8>>> = case
         .files
         .iter()
@@ -166,8 +179,22 @@ fn which_set(case: &Case, out: &Path, refs: &[Vec<Option<Vec<u8>>>; 2], ctx: &st
         .map(|((f, _), n)| {
             let tag = match n {
                 None => "missing".to_owned(),
-                Some(n) if Some(n) == refs[0].get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0)).and_then(|x| x.as_ref()) => "A".to_owned(),
-                Some(n) if Some(n) == refs[1].get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0)).and_then(|x| x.as_ref()) => "B".to_owned(),
+                Some(n)
+                    if Some(n)
+                        == refs[0]
+                            .get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0))
+                            .and_then(|x| x.as_ref()) =>
+                {
+                    "A".to_owned()
+                }
+                Some(n)
+                    if Some(n)
+                        == refs[1]
+                            .get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0))
+                            .and_then(|x| x.as_ref()) =>
+                {
+                    "B".to_owned()
+                }
                 Some(n) => format!("neither ({} bytes)", n.len()),
             };
             format!("{f}: {tag}")
@@ -217,7 +244,12 @@ fn crash_series(case: &Case, seed: u64) {
         let now = which_set(case, &out, &refs, &format!("kill {i} (run {which})"));
         if ok {
             completed += 1;
-            assert_eq!(now, Some(which), "{} kill {i}: a finished run's set", case.name);
+            assert_eq!(
+                now,
+                Some(which),
+                "{} kill {i}: a finished run's set",
+                case.name
+            );
         } else {
             assert!(
                 now == last || now == Some(which),
@@ -243,9 +275,7 @@ fn crash_series(case: &Case, seed: u64) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for blocks in [1, 8, 64, 200] {
         reset(case, &out);
-        let line = format!(
-            "ulimit -f {blocks}; exec \"$0\" \"$@\"",
-        );
+        let line = format!("ulimit -f {blocks}; exec \"$0\" \"$@\"",);
         let o = Command::new("sh")
             .arg("-c")
             .arg(line)
@@ -281,11 +311,20 @@ fn crash_series(case: &Case, seed: u64) {
         .unwrap_or_else(|e| panic!("spawn: {e}"));
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{}: {err}", case.name);
-    assert!(err.contains("a directory in the way"), "{}: {err}", case.name);
+    assert!(
+        err.contains("a directory in the way"),
+        "{}: {err}",
+        case.name
+    );
     settle(case, &out);
     assert!(leftovers(&out).is_empty(), "{}", case.name);
     for ((f, k), r) in case.files.iter().zip(&refs[0]).take(case.files.len() - 1) {
-        assert_eq!(&identity(&out.join(f), *k), r, "{}: {f} after a failed rename", case.name);
+        assert_eq!(
+            &identity(&out.join(f), *k),
+            r,
+            "{}: {f} after a failed rename",
+            case.name
+        );
     }
     let _ = std::fs::remove_dir_all(&base);
 }
@@ -303,7 +342,15 @@ fn official(seed: u32) -> String {
 #[test]
 fn score_sets_survive_kills_full_disks_and_failed_renames() {
     let score = |seed: u32| {
-        s(&["score", "--dataset", &mini(), "--results", &official(seed), "--out", "{OUT}"])
+        s(&[
+            "score",
+            "--dataset",
+            &mini(),
+            "--results",
+            &official(seed),
+            "--out",
+            "{OUT}",
+        ])
     };
     crash_series(
         &Case {
@@ -349,7 +396,15 @@ fn compare_sets_survive_kills_full_disks_and_failed_renames() {
 #[test]
 fn run_sets_survive_kills_full_disks_and_failed_renames() {
     let run = |provider: &str| {
-        s(&["run", "--dataset", &mini(), "--provider", provider, "--out", "{OUT}"])
+        s(&[
+            "run",
+            "--dataset",
+            &mini(),
+            "--provider",
+            provider,
+            "--out",
+            "{OUT}",
+        ])
     };
     crash_series(
         &Case {
@@ -439,9 +494,18 @@ fn sweep_levels_are_whole_sets_after_kills() {
         let dir = base.join(format!("ref-{i}"));
         let args: Vec<String> = sweep(p)
             .into_iter()
-            .map(|a| if a == out.display().to_string() { dir.display().to_string() } else { a })
+            .map(|a| {
+                if a == out.display().to_string() {
+                    dir.display().to_string()
+                } else {
+                    a
+                }
+            })
             .collect();
-        let o = Command::new(bin()).args(&args).output().unwrap_or_else(|e| panic!("{e}"));
+        let o = Command::new(bin())
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         refs.push(dir);
     }

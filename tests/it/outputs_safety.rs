@@ -119,7 +119,15 @@ fn outputs_never_land_on_inputs() {
     let ds = copy_mini(&dir);
     let sd = dir.join("sd");
     let results = fixture("official-runs/mock-seed-0/mini_result.jsonl");
-    let o = run(&["score", "--dataset", p(&ds), "--results", p(&results), "--out", p(&sd)]);
+    let o = run(&[
+        "score",
+        "--dataset",
+        p(&ds),
+        "--results",
+        p(&results),
+        "--out",
+        p(&sd),
+    ]);
     assert!(o.status.success(), "{}", err(&o));
     let report = std::fs::read(sd.join("report.json")).unwrap_or_default();
     let dataset = std::fs::read(&ds).unwrap_or_default();
@@ -128,9 +136,25 @@ fn outputs_never_land_on_inputs() {
     let score_dir = sd.join("report.json");
     let cases: Vec<Vec<&str>> = vec![
         vec!["report", "--score-dir", p(&sd), "--out", p(&score_dir)],
-        vec!["report", "--from", p(&score_dir), "--dataset", p(&ds), "--out", p(&ds)],
+        vec![
+            "report",
+            "--from",
+            p(&score_dir),
+            "--dataset",
+            p(&ds),
+            "--out",
+            p(&ds),
+        ],
         vec!["report", "--score-dir", p(&sd), "--out", p(&link)],
-        vec!["report", "--score-dir", p(&sd), "--dataset", p(&ds), "--out", p(&sd)],
+        vec![
+            "report",
+            "--score-dir",
+            p(&sd),
+            "--dataset",
+            p(&ds),
+            "--out",
+            p(&sd),
+        ],
     ];
     for args in cases {
         let o = run(&args);
@@ -140,14 +164,33 @@ fn outputs_never_land_on_inputs() {
     // score --out onto its own results: the results file is the future score.jsonl.
     let own = sd.join("score.jsonl");
     let before = std::fs::read(&own).unwrap_or_default();
-    let o = run(&["score", "--dataset", p(&ds), "--results", p(&own), "--out", p(&sd)]);
+    let o = run(&[
+        "score",
+        "--dataset",
+        p(&ds),
+        "--results",
+        p(&own),
+        "--out",
+        p(&sd),
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert_eq!(std::fs::read(&own).unwrap_or_default(), before);
     // generate onto a dataset through a link planted where the suite goes.
-    let o = run(&["generate", "--seed", "1", "--sessions", "2", "--out", p(&link)]);
+    let o = run(&[
+        "generate",
+        "--seed",
+        "1",
+        "--sessions",
+        "2",
+        "--out",
+        p(&link),
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", err(&o));
     assert!(err(&o).contains("symbolic link"), "{}", err(&o));
-    assert_eq!(std::fs::read(sd.join("report.json")).unwrap_or_default(), report);
+    assert_eq!(
+        std::fs::read(sd.join("report.json")).unwrap_or_default(),
+        report
+    );
     assert_eq!(std::fs::read(&ds).unwrap_or_default(), dataset);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -161,15 +204,33 @@ fn a_symlink_planted_in_an_output_directory_is_refused() {
     let cases: Vec<(&str, Vec<String>)> = vec![
         (
             "result.jsonl",
-            vec!["run".into(), "--dataset".into(), p(&ds).into(), "--provider".into(), "gold".into()],
+            vec![
+                "run".into(),
+                "--dataset".into(),
+                p(&ds).into(),
+                "--provider".into(),
+                "gold".into(),
+            ],
         ),
         (
             "checkpoint.jsonl",
-            vec!["run".into(), "--dataset".into(), p(&ds).into(), "--provider".into(), "gold".into()],
+            vec![
+                "run".into(),
+                "--dataset".into(),
+                p(&ds).into(),
+                "--provider".into(),
+                "gold".into(),
+            ],
         ),
         (
             "metric.json",
-            vec!["score".into(), "--dataset".into(), p(&ds).into(), "--results".into(), p(&results).into()],
+            vec![
+                "score".into(),
+                "--dataset".into(),
+                p(&ds).into(),
+                "--results".into(),
+                p(&results).into(),
+            ],
         ),
         (
             "compare.html",
@@ -220,7 +281,10 @@ fn assert_no_key(o: &Output, out: &Path, what: &str) {
     let piece = &KEY[4..16];
     for (name, bytes) in [("stdout", &o.stdout), ("stderr", &o.stderr)] {
         let text = String::from_utf8_lossy(bytes);
-        assert!(!text.contains(piece), "{what}: the key is on {name}: {text}");
+        assert!(
+            !text.contains(piece),
+            "{what}: the key is on {name}: {text}"
+        );
     }
     for (path, bytes) in files_below(out) {
         let text = String::from_utf8_lossy(&bytes);
@@ -237,9 +301,13 @@ fn a_key_echoed_in_any_wording_never_leaves_memory() {
     let dir = tmp("echo");
     let echoes = [
         format!("invalid credentials {KEY}"),
-        format!("{{\"error\": {{\"message\": \"The key {KEY} was revoked\", \"type\": \"auth\"}}}}"),
+        format!(
+            "{{\"error\": {{\"message\": \"The key {KEY} was revoked\", \"type\": \"auth\"}}}}"
+        ),
         format!("{{\"detail\": \"bad header: Authorization: Bearer {KEY}\"}}"),
-        format!("<!DOCTYPE html><html><body><h1>401 Unauthorized</h1><p>key={KEY}</p></body></html>"),
+        format!(
+            "<!DOCTYPE html><html><body><h1>401 Unauthorized</h1><p>key={KEY}</p></body></html>"
+        ),
     ];
     // The preflight answer echoes it.
     let server = MockServer::start(|req| {
@@ -253,7 +321,19 @@ fn a_key_echoed_in_any_wording_never_leaves_memory() {
     });
     let out = dir.join("preflight");
     let o = bin()
-        .args(["run", "--dataset", p(&fixture("mini.jsonl")), "--model", "m", "--base-url", &server.base_url(), "--api-key-env", "WT_ECHO_KEY", "--out", p(&out)])
+        .args([
+            "run",
+            "--dataset",
+            p(&fixture("mini.jsonl")),
+            "--model",
+            "m",
+            "--base-url",
+            &server.base_url(),
+            "--api-key-env",
+            "WT_ECHO_KEY",
+            "--out",
+            p(&out),
+        ])
         .env("WT_ECHO_KEY", KEY)
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -282,12 +362,20 @@ fn a_key_echoed_in_any_wording_never_leaves_memory() {
         });
         let out = dir.join(format!("tasks-{stream}"));
         let mini = fixture("mini.jsonl");
-        let mut args = vec![
-            "run", "--dataset", p(&mini), "--model", "m", "--base-url",
-        ];
+        let mut args = vec!["run", "--dataset", p(&mini), "--model", "m", "--base-url"];
         let url = server.base_url();
         args.push(&url);
-        args.extend(["--api-key-env", "WT_ECHO_KEY", "--no-preflight", "--retries", "0", "--concurrency", "1", "--out", p(&out)]);
+        args.extend([
+            "--api-key-env",
+            "WT_ECHO_KEY",
+            "--no-preflight",
+            "--retries",
+            "0",
+            "--concurrency",
+            "1",
+            "--out",
+            p(&out),
+        ]);
         if stream {
             args.push("--stream");
         }
@@ -315,16 +403,99 @@ fn invalid_uses(scratch: &Path) -> Vec<(&'static str, Vec<String>)> {
     vec![
         ("validate", v(&[&csv])),
         ("stats", v(&[&csv])),
-        ("score", v(&["--dataset", &mini, "--results", &mini, "--out", &out("s")])),
-        ("env-score", v(&["--dataset", &mini, "--results", &result, "--out", &out("e")])),
-        ("env-export", v(&["--run", &out("none"), "--dataset", &csv, "--session", "0", "--out", &csv])),
-        ("compare", v(&[&result, &result, "--dataset", &mini, "--out", &out("c"), "--label", "a", "--label", "b", "--label", "c"])),
-        ("gate", v(&["--baseline", &result, "--candidate", &result, "--dataset", &mini, "--alpha", "2"])),
-        ("plan", v(&["--pilot", &result, "--dataset", &mini, "--power", "1.5"])),
-        ("generate", v(&["--seed", "1", "--sessions", "0", "--out", &out("g.jsonl")])),
-        ("run", v(&["--dataset", &mini, "--provider", "gold", "--concurrency", "0", "--out", &out("r")])),
-        ("sweep", v(&["--factor", "transitions=0,1", "--per-level", "2", "--seed", "1", "--provider", "gold", "--hold", "domains=nosuch", "--out", &out("sw")])),
-        ("probe-stream", v(&["--base-url", "notaurl", "--model", "m"])),
+        (
+            "score",
+            v(&["--dataset", &mini, "--results", &mini, "--out", &out("s")]),
+        ),
+        (
+            "env-score",
+            v(&["--dataset", &mini, "--results", &result, "--out", &out("e")]),
+        ),
+        (
+            "env-export",
+            v(&[
+                "--run",
+                &out("none"),
+                "--dataset",
+                &csv,
+                "--session",
+                "0",
+                "--out",
+                &csv,
+            ]),
+        ),
+        (
+            "compare",
+            v(&[
+                &result,
+                &result,
+                "--dataset",
+                &mini,
+                "--out",
+                &out("c"),
+                "--label",
+                "a",
+                "--label",
+                "b",
+                "--label",
+                "c",
+            ]),
+        ),
+        (
+            "gate",
+            v(&[
+                "--baseline",
+                &result,
+                "--candidate",
+                &result,
+                "--dataset",
+                &mini,
+                "--alpha",
+                "2",
+            ]),
+        ),
+        (
+            "plan",
+            v(&["--pilot", &result, "--dataset", &mini, "--power", "1.5"]),
+        ),
+        (
+            "generate",
+            v(&["--seed", "1", "--sessions", "0", "--out", &out("g.jsonl")]),
+        ),
+        (
+            "run",
+            v(&[
+                "--dataset",
+                &mini,
+                "--provider",
+                "gold",
+                "--concurrency",
+                "0",
+                "--out",
+                &out("r"),
+            ]),
+        ),
+        (
+            "sweep",
+            v(&[
+                "--factor",
+                "transitions=0,1",
+                "--per-level",
+                "2",
+                "--seed",
+                "1",
+                "--provider",
+                "gold",
+                "--hold",
+                "domains=nosuch",
+                "--out",
+                &out("sw"),
+            ]),
+        ),
+        (
+            "probe-stream",
+            v(&["--base-url", "notaurl", "--model", "m"]),
+        ),
         ("report", v(&["--from", &mini, "--out", &out("r.html")])),
     ]
 }
@@ -345,7 +516,12 @@ fn usage_errors_exit_2_in_every_command() {
     );
     for name in &commands {
         let o = run(&[name, "--no-such-flag"]);
-        assert_eq!(o.status.code(), Some(2), "{name} --no-such-flag: {}", err(&o));
+        assert_eq!(
+            o.status.code(),
+            Some(2),
+            "{name} --no-such-flag: {}",
+            err(&o)
+        );
     }
     for (name, args) in uses {
         let o = bin()

@@ -765,13 +765,17 @@ impl AppState {
         run.decreases = end.concurrency.decreases;
         run.end = Some(EndNote {
             outcome: outcome.to_owned(),
-            reason: end.reason.as_deref().map(|r| run.redactor.redact(r)).or_else(|| {
-                (end.status == RunStatus::Failed).then(|| {
-                    run.last_error
-                        .clone()
-                        .unwrap_or_else(|| "no task could be finished".to_owned())
-                })
-            }),
+            reason: end
+                .reason
+                .as_deref()
+                .map(|r| run.redactor.redact(r))
+                .or_else(|| {
+                    (end.status == RunStatus::Failed).then(|| {
+                        run.last_error
+                            .clone()
+                            .unwrap_or_else(|| "no task could be finished".to_owned())
+                    })
+                }),
             fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
         });
         run.result_text = end
