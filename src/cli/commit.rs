@@ -23,6 +23,8 @@ use std::io::Write;
 use std::path::{Component, Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rustix::fs::{flock, FlockOperation};
+
 use super::files::{at, FileError};
 
 /// Prefix of staging directories.
@@ -68,11 +70,12 @@ struct DirLock(#[allow(dead_code)] File);
 
 fn lock_dir(dir: &Path, exclusive: bool) -> Result<DirLock, FileError> {
     let file = File::open(dir).map_err(at(dir))?;
-    if exclusive {
-        file.lock().map_err(at(dir))?;
+    let op = if exclusive {
+        FlockOperation::LockExclusive
     } else {
-        file.lock_shared().map_err(at(dir))?;
-    }
+        FlockOperation::LockShared
+    };
+    flock(&file, op).map_err(|e| at(dir)(e.into()))?;
     Ok(DirLock(file))
 }
 
@@ -179,10 +182,10 @@ fn settle_stage(dir: &Path, stage: &Path) -> Result<bool, FileError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(true),
         Err(e) => return Err(at(stage)(e)),
     };
-    match handle.try_lock() {
+    match flock(&handle, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => return Ok(false),
-        Err(std::fs::TryLockError::Error(e)) => return Err(at(stage)(e)),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => return Ok(false),
+        Err(e) => return Err(at(stage)(e.into())),
     }
     if let Ok(text) = fs::read_to_string(stage.join(RECORD)) {
         if let Some((files, removes)) = parse_record(&text) {
@@ -338,7 +341,7 @@ impl OutputSet {
         ));
         fs::create_dir(&stage).map_err(at(&stage))?;
         let handle = File::open(&stage).map_err(at(&stage))?;
-        handle.lock().map_err(at(&stage))?;
+        flock(&handle, FlockOperation::LockExclusive).map_err(|e| at(&stage)(e.into()))?;
         drop(lock);
         Ok(Self {
             dir: dir.to_path_buf(),
