@@ -513,6 +513,15 @@ pub fn check_not_input(out: &Path, inputs: &[&Path]) -> Result<(), FileError> {
     Ok(())
 }
 
+/// The committed paths as one line (for "wrote …" notes).
+pub fn listed(paths: &[PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Writes one output file as a set of one in its directory (created if missing).
 pub fn write_file(path: &Path, bytes: impl AsRef<[u8]>, inputs: &[&Path]) -> Result<(), FileError> {
     let (dir, name) = split_file(path)?;
@@ -545,6 +554,10 @@ mod tests {
         d
     }
 
+    fn entries(d: &Path) -> usize {
+        fs::read_dir(d).unwrap().count()
+    }
+
     #[test]
     fn a_set_appears_whole_and_leaves_nothing() {
         let d = tmp("whole");
@@ -554,11 +567,7 @@ mod tests {
         set.commit().unwrap();
         assert_eq!(fs::read_to_string(d.join("a.json")).unwrap(), "1");
         assert_eq!(fs::read_to_string(d.join("sub/b.json")).unwrap(), "2");
-        let names: Vec<_> = fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 2, "{names:?}");
+        assert_eq!(entries(&d), 2);
     }
 
     #[test]
@@ -575,11 +584,7 @@ mod tests {
         fs::write(d.join(".a.json.tmp-999999"), "x").unwrap();
         settle(&d).unwrap();
         assert_eq!(fs::read_to_string(d.join("a.json")).unwrap(), "new");
-        let names: Vec<_> = fs::read_dir(&d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
+        assert_eq!(entries(&d), 1);
     }
 
     #[test]

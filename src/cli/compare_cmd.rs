@@ -430,14 +430,7 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     set.write("compare.html", compare_html(&doc, &dataset_label))?;
     let written = set.commit()?;
     print!("{}", summary_text(&doc));
-    println!(
-        "wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    println!("wrote {}", super::commit::listed(&written));
     write_ci(args, &loaded, &doc)?;
     Ok(())
 }

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -183,15 +183,14 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
     );
     for t in &end.incomplete {
-        eprintln!("  incomplete: {} task {} — {}", t.id, t.key.task, t.reason);
+        eprintln!(
+            "  incomplete: {} task {} — {}",
+            t.id,
+            t.key.task,
+            super::redact(&t.reason)
+        );
     }
-    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
-        vec![args.out.clone()]
-    } else {
-        (1..=spec.trials())
-            .map(|t| args.out.join(format!("trial-{t}")))
-            .collect()
-    };
+    let trial_dirs = super::run_cmd::trial_dirs(&args.out, spec.trials());
     let per_trial_tasks: u64 = with_env.iter().map(|s| s.tasks.len() as u64).sum();
     let mut trial_outcomes = Vec::new();
     let mut inputs: Vec<&Path> = vec![&args.dataset];

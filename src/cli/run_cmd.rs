@@ -565,13 +565,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
                 .unwrap_or_default()
         );
     }
-    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
-        vec![args.out.clone()]
-    } else {
-        (1..=spec.trials())
-            .map(|t| args.out.join(format!("trial-{t}")))
-            .collect()
-    };
+    let trial_dirs = trial_dirs(&args.out, spec.trials());
     let cached = wildtool_core::cost::usage::cached_from_records(
         &FileStore::new(&args.out.join("checkpoint.jsonl")).load()?,
     );
@@ -686,14 +680,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             }
         }
     }
-    eprintln!(
-        "wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    eprintln!("wrote {}", super::commit::listed(&written));
     if !end.incomplete.is_empty() {
         eprintln!(
             "warning: {} task(s) incomplete (transport); see {}; re-run to resume",
@@ -735,6 +722,17 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         }
     }
     Ok(end.status)
+}
+
+/// The directories of a run's trials: `out` itself for one trial, `out/trial-N/` else.
+pub(crate) fn trial_dirs(out: &Path, trials: u32) -> Vec<PathBuf> {
+    if trials == 1 {
+        vec![out.to_path_buf()]
+    } else {
+        (1..=trials)
+            .map(|t| out.join(format!("trial-{t}")))
+            .collect()
+    }
 }
 
 /// Prints the dry-run estimate of a run.

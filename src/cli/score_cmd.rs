@@ -209,14 +209,7 @@ pub fn score_with(args: &ScoreArgs, extras: &ScoreExtras) -> Result<ExitCode, Fi
     };
     let written = set.commit()?;
     let mut notes = staged.notes;
-    notes.push(format!(
-        "wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    ));
+    notes.push(format!("wrote {}", super::commit::listed(&written)));
     super::ci_out::write_run_outputs(
         &extras.ci,
         &staged.model,

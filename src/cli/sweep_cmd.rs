@@ -222,14 +222,7 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
     set.write("sweep.html", sweep_html(&doc))?;
     let written = set.commit()?;
     print!("{}", summary_text(&doc));
-    eprintln!(
-        "wrote {}",
-        written
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect::<Vec<_>>()
-            .join(" and ")
-    );
+    eprintln!("wrote {}", super::commit::listed(&written));
     Ok(if doc.status == "done" {
         ExitCode::SUCCESS
     } else {

@@ -175,26 +175,13 @@ fn which_set(
     let detail: Vec<String> = case
         .files
         .iter()
-        .zip(&now)
-        .map(|((f, _), n)| {
+        .enumerate()
+        .map(|(i, (f, _))| {
+            let n = now[i].as_ref();
             let tag = match n {
                 None => "missing".to_owned(),
-                Some(n)
-                    if Some(n)
-                        == refs[0]
-                            .get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0))
-                            .and_then(|x| x.as_ref()) =>
-                {
-                    "A".to_owned()
-                }
-                Some(n)
-                    if Some(n)
-                        == refs[1]
-                            .get(case.files.iter().position(|x| x.0 == *f).unwrap_or(0))
-                            .and_then(|x| x.as_ref()) =>
-                {
-                    "B".to_owned()
-                }
+                Some(_) if n == refs[0][i].as_ref() => "A".to_owned(),
+                Some(_) if n == refs[1][i].as_ref() => "B".to_owned(),
                 Some(n) => format!("neither ({} bytes)", n.len()),
             };
             format!("{f}: {tag}")
@@ -213,6 +200,16 @@ impl Rng {
         self.0 ^= self.0 << 17;
         self.0
     }
+}
+
+/// Runs A (0) or B (1) into `out` to its end, which must be a success.
+fn run_to_end(case: &Case, which: usize, out: &Path) {
+    reset(case, out);
+    let o = Command::new(bin())
+        .args(expand(&case.args[which], out))
+        .output()
+        .unwrap_or_else(|e| panic!("spawn: {e}"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
 fn crash_series(case: &Case, seed: u64) {
@@ -267,12 +264,7 @@ fn crash_series(case: &Case, seed: u64) {
     );
 
     // A full disk: the previous set stays, whatever the limit.
-    reset(case, &out);
-    let o = Command::new(bin())
-        .args(expand(&case.args[0], &out))
-        .output()
-        .unwrap_or_else(|e| panic!("spawn: {e}"));
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    run_to_end(case, 0, &out);
     for blocks in [1, 8, 64, 200] {
         reset(case, &out);
         let line = format!("ulimit -f {blocks}; exec \"$0\" \"$@\"",);
@@ -291,12 +283,7 @@ fn crash_series(case: &Case, seed: u64) {
             assert_eq!(now, Some(0), "{} ulimit -f {blocks}", case.name);
         }
         // Back to A for the next limit.
-        reset(case, &out);
-        let o = Command::new(bin())
-            .args(expand(&case.args[0], &out))
-            .output()
-            .unwrap_or_else(|e| panic!("spawn: {e}"));
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        run_to_end(case, 0, &out);
     }
 
     // A failing rename: a directory where the last file of the set goes.
@@ -327,6 +314,34 @@ fn crash_series(case: &Case, seed: u64) {
         );
     }
     let _ = std::fs::remove_dir_all(&base);
+}
+
+/// The files of a run's set and how each is recognised.
+fn run_files() -> Vec<(&'static str, Kind)> {
+    vec![
+        ("result.jsonl", Kind::Exact),
+        ("score.jsonl", Kind::Exact),
+        ("metric.json", Kind::Exact),
+        ("report.json", Kind::JsonModel),
+        ("run.json", Kind::JsonModel),
+    ]
+}
+
+/// The arguments of the sweep both sweep tests run (`out`: `{OUT}` or a directory).
+fn sweep_args(provider: &str, out: &str) -> Vec<String> {
+    s(&[
+        "sweep",
+        "--factor",
+        "transitions=0,1",
+        "--per-level",
+        "4",
+        "--seed",
+        "3",
+        "--provider",
+        provider,
+        "--out",
+        out,
+    ])
 }
 
 fn mini() -> String {
@@ -410,13 +425,7 @@ fn run_sets_survive_kills_full_disks_and_failed_renames() {
         &Case {
             name: "run",
             args: [run("gold"), run("baseline")],
-            files: vec![
-                ("result.jsonl", Kind::Exact),
-                ("score.jsonl", Kind::Exact),
-                ("metric.json", Kind::Exact),
-                ("report.json", Kind::JsonModel),
-                ("run.json", Kind::JsonModel),
-            ],
+            files: run_files(),
             dirs: vec![""],
             reset: vec!["checkpoint.jsonl"],
         },
@@ -426,21 +435,7 @@ fn run_sets_survive_kills_full_disks_and_failed_renames() {
 
 #[test]
 fn sweep_sets_survive_kills_full_disks_and_failed_renames() {
-    let sweep = |provider: &str| {
-        s(&[
-            "sweep",
-            "--factor",
-            "transitions=0,1",
-            "--per-level",
-            "4",
-            "--seed",
-            "3",
-            "--provider",
-            provider,
-            "--out",
-            "{OUT}",
-        ])
-    };
+    let sweep = |provider: &str| sweep_args(provider, "{OUT}");
     // Each level's directory is a run's set of its own; the sweep's set is its two files.
     // Checked as one: the sweep's files are committed after its levels, so they are A's
     // or B's only with levels of the same run or of the run before.
@@ -460,31 +455,11 @@ fn sweep_sets_survive_kills_full_disks_and_failed_renames() {
 fn sweep_levels_are_whole_sets_after_kills() {
     let base = tmp("sweep-levels");
     let out = base.join("out");
-    let sweep = |provider: &str| {
-        vec![
-            "sweep".to_owned(),
-            "--factor".into(),
-            "transitions=0,1".into(),
-            "--per-level".into(),
-            "4".into(),
-            "--seed".into(),
-            "3".into(),
-            "--provider".into(),
-            provider.into(),
-            "--out".into(),
-            out.display().to_string(),
-        ]
-    };
+    let sweep = |provider: &str| sweep_args(provider, &out.display().to_string());
     let level_case = |level: &'static str| Case {
         name: level,
         args: [Vec::new(), Vec::new()],
-        files: vec![
-            ("result.jsonl", Kind::Exact),
-            ("score.jsonl", Kind::Exact),
-            ("metric.json", Kind::Exact),
-            ("report.json", Kind::JsonModel),
-            ("run.json", Kind::JsonModel),
-        ],
+        files: run_files(),
         dirs: vec![""],
         reset: vec![],
     };

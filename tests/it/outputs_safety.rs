@@ -201,27 +201,13 @@ fn a_symlink_planted_in_an_output_directory_is_refused() {
     let ds = copy_mini(&dir);
     let dataset = std::fs::read(&ds).unwrap_or_default();
     let results = fixture("official-runs/mock-seed-0/mini_result.jsonl");
+    let gold_run: Vec<String> = ["run", "--dataset", p(&ds), "--provider", "gold"]
+        .iter()
+        .map(|x| x.to_string())
+        .collect();
     let cases: Vec<(&str, Vec<String>)> = vec![
-        (
-            "result.jsonl",
-            vec![
-                "run".into(),
-                "--dataset".into(),
-                p(&ds).into(),
-                "--provider".into(),
-                "gold".into(),
-            ],
-        ),
-        (
-            "checkpoint.jsonl",
-            vec![
-                "run".into(),
-                "--dataset".into(),
-                p(&ds).into(),
-                "--provider".into(),
-                "gold".into(),
-            ],
-        ),
+        ("result.jsonl", gold_run.clone()),
+        ("checkpoint.jsonl", gold_run),
         (
             "metric.json",
             vec![
