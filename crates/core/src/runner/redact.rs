@@ -142,7 +142,8 @@ mod tests {
         let r = Redactor::new(["abc"]);
         assert_eq!(r.redact("ab abc abcd"), format!("ab {MASK} {MASK}d"));
         let r = Redactor::new([KEY]);
-        assert_eq!(r.redact("sk-live- fine"), "sk-live- fine");
+        // Seven characters of the key are wording, not a key.
+        assert_eq!(r.redact("sk-live fine"), "sk-live fine");
         assert_eq!(Redactor::default().redact("x"), "x");
         assert_eq!(format!("{r:?}"), "Redactor(1 secret(s))");
     }
