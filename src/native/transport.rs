@@ -251,6 +251,7 @@ impl Transport for UreqTransport {
             retry_after,
             location,
             now_unix: now_unix(),
+            latency: None,
         })
     }
 }

@@ -1,0 +1,1 @@
+//! Verification of a bundle (see below).
