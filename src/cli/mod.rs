@@ -7,6 +7,7 @@ mod env_run_cmd;
 pub mod files;
 mod gate_cmd;
 mod generate_cmd;
+mod manifest_out;
 mod plan_cmd;
 mod prices;
 mod probe_cmd;
@@ -444,6 +445,14 @@ struct RunOpts {
     /// along the gold paths, times the trials) and exit without running or writing.
     #[arg(long)]
     dry_run: bool,
+    /// Record every request/reply pair into this cassette (JSON Lines, appended; see
+    /// docs/verify.md), or with --offline answer from it.
+    #[arg(long)]
+    cassette: Option<PathBuf>,
+    /// With --cassette: answer every request from the cassette and send nothing; a
+    /// request the cassette does not hold leaves its task incomplete (exit code 3).
+    #[arg(long, requires = "cassette")]
+    offline: bool,
     #[command(flatten)]
     ci: ci_out::CiOpts,
     #[command(flatten)]
@@ -564,6 +573,9 @@ impl EngineOpts {
             max_cost: self.max_cost,
             dry_run: false,
             ci: ci_out::CiOpts::default(),
+            cassette: None,
+            offline: false,
+            env_name: None,
         }
     }
 }
@@ -744,6 +756,11 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             let args = run_cmd::RunArgs {
                 dry_run: o.dry_run,
                 ci: o.ci,
+                cassette: o.cassette,
+                offline: o.offline,
+                env_name: o.env.map(|e| match e {
+                    EnvArg::Ledger => "ledger",
+                }),
                 ..o.run.args(o.dataset, o.out)
             };
             match o.env {

@@ -1,0 +1,171 @@
+//! Run manifests and cassettes end to end: a run against the mock writes `manifest.json`
+//! with every exchange hashed and no key; a run recorded with `--cassette` and replayed
+//! `--offline` with the mock stopped writes byte-identical `result.jsonl`, `score.jsonl`
+//! and `metric.json`; a replay on a changed dataset refuses the requests the cassette does
+//! not hold (tasks incomplete with the reason, nothing sent, exit 3).
+
+use std::path::Path;
+use std::process::Output;
+
+use crate::runner_live::{model_server, run, stderr, Behaviour};
+use crate::support::{fixture, tmp, wildtool};
+use wildtool_core::json::{loads, Value};
+use wildtool_core::provenance::sha256_hex;
+
+fn json(path: &Path) -> Value {
+    loads(&std::fs::read_to_string(path).unwrap_or_default()).unwrap_or(Value::Null)
+}
+
+fn offline(out: &Path, dataset: &Path, cassette: &Path, base_url: &str) -> Output {
+    wildtool(&[
+        "run",
+        "--dataset",
+        &dataset.to_string_lossy(),
+        "--model",
+        "mock/model",
+        "--base-url",
+        base_url,
+        "--out",
+        &out.to_string_lossy(),
+        "--timeout",
+        "0.5",
+        "--backoff",
+        "0.01",
+        "--retries",
+        "3",
+        "--concurrency",
+        "4",
+        "--cassette",
+        &cassette.to_string_lossy(),
+        "--offline",
+    ])
+}
+
+#[test]
+fn manifest_hashes_every_exchange_and_holds_no_key() {
+    let server = model_server(Behaviour::Gold, |_, _| None);
+    let out = tmp("manifest");
+    let o = run(&server, &out, &[], Some("sk-test-secret-0123"));
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(out.join("manifest.json")).unwrap_or_default();
+    assert!(
+        !text.contains("sk-test-secret-0123"),
+        "no key in the manifest"
+    );
+    assert!(!text.to_lowercase().contains("authorization"), "no header");
+    let m = json(&out.join("manifest.json"));
+    assert_eq!(m.get("model").and_then(Value::as_str), Some("mock/model"));
+    let models = m.get("server").and_then(|s| s.get("models")).cloned();
+    assert_eq!(models, loads(r#"["mock"]"#).ok());
+    // Every request the server saw is hashed in the manifest, in order per task.
+    let seen: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| sha256_hex(r.body.as_bytes()))
+        .collect();
+    let tasks = m
+        .get("exchanges")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(tasks.len(), 32, "one entry per task of the mini fixture");
+    let mut listed = 0;
+    for t in &tasks {
+        for e in t
+            .get("exchanges")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+        {
+            let h = e
+                .get("request_sha256")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            assert!(
+                seen.iter().any(|s| s == h),
+                "hash of a request the server saw"
+            );
+            assert!(e.get("reply_sha256").and_then(Value::as_str).is_some());
+            listed += 1;
+        }
+    }
+    let preflight = m
+        .get("preflight")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    assert_eq!(listed + preflight, seen.len());
+    let bytes = std::fs::read(out.join("metric.json")).unwrap_or_default();
+    let files = m
+        .get("outputs")
+        .and_then(Value::as_array)
+        .and_then(|o| o.first())
+        .and_then(|o| o.get("files"))
+        .cloned();
+    assert_eq!(
+        files
+            .as_ref()
+            .and_then(|f| f.get("metric.json"))
+            .and_then(Value::as_str),
+        Some(sha256_hex(&bytes).as_str())
+    );
+}
+
+#[test]
+fn cassette_replay_offline_is_byte_identical_and_refuses_unknown_requests() {
+    let server = model_server(Behaviour::BadArguments, |_, _| None);
+    let base = server.base_url();
+    let recorded = tmp("recorded");
+    std::fs::create_dir_all(&recorded).unwrap_or_default();
+    let cassette = recorded.join("run.cassette.jsonl");
+    let o = run(
+        &server,
+        &recorded,
+        &["--cassette", &cassette.to_string_lossy()],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let sent = server.requests().len();
+    drop(server);
+
+    let replayed = tmp("replayed");
+    let o = offline(&replayed, &fixture("mini.jsonl"), &cassette, &base);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in ["result.jsonl", "score.jsonl", "metric.json"] {
+        assert_eq!(
+            std::fs::read(recorded.join(f)).ok(),
+            std::fs::read(replayed.join(f)).ok(),
+            "{f} differs between the recorded run and its offline replay"
+        );
+    }
+    let m = json(&replayed.join("manifest.json"));
+    assert_eq!(
+        m.get("cassette")
+            .and_then(|c| c.get("mode"))
+            .and_then(Value::as_str),
+        Some("replay")
+    );
+    assert_eq!(m.get("requests").and_then(Value::as_i64), Some(sent as i64));
+
+    // A changed dataset: the first session's first user turn differs, so its requests are
+    // not in the cassette. Nothing listens at the base URL any more: a request sent would
+    // fail as unreachable, not as "not in the cassette".
+    let text = std::fs::read_to_string(fixture("mini.jsonl")).unwrap_or_default();
+    let changed = text.replace(
+        "What's the weather in Paris right now?",
+        "What's the weather in Lyon right now?",
+    );
+    assert_ne!(changed, text);
+    let dir = tmp("changed");
+    std::fs::create_dir_all(&dir).unwrap_or_default();
+    let ds = dir.join("changed.jsonl");
+    std::fs::write(&ds, changed).unwrap_or_default();
+    let out = dir.join("out");
+    let o = offline(&out, &ds, &cassette, &base);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let inc = std::fs::read_to_string(out.join("incomplete.json")).unwrap_or_default();
+    assert!(inc.contains("not in the cassette"), "{inc}");
+    assert!(
+        !inc.contains("unreachable") && !inc.contains("refused"),
+        "{inc}"
+    );
+}
