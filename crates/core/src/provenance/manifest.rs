@@ -316,8 +316,8 @@ impl Manifest {
 
 /// The claimed headline numbers of an output file: for `metric.json`, task and session
 /// accuracy with their counts (`task.accuracy`, `task.correct_count`, …); for an
-/// `env-report.json`, its numeric members under `metrics` one level down
-/// (`env_task_success.rate`, …). Unknown files claim nothing.
+/// `env-report.json`, its numeric top-level members (`tasks_scored`, …) and those one
+/// level under `ledger_env` (`env_task_success.value`, …). Unknown files claim nothing.
 pub fn headline_claims(file_name: &str, text: &str) -> BTreeMap<String, serde_json::Value> {
     let mut out = BTreeMap::new();
     let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
@@ -343,7 +343,8 @@ pub fn headline_claims(file_name: &str, text: &str) -> BTreeMap<String, serde_js
             }
         }
         "env-report.json" => {
-            if let Some(m) = v.get("metrics").and_then(serde_json::Value::as_object) {
+            numbers("", Some(&v), &mut out);
+            if let Some(m) = v.get("ledger_env").and_then(serde_json::Value::as_object) {
                 for (name, x) in m {
                     numbers(&format!("{name}."), Some(x), &mut out);
                 }
