@@ -16,6 +16,7 @@ mod run_cmd;
 mod score_cmd;
 mod sweep_cmd;
 mod validate_cmd;
+mod verify_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -299,6 +300,31 @@ enum Command {
     /// server loses or changes calls when streaming; 2 invalid options; 3 inconclusive
     /// (the model made no call, or a task got no reply); 4 no usable reply at all.
     ProbeStream(probe_cmd::ProbeOpts),
+    /// Verify a run's claims: re-score its results against the dataset (checked by
+    /// fingerprint), recompute every claimed file, number and hash, and print each claim
+    /// with ✓ or ✗ and the first difference (the first differing task where labels
+    /// differ). BUNDLE is a run directory, or files: a manifest.json, a result file, the
+    /// claimed metric.json / report.json / score.jsonl, a cassette (an official harness's
+    /// result file with its metric.json verifies too). Exit codes: 0 every claim holds;
+    /// 1 a claim fails; 2 the bundle cannot be read.
+    Verify {
+        /// A run directory, or the bundle's files.
+        #[arg(required = true)]
+        bundle: Vec<PathBuf>,
+        /// The dataset the run was made on.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The run's cassette (default: the one its manifest names, in the run directory).
+        #[arg(long)]
+        cassette: Option<PathBuf>,
+        /// Which language's fields to read.
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+        /// Cap on the gold candidates logged per step after an action error (see
+        /// `wildtool score --help`).
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+        candidate_cap: usize,
+    },
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
     Report {
@@ -752,6 +778,19 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
+        Command::Verify {
+            bundle,
+            dataset,
+            cassette,
+            lang,
+            candidate_cap,
+        } => verify_cmd::verify_cmd(&verify_cmd::VerifyArgs {
+            bundle,
+            dataset,
+            cassette,
+            lang: lang.into(),
+            candidate_cap,
+        }),
         Command::Run(o) => {
             let args = run_cmd::RunArgs {
                 dry_run: o.dry_run,
