@@ -169,3 +169,191 @@ fn cassette_replay_offline_is_byte_identical_and_refuses_unknown_requests() {
         "{inc}"
     );
 }
+
+/// `wildtool verify` on a run directory: (exit code, the ✗ lines, stdout).
+fn verify(dir: &Path, dataset: &Path) -> (Option<i32>, Vec<String>, String) {
+    let o = wildtool(&[
+        "verify",
+        &dir.to_string_lossy(),
+        "--dataset",
+        &dataset.to_string_lossy(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let failed = out
+        .lines()
+        .filter(|l| l.starts_with('✗'))
+        .map(str::to_owned)
+        .collect();
+    (o.status.code(), failed, out)
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap_or_default();
+    for e in std::fs::read_dir(from).into_iter().flatten().flatten() {
+        if e.path().is_file() {
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap_or_default();
+        }
+    }
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap_or_default();
+}
+
+#[test]
+fn verify_holds_on_a_genuine_run_and_names_each_tampered_claim() {
+    let server = model_server(Behaviour::Gold, |_, _| None);
+    let run_dir = tmp("genuine");
+    std::fs::create_dir_all(&run_dir).unwrap_or_default();
+    let cassette = run_dir.join("run.cassette.jsonl");
+    let o = run(
+        &server,
+        &run_dir,
+        &["--cassette", &cassette.to_string_lossy()],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    drop(server);
+    let mini = fixture("mini.jsonl");
+
+    let (code, failed, out) = verify(&run_dir, &mini);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(failed.is_empty(), "{out}");
+    for claim in [
+        "dataset",
+        "labels",
+        "result.jsonl sha256",
+        "metric.json",
+        "score.jsonl",
+        "report.json",
+        "manifest files",
+        "headline",
+        "replies",
+    ] {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("✓ {claim}:"))),
+            "{claim} checked: {out}"
+        );
+    }
+
+    // One recorded label: the labels claim names the task (the file's hash fails too).
+    let d = tmp("label");
+    copy_dir(&run_dir, &d);
+    edit(
+        &d.join("result.jsonl"),
+        r#""action_name_label": "correct""#,
+        r#""action_name_label": "error""#,
+    );
+    let (code, failed, out) = verify(&d, &mini);
+    assert_eq!(code, Some(1), "{out}");
+    // The cause comes first; the rest are its consequences (the file's hash, and the
+    // report's count of disagreeing labels with the manifest's hash of the report).
+    assert!(
+        failed[0].starts_with(
+            "✗ labels: session wild_tool_bench_0, task 1 (task_idx 0): action_name_label"
+        ),
+        "{out}"
+    );
+    assert!(failed[1].starts_with("✗ result.jsonl sha256"), "{out}");
+    assert!(
+        failed[2].starts_with("✗ report.json: scoring.label_disagreements: claimed 0, re-scored 1"),
+        "{out}"
+    );
+    assert!(
+        failed[3].starts_with("✗ manifest files: report.json"),
+        "{out}"
+    );
+    assert_eq!(failed.len(), 4, "{out}");
+
+    // One claimed number in metric.json: exactly that claim, with the member.
+    let d = tmp("number");
+    copy_dir(&run_dir, &d);
+    edit(
+        &d.join("metric.json"),
+        r#""accuracy": 1.0"#,
+        r#""accuracy": 0.97"#,
+    );
+    let (code, failed, out) = verify(&d, &mini);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        failed,
+        ["✗ metric.json: total_info.task.accuracy: claimed 0.97, re-scored 1.0"],
+        "{out}"
+    );
+
+    // One number the manifest claims.
+    let d = tmp("headline");
+    copy_dir(&run_dir, &d);
+    edit(
+        &d.join("manifest.json"),
+        r#""task.correct_count": 32"#,
+        r#""task.correct_count": 31"#,
+    );
+    let (code, failed, out) = verify(&d, &mini);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(
+        failed,
+        ["✗ headline: task.correct_count: claimed 31, re-scored 32"],
+        "{out}"
+    );
+
+    // One reply body in the cassette: the replies claim names the task.
+    let d = tmp("reply");
+    copy_dir(&run_dir, &d);
+    edit(
+        &d.join("run.cassette.jsonl"),
+        "chatcmpl-mock",
+        "chatcmpl-m0ck",
+    );
+    let (code, failed, out) = verify(&d, &mini);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(failed.len(), 1, "{out}");
+    assert!(
+        failed[0].starts_with("✗ replies: session wild_tool_bench_"),
+        "{out}"
+    );
+    assert!(failed[0].contains("the manifest says"), "{out}");
+
+    // The dataset: the dataset claim comes first and names the first differing task.
+    let text = std::fs::read_to_string(&mini).unwrap_or_default();
+    let changed = text.replace("How about Berlin and Madrid?", "How about Rome and Madrid?");
+    let ds = tmp("dataset").join("changed.jsonl");
+    std::fs::create_dir_all(ds.parent().unwrap_or(Path::new("."))).unwrap_or_default();
+    std::fs::write(&ds, changed).unwrap_or_default();
+    let (code, failed, out) = verify(&run_dir, &ds);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        failed[0].starts_with("✗ dataset: the manifest's dataset has fingerprint"),
+        "{out}"
+    );
+    assert!(
+        failed[0].contains("session wild_tool_bench_0, task 2 (task_idx 1)"),
+        "{out}"
+    );
+
+    // Unreadable bundles: exit 2.
+    let (code, _, _) = verify(&tmp("empty"), &mini);
+    assert_eq!(code, Some(2));
+}
+
+#[test]
+fn official_harness_files_verify_against_their_metric_json() {
+    let dir = fixture("official-runs/mock-seed-0");
+    let o = wildtool(&[
+        "verify",
+        &dir.join("mini_result.jsonl").to_string_lossy(),
+        &dir.join("mini_metric.json").to_string_lossy(),
+        &dir.join("mini_score.jsonl").to_string_lossy(),
+        "--dataset",
+        &fixture("mini.jsonl").to_string_lossy(),
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with('✓')).count(),
+        3,
+        "{out}"
+    );
+}

@@ -201,6 +201,7 @@ pub fn verify(
             }
         }
     }
+    let mut turn_difference = None;
     for dir in &bundle.dirs {
         let claims = manifest
             .as_ref()
@@ -228,6 +229,9 @@ pub fn verify(
         } else if let Some(result) = file(dir, "result.jsonl") {
             result_name = "result.jsonl";
             let r = rescore(&loaded, result, candidate_cap, segmenter);
+            if turn_difference.is_none() {
+                turn_difference = r.stats.first_turn_difference.clone();
+            }
             v.add(
                 format!("{prefix}labels"),
                 r.label_difference.is_none(),
@@ -323,6 +327,24 @@ pub fn verify(
                 );
             }
         }
+    }
+    if let (Some(claim), Some(d)) = (
+        v.claims
+            .iter_mut()
+            .find(|c| c.name == "dataset" && !c.holds),
+        turn_difference,
+    ) {
+        let id = loaded
+            .session_at(d.session)
+            .map(|s| s.id.clone())
+            .unwrap_or_else(|| format!("line {}", d.session));
+        claim.detail.push_str(&format!(
+            "; the first differing task is session {id}, task {} (task_idx {}): recorded {:?}, the dataset has {:?}",
+            d.task + 1,
+            d.task,
+            d.recorded,
+            d.dataset
+        ));
     }
     if let (Some(m), Some(c)) = (&manifest, &cassette) {
         v.claims.push(check_replies(m, c, &loaded));
