@@ -128,6 +128,13 @@ impl From<LangArg> for Lang {
     }
 }
 
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// Every Eval Ever (schema 0.3.0): aggregate record and instance-level JSONL.
+    Eee,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Check a dataset file; exit 2 and list every problem when it is invalid.
@@ -300,6 +307,28 @@ enum Command {
     /// server loses or changes calls when streaming; 2 invalid options; 3 inconclusive
     /// (the model made no call, or a task got no reply); 4 no usable reply at all.
     ProbeStream(probe_cmd::ProbeOpts),
+    /// Export a run in a shared results schema: `--format eee` writes Every Eval Ever
+    /// (schema 0.3.0) records under OUT/data/<benchmark>/<developer>/<model>/: per output
+    /// directory (per trial) one aggregate record and its instance-level JSONL (one
+    /// multi-turn record per task: transcript, label, error class, tokens, latency). An
+    /// env run exports as its own benchmark (wildtoolbench-ledger-env). Exit code 2 when
+    /// the run cannot be read (it needs the manifest.json of a run).
+    Export {
+        /// The run directory (`wildtool run --out`).
+        run: PathBuf,
+        /// The format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The dataset the run was made on.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Output directory (default: RUN/eee).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Which language's fields to read.
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+    },
     /// Verify a run's claims: re-score its results against the dataset (checked by
     /// fingerprint), recompute every claimed file, number and hash, and print each claim
     /// with ✓ or ✗ and the first difference (the first differing task where labels
@@ -778,6 +807,18 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
+        Command::Export {
+            run,
+            format: ExportFormat::Eee,
+            dataset,
+            out,
+            lang,
+        } => verify_cmd::export_cmd(&verify_cmd::ExportArgs {
+            out: out.unwrap_or_else(|| run.join("eee")),
+            run,
+            dataset,
+            lang: lang.into(),
+        })?,
         Command::Verify {
             bundle,
             dataset,

@@ -52,7 +52,7 @@ fn is_cassette(text: &str) -> bool {
 }
 
 /// Reads the bundle's files into the core's [`Bundle`].
-fn gather(args: &VerifyArgs) -> Result<Bundle, String> {
+pub(crate) fn gather(args: &VerifyArgs) -> Result<Bundle, String> {
     let read = |p: &Path| read_text(p).map_err(|e| e.to_string());
     let mut bundle = Bundle {
         dataset: read(&args.dataset)?,
@@ -151,4 +151,46 @@ pub fn verify_cmd(args: &VerifyArgs) -> ExitCode {
     } else {
         ExitCode::from(1)
     }
+}
+
+/// Arguments of `wildtool export`.
+#[derive(Debug)]
+pub struct ExportArgs {
+    /// The run directory.
+    pub run: PathBuf,
+    /// The dataset.
+    pub dataset: PathBuf,
+    /// Where the `data/…` tree goes.
+    pub out: PathBuf,
+    /// Dataset language.
+    pub lang: Lang,
+}
+
+/// Runs `wildtool export --format eee`: 0 when written, 2 when the run cannot be read or
+/// exported.
+pub fn export_cmd(args: &ExportArgs) -> Result<ExitCode, super::files::FileError> {
+    let bundle = match gather(&VerifyArgs {
+        bundle: vec![args.run.clone()],
+        dataset: args.dataset.clone(),
+        cassette: None,
+        lang: args.lang,
+        candidate_cap: 0,
+    }) {
+        Ok(b) => b,
+        Err(e) => return Ok(unreadable(e)),
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let files = match wildtool_core::provenance::eee::export(&bundle, args.lang, now) {
+        Ok(f) => f,
+        Err(e) => return Ok(unreadable(format!("{}: {e}", args.run.display()))),
+    };
+    for f in &files {
+        let path = args.out.join(&f.path);
+        super::files::write_file(&path, &f.text)?;
+        eprintln!("wrote {}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -357,3 +357,141 @@ fn official_harness_files_verify_against_their_metric_json() {
         "{out}"
     );
 }
+
+/// Exports `run` as Every Eval Ever and validates every file with the schema's own
+/// validator (the every-eval-ever package, a separate process); returns the samples'
+/// lines.
+fn export_and_validate(run_dir: &Path, dataset: &Path) -> Vec<Value> {
+    let out = run_dir.join("eee");
+    let o = wildtool(&[
+        "export",
+        "--format",
+        "eee",
+        "--dataset",
+        &dataset.to_string_lossy(),
+        "--out",
+        &out.to_string_lossy(),
+        &run_dir.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let python = crate::support::root().join(".venv-eee/bin/python");
+    assert!(
+        python.exists(),
+        "the every-eval-ever validator is not installed: run bash scripts/setup-eee.sh"
+    );
+    let mut files = Vec::new();
+    let mut stack = vec![out];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            if e.path().is_dir() {
+                stack.push(e.path());
+            } else {
+                files.push(e.path());
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    let o = std::process::Command::new(&python)
+        .args(["-m", "every_eval_ever.validate", "--format", "json"])
+        .args(&files)
+        .output()
+        .unwrap_or_else(|e| panic!("python: {e}"));
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(o.status.code(), Some(0), "{report}{}", stderr(&o));
+    let reports = loads(&report).unwrap_or(Value::Null);
+    for r in reports.as_array().cloned().unwrap_or_default() {
+        assert_eq!(r.get("valid"), Some(&Value::Bool(true)), "{report}");
+        assert_eq!(
+            r.get("warnings").and_then(Value::as_array).map(Vec::len),
+            Some(0),
+            "{report}"
+        );
+    }
+    files
+        .iter()
+        .filter(|f| f.to_string_lossy().ends_with("_samples.jsonl"))
+        .flat_map(|f| {
+            std::fs::read_to_string(f)
+                .unwrap_or_default()
+                .lines()
+                .filter_map(|l| loads(l).ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn every_eval_ever_export_passes_its_validator_for_single_trials_and_env_runs() {
+    // A single run against the mock, with failed tasks (their error class is exported).
+    let server = model_server(Behaviour::BadArguments, |_, _| None);
+    let single = tmp("eee-single");
+    let o = run(&server, &single, &[], None);
+    assert!(o.status.success(), "{}", stderr(&o));
+    drop(server);
+    let rows = export_and_validate(&single, &fixture("mini.jsonl"));
+    assert_eq!(rows.len(), 32);
+    let failed: Vec<&Value> = rows
+        .iter()
+        .filter(|r| {
+            r.get("evaluation").and_then(|e| e.get("is_correct")) == Some(&Value::Bool(false))
+        })
+        .collect();
+    assert!(!failed.is_empty());
+    for r in &failed {
+        assert!(
+            r.get("metadata")
+                .and_then(|m| m.get("error_class"))
+                .is_some(),
+            "{r:?}"
+        );
+        assert!(r.get("error").and_then(Value::as_str).is_some());
+    }
+    assert!(rows
+        .iter()
+        .all(|r| r.get("interaction_type").and_then(Value::as_str) == Some("multi_turn")));
+    assert!(rows.iter().any(|r| r
+        .get("token_usage")
+        .is_some_and(|t| t.get("input_tokens").is_some())));
+
+    // Trials: one aggregate record and samples file per trial.
+    let trials = tmp("eee-trials");
+    let o = wildtool(&[
+        "run",
+        "--dataset",
+        &fixture("mini.jsonl").to_string_lossy(),
+        "--provider",
+        "gold",
+        "--trials",
+        "2",
+        "--out",
+        &trials.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        export_and_validate(&trials, &fixture("mini.jsonl")).len(),
+        64
+    );
+
+    // An env run (an extension: its own benchmark name).
+    let env = tmp("eee-env");
+    let suite = crate::support::path("data/suite.jsonl");
+    let o = wildtool(&[
+        "run",
+        "--env",
+        "ledger",
+        "--dataset",
+        &suite.to_string_lossy(),
+        "--provider",
+        "gold",
+        "--out",
+        &env.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = export_and_validate(&env, &suite);
+    assert!(!rows.is_empty());
+    assert!(rows.iter().all(|r| r
+        .get("evaluation_id")
+        .and_then(Value::as_str)
+        .is_some_and(|i| i.starts_with("wildtoolbench-ledger-env/"))));
+}

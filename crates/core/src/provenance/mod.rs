@@ -9,6 +9,7 @@
 //! same functions.
 
 pub mod cassette;
+pub mod eee;
 pub mod manifest;
 pub mod verify;
 
