@@ -79,11 +79,15 @@ impl ServerSeen {
     }
 }
 
+/// Where a sent request's exchange is: its task (trial, line, position; `None` for the
+/// preflight) and its index in that task's list.
+type Slot = (Option<(u32, usize, usize)>, usize);
+
 /// Records a run's exchanges as a driver reports them. Request ids are the engine's.
 #[derive(Debug, Default)]
 pub struct ExchangeLog {
     /// Requests sent and not yet answered: their place in `tasks` or `preflight`.
-    pending: HashMap<u64, (Option<(u32, usize, usize)>, usize)>,
+    pending: HashMap<u64, Slot>,
     streams: HashMap<u64, Sha256>,
     tasks: BTreeMap<(u32, usize, usize), Vec<Exchange>>,
     preflight: Vec<Exchange>,
@@ -96,7 +100,7 @@ impl ExchangeLog {
         Self::default()
     }
 
-    fn slot(&mut self, at: &(Option<(u32, usize, usize)>, usize)) -> Option<&mut Exchange> {
+    fn slot(&mut self, at: &Slot) -> Option<&mut Exchange> {
         match at.0 {
             Some(k) => self.tasks.get_mut(&k)?.get_mut(at.1),
             None => self.preflight.get_mut(at.1),

@@ -454,7 +454,11 @@ fn labels_differ(result_line: &str, score_line: &str, task: usize) -> Option<Str
         .unwrap_or("?");
     let recorded = r.get("result").and_then(serde_json::Value::as_array)?;
     let scored = s.get("results").and_then(serde_json::Value::as_array)?;
-    for (t, (rt, st)) in recorded.iter().zip(scored).enumerate().skip(task) {
+    let t = task;
+    let (Some(rt), Some(st)) = (recorded.get(t), scored.get(t)) else {
+        return None;
+    };
+    {
         let at = |what: String, want: &serde_json::Value, got: Option<&serde_json::Value>| {
             Some(format!(
                 "session {id}, task {} (task_idx {t}): {what} is recorded as {want}, re-scoring gives {}",
@@ -488,7 +492,6 @@ fn labels_differ(result_line: &str, score_line: &str, task: usize) -> Option<Str
                 }
             }
         }
-        return None;
     }
     None
 }
