@@ -12,12 +12,12 @@ use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use wildtool_core::provenance::cassette::{self, Answer, Cassette, Entry};
 use wildtool_core::runner::http::{HttpHead, HttpReply, HttpRequest, HttpResponse};
 
-use super::transport::{StreamSink, Streamed, Transport};
+use super::transport::{now_unix, whole_reply, StreamSink, Streamed, Transport};
 
 enum Mode {
     Record {
@@ -42,13 +42,6 @@ impl std::fmt::Debug for CassetteTransport {
             .field("mode", &mode)
             .finish()
     }
-}
-
-fn now_unix() -> f64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs_f64())
-        .unwrap_or(0.0)
 }
 
 impl CassetteTransport {
@@ -149,22 +142,7 @@ impl Transport for CassetteTransport {
         sink: &mut dyn StreamSink,
     ) -> Streamed {
         match &self.mode {
-            Mode::Replay(c) => match Self::answer(c, req) {
-                HttpReply::Response(r) => {
-                    sink.head(HttpHead {
-                        status: r.status,
-                        retry_after: None,
-                        location: None,
-                        now_unix: r.now_unix,
-                    });
-                    if sink.bytes(r.body.as_bytes()) {
-                        Streamed::Ended
-                    } else {
-                        Streamed::Stopped
-                    }
-                }
-                other => Streamed::Failed(other),
-            },
+            Mode::Replay(c) => whole_reply(Self::answer(c, req), sink),
             Mode::Record { inner, file } => {
                 let start = Instant::now();
                 let mut tee = Tee {

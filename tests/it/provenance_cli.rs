@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::Output;
 
-use crate::runner_live::{model_server, run, stderr, Behaviour};
+use crate::runner_live::{model_server, run, run_at, stderr, Behaviour};
 use crate::support::{fixture, tmp, wildtool};
 use wildtool_core::json::{loads, Value};
 use wildtool_core::provenance::sha256_hex;
@@ -17,28 +17,14 @@ fn json(path: &Path) -> Value {
 }
 
 fn offline(out: &Path, dataset: &Path, cassette: &Path, base_url: &str) -> Output {
-    wildtool(&[
-        "run",
-        "--dataset",
-        &dataset.to_string_lossy(),
-        "--model",
-        "mock/model",
-        "--base-url",
+    let c = cassette.to_string_lossy();
+    run_at(
         base_url,
-        "--out",
-        &out.to_string_lossy(),
-        "--timeout",
-        "0.5",
-        "--backoff",
-        "0.01",
-        "--retries",
-        "3",
-        "--concurrency",
-        "4",
-        "--cassette",
-        &cassette.to_string_lossy(),
-        "--offline",
-    ])
+        dataset,
+        out,
+        &["--cassette", &c, "--offline"],
+        None,
+    )
 }
 
 #[test]

@@ -383,12 +383,23 @@ fn file<'a>(dir: &'a BundleDir, name: &str) -> Option<&'a str> {
     dir.files.get(name).map(String::as_str)
 }
 
-fn number(v: &J, path: &[&str]) -> Option<f64> {
-    let mut x = v;
-    for p in path {
-        x = x.get(p)?;
+impl Headline {
+    fn of(
+        id: &'static str,
+        name: &'static str,
+        description: &'static str,
+        r: &crate::report::Rate,
+    ) -> Self {
+        Self {
+            id,
+            name,
+            description,
+            rate: r.rate,
+            total: r.total,
+            lo: r.ci95.lo,
+            hi: r.ci95.hi,
+        }
     }
-    x.as_f64()
 }
 
 /// Exports a run (see the module docs): the manifest says what the run was; each
@@ -432,28 +443,29 @@ pub fn export(
             };
             let r: J = serde_json::from_str(report)
                 .map_err(|e| ExportError(format!("env-report.json: {e}")))?;
-            let rate =
-                |key: &'static str, name: &'static str, description: &'static str| Headline {
+            let rate = |key: &'static str, name: &'static str, description: &'static str| {
+                let m = r.get("ledger_env").and_then(|m| m.get(key));
+                let ci = |i: usize| {
+                    m.and_then(|m| m.get("ci95"))
+                        .and_then(|c| c.get(i))
+                        .and_then(J::as_f64)
+                };
+                Headline {
                     id: key,
                     name,
                     description,
-                    rate: number(&r, &["ledger_env", key, "value"]).unwrap_or(0.0),
-                    total: number(&r, &["ledger_env", key, "denominator"]).unwrap_or(0.0) as u64,
-                    lo: r
-                        .get("ledger_env")
-                        .and_then(|m| m.get(key))
-                        .and_then(|m| m.get("ci95"))
-                        .and_then(|c| c.get(0))
+                    rate: m
+                        .and_then(|m| m.get("value"))
                         .and_then(J::as_f64)
                         .unwrap_or(0.0),
-                    hi: r
-                        .get("ledger_env")
-                        .and_then(|m| m.get(key))
-                        .and_then(|m| m.get("ci95"))
-                        .and_then(|c| c.get(1))
-                        .and_then(J::as_f64)
-                        .unwrap_or(1.0),
-                };
+                    total: m
+                        .and_then(|m| m.get("denominator"))
+                        .and_then(J::as_u64)
+                        .unwrap_or(0),
+                    lo: ci(0).unwrap_or(0.0),
+                    hi: ci(1).unwrap_or(1.0),
+                }
+            };
             (
                 env_tasks(result, &loaded),
                 vec![
@@ -473,24 +485,18 @@ pub fn export(
             (
                 official_tasks(result, &doc),
                 vec![
-                    Headline {
-                        id: "task_accuracy",
-                        name: "Task accuracy",
-                        description: "Share of scored tasks whose final label is correct (official WildToolBench scoring).",
-                        rate: r.task_accuracy.rate,
-                        total: r.task_accuracy.total,
-                        lo: r.task_accuracy.ci95.lo,
-                        hi: r.task_accuracy.ci95.hi,
-                    },
-                    Headline {
-                        id: "session_accuracy",
-                        name: "Session accuracy",
-                        description: "Share of scored sessions in which all four tasks are correct (official WildToolBench scoring).",
-                        rate: r.session_accuracy.rate,
-                        total: r.session_accuracy.total,
-                        lo: r.session_accuracy.ci95.lo,
-                        hi: r.session_accuracy.ci95.hi,
-                    },
+                    Headline::of(
+                        "task_accuracy",
+                        "Task accuracy",
+                        "Share of scored tasks whose final label is correct (official WildToolBench scoring).",
+                        &r.task_accuracy,
+                    ),
+                    Headline::of(
+                        "session_accuracy",
+                        "Session accuracy",
+                        "Share of scored sessions in which all four tasks are correct (official WildToolBench scoring).",
+                        &r.session_accuracy,
+                    ),
                 ],
             )
         };
