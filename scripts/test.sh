@@ -10,6 +10,7 @@ step() { printf '\n==> %s\n' "$*"; }
 step "prerequisites"
 bash scripts/setup.sh --browser
 bash scripts/setup-junit.sh
+bash scripts/setup-eee.sh
 
 step "format and lints (rustfmt, clippy native and wasm32)"
 cargo fmt --all --check

@@ -10,10 +10,9 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use crate::native::store::StoreError;
-use crate::native::{Driver, FileStore, UreqTransport};
+use crate::native::{Driver, FileStore};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Session};
 use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
@@ -125,7 +124,7 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let mut store = FileStore::new(&args.out.join("env-checkpoint.jsonl"));
     let stored = store.load()?;
-    let transport = Arc::new(UreqTransport::new(auth, spec.concurrency()));
+    let transport = super::run_cmd::transport(args, auth, spec.concurrency())?;
     let mut driver = Driver::new(transport);
     let mode = EnvMode::gold(ENV_VERSION);
     let mut engine = match Engine::new_env(&with_env, spec.clone(), &stored, driver.now(), mode) {
@@ -265,6 +264,16 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             dir.join("env-report.json").display()
         ));
     }
+    super::manifest_out::write_manifest(
+        args,
+        &spec,
+        &end,
+        driver.take_exchanges(),
+        started,
+        &super::manifest_out::ENV_LEDGER,
+        &trial_dirs,
+        &mut outputs,
+    )?;
     if spec.trials() > 1 {
         write_env_trials(
             &mut outputs,

@@ -8,6 +8,7 @@ mod env_run_cmd;
 pub mod files;
 mod gate_cmd;
 mod generate_cmd;
+mod manifest_out;
 mod plan_cmd;
 mod prices;
 mod probe_cmd;
@@ -16,6 +17,7 @@ mod run_cmd;
 mod score_cmd;
 mod sweep_cmd;
 mod validate_cmd;
+mod verify_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -168,6 +170,13 @@ impl From<LangArg> for Lang {
             LangArg::Zh => Lang::Zh,
         }
     }
+}
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormat {
+    /// Every Eval Ever (schema 0.3.0): aggregate record and instance-level JSONL.
+    Eee,
 }
 
 #[derive(Debug, Subcommand)]
@@ -344,6 +353,53 @@ enum Command {
     /// server loses or changes calls when streaming; 2 invalid options; 3 inconclusive
     /// (the model made no call, or a task got no reply); 4 no usable reply at all.
     ProbeStream(probe_cmd::ProbeOpts),
+    /// Export a run in a shared results schema: `--format eee` writes Every Eval Ever
+    /// (schema 0.3.0) records under OUT/data/<benchmark>/<developer>/<model>/: per output
+    /// directory (per trial) one aggregate record and its instance-level JSONL (one
+    /// multi-turn record per task: transcript, label, error class, tokens, latency). An
+    /// env run exports as its own benchmark (wildtoolbench-ledger-env). Exit code 2 when
+    /// the run cannot be read (it needs the manifest.json of a run).
+    Export {
+        /// The run directory (`wildtool run --out`).
+        run: PathBuf,
+        /// The format.
+        #[arg(long, value_enum)]
+        format: ExportFormat,
+        /// The dataset the run was made on.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Output directory (default: RUN/eee).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Which language's fields to read.
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+    },
+    /// Verify a run's claims: re-score its results against the dataset (checked by
+    /// fingerprint), recompute every claimed file, number and hash, and print each claim
+    /// with ✓ or ✗ and the first difference (the first differing task where labels
+    /// differ). BUNDLE is a run directory, or files: a manifest.json, a result file, the
+    /// claimed metric.json / report.json / score.jsonl, a cassette (an official harness's
+    /// result file with its metric.json verifies too). Exit codes: 0 every claim holds;
+    /// 1 a claim fails; 2 the bundle cannot be read.
+    Verify {
+        /// A run directory, or the bundle's files.
+        #[arg(required = true)]
+        bundle: Vec<PathBuf>,
+        /// The dataset the run was made on.
+        #[arg(long)]
+        dataset: PathBuf,
+        /// The run's cassette (default: the one its manifest names, in the run directory).
+        #[arg(long)]
+        cassette: Option<PathBuf>,
+        /// Which language's fields to read.
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+        /// Cap on the gold candidates logged per step after an action error (see
+        /// `wildtool score --help`).
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+        candidate_cap: usize,
+    },
     /// Write a self-contained HTML report (headline rates, charts with data tables,
     /// summary) from the report.json of a `score` or `run` output directory.
     Report {
@@ -491,6 +547,14 @@ struct RunOpts {
     /// along the gold paths, times the trials) and exit without running or writing.
     #[arg(long)]
     dry_run: bool,
+    /// Record every request/reply pair into this cassette (JSON Lines, appended; see
+    /// docs/verify.md), or with --offline answer from it.
+    #[arg(long)]
+    cassette: Option<PathBuf>,
+    /// With --cassette: answer every request from the cassette and send nothing; a
+    /// request the cassette does not hold leaves its task incomplete (exit code 3).
+    #[arg(long, requires = "cassette")]
+    offline: bool,
     #[command(flatten)]
     ci: ci_out::CiOpts,
     #[command(flatten)]
@@ -611,6 +675,9 @@ impl EngineOpts {
             max_cost: self.max_cost,
             dry_run: false,
             ci: ci_out::CiOpts::default(),
+            cassette: None,
+            offline: false,
+            env_name: None,
         }
     }
 }
@@ -794,10 +861,40 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
         }
         Command::Generate(o) => generate_cmd::generate(&o)?,
         Command::ProbeStream(o) => probe_cmd::probe_stream(&o)?,
+        Command::Export {
+            run,
+            format: ExportFormat::Eee,
+            dataset,
+            out,
+            lang,
+        } => verify_cmd::export_cmd(&verify_cmd::ExportArgs {
+            out: out.unwrap_or_else(|| run.join("eee")),
+            run,
+            dataset,
+            lang: lang.into(),
+        })?,
+        Command::Verify {
+            bundle,
+            dataset,
+            cassette,
+            lang,
+            candidate_cap,
+        } => verify_cmd::verify_cmd(&verify_cmd::VerifyArgs {
+            bundle,
+            dataset,
+            cassette,
+            lang: lang.into(),
+            candidate_cap,
+        }),
         Command::Run(o) => {
             let args = run_cmd::RunArgs {
                 dry_run: o.dry_run,
                 ci: o.ci,
+                cassette: o.cassette,
+                offline: o.offline,
+                env_name: o.env.map(|e| match e {
+                    EnvArg::Ledger => "ledger",
+                }),
                 ..o.run.args(o.dataset, o.out)
             };
             match o.env {

@@ -11,11 +11,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::native::store::StoreError;
-use crate::native::{Control, Driver, FileStore, UreqTransport};
+use crate::native::{CassetteTransport, Control, Driver, FileStore, Transport, UreqTransport};
 use wildtool_core::compare::{trials_report, BootstrapOptions, DatasetRef, RunInput};
 use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Lang, Session};
 use wildtool_core::formats::meta::{rfc3339, ConcurrencyMeta, StreamMeta, Tokens};
 use wildtool_core::formats::RunMeta;
+use wildtool_core::provenance::cassette::Cassette;
 use wildtool_core::runner::agents::ReplayAgent;
 use wildtool_core::runner::checkpoint::{CheckpointMismatch, CheckpointStore};
 use wildtool_core::runner::engine::{
@@ -88,6 +89,12 @@ pub struct RunArgs {
     pub dry_run: bool,
     /// JUnit and Markdown outputs.
     pub ci: super::ci_out::CiOpts,
+    /// The cassette to record into (or, `offline`, to answer from).
+    pub cassette: Option<PathBuf>,
+    /// Answer from the cassette only.
+    pub offline: bool,
+    /// The environment (`ledger`), for the manifest.
+    pub env_name: Option<&'static str>,
 }
 
 /// Why `wildtool run` stopped without a result.
@@ -218,6 +225,33 @@ pub(crate) fn backend(
             ))
         }
     }
+}
+
+/// The transport a run sends with: the network, the network recorded into a cassette, or
+/// (offline) a cassette alone.
+pub(crate) fn transport(
+    args: &RunArgs,
+    auth: Option<(wildtool_core::runner::provider::AuthStyle, String)>,
+    concurrency: usize,
+) -> Result<Arc<dyn Transport>, RunCmdError> {
+    let Some(path) = &args.cassette else {
+        return Ok(Arc::new(UreqTransport::new(auth, concurrency)));
+    };
+    if args.offline {
+        let bytes = fs::read(path).map_err(at(path))?;
+        let cassette =
+            Cassette::parse(&bytes).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        eprintln!(
+            "offline: answering from {} ({} recorded exchange(s)); nothing is sent",
+            path.display(),
+            cassette.entries().len()
+        );
+        return Ok(Arc::new(CassetteTransport::replay(cassette)));
+    }
+    let inner: Arc<dyn Transport> = Arc::new(UreqTransport::new(auth, concurrency));
+    Ok(Arc::new(
+        CassetteTransport::record(inner, path).map_err(at(path))?,
+    ))
 }
 
 /// The run's validated definition from the arguments.
@@ -509,7 +543,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     }
     let mut store = FileStore::new(&checkpoint);
     let stored = store.load()?;
-    let transport = Arc::new(UreqTransport::new(auth, spec.concurrency()));
+    let transport = transport(args, auth, spec.concurrency())?;
     let mut driver = Driver::new(transport);
     let mut engine = match Engine::new(&sessions, spec.clone(), &stored, driver.now()) {
         Ok(e) => e,
@@ -667,6 +701,16 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     }
     set.write("run.json", run_json(&spec, &end, None))?;
     stage_incomplete(&mut set, &end, spec.trials())?;
+    super::manifest_out::write_manifest(
+        args,
+        &spec,
+        &end,
+        driver.take_exchanges(),
+        started_unix,
+        &super::manifest_out::OFFICIAL,
+        &trial_dirs,
+        &mut set,
+    )?;
     let written = set.commit()?;
     for staged in printed {
         if args.quiet {

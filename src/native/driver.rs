@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wildtool_core::json::Value;
+use wildtool_core::provenance::manifest::ExchangeLog;
 use wildtool_core::runner::engine::{Engine, EnvCall, Event, RequestId, RunEnd};
 use wildtool_core::runner::http::{HttpHead, HttpReply, HttpRequest};
 
@@ -123,6 +124,7 @@ pub struct Driver {
     workers: usize,
     outstanding: usize,
     aborted: Aborted,
+    exchanges: ExchangeLog,
 }
 
 impl std::fmt::Debug for Driver {
@@ -149,6 +151,7 @@ impl Driver {
             workers: 0,
             outstanding: 0,
             aborted: Arc::default(),
+            exchanges: ExchangeLog::new(),
         }
     }
 
@@ -163,6 +166,12 @@ impl Driver {
     /// the engine with it).
     pub fn now(&self) -> f64 {
         self.clock.elapsed().as_secs_f64()
+    }
+
+    /// The hashes of every request sent and reply received so far, per task (for the run
+    /// manifest); the driver starts a new log.
+    pub fn take_exchanges(&mut self) -> ExchangeLog {
+        std::mem::take(&mut self.exchanges)
     }
 
     fn at(&self, t: Instant) -> f64 {
@@ -254,6 +263,7 @@ impl Driver {
             while let Some(t) = engine.poll_transmit(now) {
                 let timeout =
                     Duration::from_secs_f64((t.deadline - now).max(0.0) + TRANSPORT_SLACK);
+                self.exchanges.sent(t.id.0, t.task, &t.request.body);
                 self.dispatch(Work {
                     id: t.id,
                     request: t.request,
@@ -327,12 +337,20 @@ impl Driver {
         match msg {
             Msg::Reply(id, reply, at) => {
                 self.outstanding = self.outstanding.saturating_sub(1);
+                self.exchanges.replied(id.0, &reply);
                 engine.handle_reply(id, reply, self.at(at));
             }
-            Msg::Head(id, head, at) => engine.handle_head(id, head, self.at(at)),
-            Msg::Bytes(id, bytes, at) => engine.handle_bytes(id, &bytes, self.at(at)),
+            Msg::Head(id, head, at) => {
+                self.exchanges.head(id.0, head.status);
+                engine.handle_head(id, head, self.at(at))
+            }
+            Msg::Bytes(id, bytes, at) => {
+                self.exchanges.bytes(id.0, &bytes);
+                engine.handle_bytes(id, &bytes, self.at(at))
+            }
             Msg::End(id, at) => {
                 self.outstanding = self.outstanding.saturating_sub(1);
+                self.exchanges.ended(id.0);
                 engine.handle_end(id, self.at(at));
             }
             Msg::Control(Control::Pause) => engine.pause(self.now()),

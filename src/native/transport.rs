@@ -55,22 +55,27 @@ pub trait Transport: Send + Sync {
         sink: &mut dyn StreamSink,
     ) -> Streamed {
         let _ = idle;
-        match self.send(req, timeout) {
-            HttpReply::Response(r) => {
-                sink.head(HttpHead {
-                    status: r.status,
-                    retry_after: r.retry_after,
-                    location: r.location,
-                    now_unix: r.now_unix,
-                });
-                if sink.bytes(r.body.as_bytes()) {
-                    Streamed::Ended
-                } else {
-                    Streamed::Stopped
-                }
+        whole_reply(self.send(req, timeout), sink)
+    }
+}
+
+/// Hands a whole reply to a stream sink at once (transports that cannot stream).
+pub fn whole_reply(reply: HttpReply, sink: &mut dyn StreamSink) -> Streamed {
+    match reply {
+        HttpReply::Response(r) => {
+            sink.head(HttpHead {
+                status: r.status,
+                retry_after: r.retry_after,
+                location: r.location,
+                now_unix: r.now_unix,
+            });
+            if sink.bytes(r.body.as_bytes()) {
+                Streamed::Ended
+            } else {
+                Streamed::Stopped
             }
-            other => Streamed::Failed(other),
         }
+        other => Streamed::Failed(other),
     }
 }
 
@@ -135,7 +140,8 @@ impl std::fmt::Debug for UreqTransport {
     }
 }
 
-fn now_unix() -> f64 {
+/// The wall clock in Unix seconds (a response's arrival time).
+pub(crate) fn now_unix() -> f64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs_f64())
@@ -338,6 +344,7 @@ impl UreqTransport {
             retry_after,
             location,
             now_unix: now_unix(),
+            latency: None,
         })
     }
 }

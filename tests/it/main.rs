@@ -26,6 +26,7 @@ mod ledger_oracle;
 mod ledger_reader_diff;
 mod ledger_suite;
 mod probe_stream_cli;
+mod provenance_cli;
 mod provider_gemini_run;
 mod runner_agents;
 mod runner_cli;

@@ -444,6 +444,19 @@ fn invalid_uses(scratch: &Path) -> Vec<(&'static str, Vec<String>)> {
             "plan",
             v(&["--pilot", &result, "--dataset", &mini, "--power", "1.5"]),
         ),
+        ("verify", v(&[&out("no-such-bundle"), "--dataset", &mini])),
+        (
+            "export",
+            v(&[
+                "--format",
+                "eee",
+                "--dataset",
+                &mini,
+                &out("none"),
+                "--out",
+                &mini,
+            ]),
+        ),
         (
             "generate",
             v(&["--seed", "1", "--sessions", "0", "--out", &out("g.jsonl")]),

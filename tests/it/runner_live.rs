@@ -206,16 +206,21 @@ pub(crate) fn asks_to_stream(body: &str) -> bool {
 }
 
 pub(crate) fn run(server: &MockServer, out: &Path, extra: &[&str], key: Option<&str>) -> Output {
+    run_at(&server.base_url(), &mini_path(), out, extra, key)
+}
+
+/// [`run`] against any base URL (a stopped mock's, for offline replays) and dataset.
+pub(crate) fn run_at(
+    base_url: &str,
+    dataset: &Path,
+    out: &Path,
+    extra: &[&str],
+    key: Option<&str>,
+) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wildtool"));
     cmd.args(["run", "--dataset"])
-        .arg(mini_path())
-        .args([
-            "--model",
-            "mock/model",
-            "--base-url",
-            &server.base_url(),
-            "--out",
-        ])
+        .arg(dataset)
+        .args(["--model", "mock/model", "--base-url", base_url, "--out"])
         .arg(out);
     cmd.args([
         "--timeout",

@@ -37,6 +37,7 @@ pub mod order;
 pub mod outcome;
 pub mod plan;
 pub mod protocol;
+pub mod provenance;
 pub mod report;
 pub mod runner;
 pub mod score;

@@ -101,6 +101,7 @@ fn answer_of(streamed: Option<(u16, Vec<u8>)>, reply: Option<HttpReply>) -> Core
         }
         Some(HttpReply::Network(f)) => pairs.push(failed(f.message)),
         Some(HttpReply::Aborted) => pairs.push(failed("the request was aborted".into())),
+        Some(HttpReply::Refused(reason)) => pairs.push(failed(reason)),
         Some(HttpReply::TooLarge { status, size }) => pairs.push(failed(format!(
             "HTTP {status}: the reply is too long ({size} bytes or more)"
         ))),

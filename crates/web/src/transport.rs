@@ -206,6 +206,7 @@ async fn fetch_http(
             retry_after,
             location,
             now_unix: js_sys::Date::now() / 1000.0,
+            latency: None,
         }),
         Body::TooLarge(size) => too_large(size),
         Body::Failed(_) if aborted() => HttpReply::Aborted,

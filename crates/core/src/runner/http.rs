@@ -44,6 +44,10 @@ pub struct HttpResponse {
     /// Wall-clock time (Unix seconds) when the response arrived; a `Retry-After` given as
     /// an HTTP date is read relative to it.
     pub now_unix: f64,
+    /// The request's latency in seconds when the driver knows it better than the engine's
+    /// clock: a recorded reply replayed from a cassette carries the latency measured when it
+    /// was recorded, so a replay writes the same result file. `None`: the engine measures.
+    pub latency: Option<f64>,
 }
 
 impl HttpResponse {
@@ -55,6 +59,7 @@ impl HttpResponse {
             retry_after: None,
             location: None,
             now_unix: 0.0,
+            latency: None,
         }
     }
 }
@@ -105,4 +110,8 @@ pub enum HttpReply {
         /// Bytes announced or read before the driver stopped (at least this many).
         size: u64,
     },
+    /// The driver would not send the request (an offline replay has no recorded reply for
+    /// it; nothing reached the network). The engine fails the request without retry with
+    /// this reason: its task ends incomplete.
+    Refused(String),
 }

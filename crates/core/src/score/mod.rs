@@ -207,6 +207,7 @@ pub struct Scorer<'d> {
     seen: HashSet<String>,
     model_name: Option<String>,
     tools_cache: ToolsCache,
+    disagreeing: Vec<usize>,
 }
 
 impl<'d> Scorer<'d> {
@@ -225,6 +226,7 @@ impl<'d> Scorer<'d> {
             seen: HashSet::new(),
             model_name: None,
             tools_cache: ToolsCache::new(),
+            disagreeing: Vec::new(),
         }
     }
 
@@ -264,6 +266,12 @@ impl<'d> Scorer<'d> {
         self.stats.skipped.push(error);
     }
 
+    /// The positions of the last scored line's tasks whose recorded labels the replay
+    /// changed (each counted in `label_disagreements`).
+    pub fn disagreeing_tasks(&self) -> &[usize] {
+        &self.disagreeing
+    }
+
     /// Scores one result line (`line` is 1-based, for messages). A line that cannot be
     /// scored is recorded in the stats and returned as an error; nothing else is lost.
     pub fn score_line(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
@@ -275,6 +283,7 @@ impl<'d> Scorer<'d> {
     }
 
     fn score_line_inner(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
+        self.disagreeing.clear();
         let err = |message: String| LineError { line, message };
         let value = loads_deferring(text.trim_end_matches(['\n', '\r']), DEFERRED_INPUTS)
             .map_err(|e| err(format!("invalid JSON: {e}")))?;
@@ -421,6 +430,7 @@ impl<'d> Scorer<'d> {
         }
         if replayed.disagreed {
             self.stats.label_disagreements += 1;
+            self.disagreeing.push(position);
         }
         if replayed.truncated_log {
             self.stats.truncated_logs += 1;

@@ -647,7 +647,21 @@ impl<'d> Engine<'d> {
                 },
                 now,
             ),
-            HttpReply::Response(r) => self.task_response(idx, id, r, (now - sent_at).max(0.0), now),
+            HttpReply::Response(r) => {
+                let latency = r.latency.unwrap_or((now - sent_at).max(0.0));
+                self.task_response(idx, id, r, latency, now)
+            }
+            HttpReply::Refused(reason) => self.task_failure(
+                idx,
+                Failure {
+                    class: FailureClass::Permanent,
+                    message: reason,
+                    status: None,
+                    body: String::new(),
+                    retry_after: None,
+                },
+                now,
+            ),
             HttpReply::Network(f) => self.task_failure(
                 idx,
                 Failure {
@@ -1205,6 +1219,18 @@ impl<'d> Engine<'d> {
                     "the request was aborted",
                 ),
                 true,
+                None,
+            ),
+            HttpReply::Refused(reason) => (
+                PreflightFailure {
+                    class: PreflightClass::Other,
+                    reason,
+                    fix: Some(
+                        "record the run with a cassette first (the same dataset, model and settings), then replay it"
+                            .to_owned(),
+                    ),
+                },
+                false,
                 None,
             ),
         };

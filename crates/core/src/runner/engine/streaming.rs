@@ -87,6 +87,7 @@ fn response(head: HttpHead, body: String) -> HttpReply {
         retry_after: head.retry_after,
         location: head.location,
         now_unix: head.now_unix,
+        latency: None,
     })
 }
 

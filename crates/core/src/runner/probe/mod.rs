@@ -93,6 +93,7 @@ impl ProbeAnswer {
             },
             HttpReply::Network(f) => ProbeAnswer::Failed(f.message),
             HttpReply::Aborted => ProbeAnswer::Failed("the request was aborted".to_owned()),
+            HttpReply::Refused(reason) => ProbeAnswer::Failed(reason),
             HttpReply::TooLarge { status, size } => ProbeAnswer::Failed(format!(
                 "HTTP {status}: the reply is too long ({size} bytes or more)"
             )),

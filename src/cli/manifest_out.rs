@@ -1,0 +1,168 @@
+//! Writes `DIR/manifest.json` at the end of every `wildtool run` (official and env runs):
+//! the core's [`Manifest`] filled from the run's settings, its end, the driver's
+//! exchange log and the files the run wrote (hashed as they are on disk).
+
+use std::path::{Path, PathBuf};
+
+use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
+use wildtool_core::formats::RunMeta;
+use wildtool_core::provenance::manifest::{
+    headline_claims, CassetteUse, ExchangeLog, Manifest, OutputClaims, MANIFEST_VERSION,
+};
+use wildtool_core::provenance::sha256_hex;
+use wildtool_core::runner::engine::{Backend, RunEnd, RunSpec};
+
+use super::files::{FileError, OutputSet};
+use super::run_cmd::{unix_now, RunArgs};
+
+/// What kind of run wrote the files, and which of them it claims.
+pub(crate) struct RunKind {
+    /// `official` or `env:ledger`.
+    pub name: &'static str,
+    /// The files of each output directory, in the order they are listed.
+    pub files: &'static [&'static str],
+    /// The file whose headline numbers are the run's claims.
+    pub claims_from: &'static str,
+}
+
+/// An official run's files.
+pub(crate) const OFFICIAL: RunKind = RunKind {
+    name: "official",
+    files: &["result.jsonl", "score.jsonl", "metric.json", "report.json"],
+    claims_from: "metric.json",
+};
+
+/// A ledger-environment run's files (an extension).
+pub(crate) const ENV_LEDGER: RunKind = RunKind {
+    name: "env:ledger",
+    files: &["env-result.jsonl", "env-report.json"],
+    claims_from: "env-report.json",
+};
+
+fn settings(
+    args: &RunArgs,
+    spec: &RunSpec,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    use serde_json::json;
+    let temperature = match spec.backend() {
+        Backend::Http { temperature, .. } => Some(*temperature),
+        Backend::Agent(_) => None,
+    };
+    let endpoint = spec
+        .endpoint()
+        .and_then(|(_, e)| RunMeta::endpoint_of(&e.base_url));
+    let pairs = [
+        ("endpoint", json!(endpoint)),
+        ("temperature", json!(temperature)),
+        (
+            "seeds",
+            json!("per task and trial: runner::engine::trial_seed(trial, line, task)"),
+        ),
+        ("concurrency", json!(spec.concurrency())),
+        ("adaptive_concurrency", json!(spec.adaptive())),
+        ("timeout", json!(spec.timeout())),
+        ("retries", json!(spec.retries())),
+        ("backoff", json!(spec.backoff())),
+        ("trials", json!(spec.trials())),
+        ("preflight", json!(spec.preflight())),
+        ("breaker_threshold", json!(spec.breaker_threshold())),
+        ("stream", json!(spec.stream())),
+        ("stream_idle_timeout", json!(spec.stream_idle_timeout())),
+        ("sessions", json!(args.sessions)),
+        ("lang", json!(format!("{:?}", args.lang).to_lowercase())),
+        ("candidate_cap", json!(args.candidate_cap)),
+        ("max_cost", json!(args.max_cost)),
+        ("history_mode", json!("gold")),
+        ("env", json!(args.env_name)),
+        (
+            "replay_file",
+            json!(args
+                .replay_file
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy())),
+        ),
+        ("offline", json!(args.offline)),
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// Writes `OUT/manifest.json` for a finished run whose outputs are in `dirs`.
+pub(crate) fn write_manifest(
+    args: &RunArgs,
+    spec: &RunSpec,
+    end: &RunEnd,
+    exchanges: ExchangeLog,
+    started_unix: f64,
+    kind: &RunKind,
+    dirs: &[PathBuf],
+    set: &mut OutputSet,
+) -> Result<(), FileError> {
+    let (tasks, preflight, server) = exchanges.finish();
+    let mut outputs = Vec::new();
+    for dir in dirs {
+        let rel = relative(&args.out, dir);
+        let mut out = OutputClaims {
+            dir: rel.clone(),
+            ..OutputClaims::default()
+        };
+        // The files are read where they are staged: the manifest is one file of the run's
+        // output set, committed with the files it names (outputs.md).
+        let staged = set.staged(if rel == "." { "" } else { &rel });
+        for name in kind.files {
+            // A file the run did not write (nothing to score yet) is not listed.
+            if let Ok(bytes) = std::fs::read(staged.join(name)) {
+                out.files.insert((*name).to_owned(), sha256_hex(&bytes));
+                if *name == kind.claims_from {
+                    out.claims = headline_claims(name, &String::from_utf8_lossy(&bytes));
+                }
+            }
+        }
+        outputs.push(out);
+    }
+    let manifest = Manifest {
+        wildtool_manifest: MANIFEST_VERSION,
+        wildtool_version: env!("CARGO_PKG_VERSION").to_owned(),
+        scorer_version: wildtool_core::SCORER_VERSION.to_owned(),
+        kind: kind.name.to_owned(),
+        dataset: DatasetMeta {
+            fingerprint: spec.dataset().to_owned(),
+            name: args
+                .dataset
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned()),
+        },
+        provider: args.provider.clone(),
+        model: spec.model().to_owned(),
+        settings: settings(args, spec),
+        server,
+        started_at: rfc3339(started_unix),
+        finished_at: rfc3339(unix_now()),
+        duration_seconds: end.progress.elapsed,
+        tokens: Tokens {
+            input: end.progress.input_tokens,
+            output: end.progress.output_tokens,
+        },
+        requests: end.progress.requests,
+        resumed_tasks: end.progress.resumed,
+        cassette: args.cassette.as_ref().map(|c| CassetteUse {
+            mode: if args.offline { "replay" } else { "record" }.to_owned(),
+            file: c
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }),
+        preflight,
+        exchanges: tasks,
+        outputs,
+    };
+    set.write("manifest.json", manifest.to_json())
+}
+
+fn relative(root: &Path, dir: &Path) -> String {
+    match dir.strip_prefix(root) {
+        Ok(p) if p.as_os_str().is_empty() => ".".to_owned(),
+        Ok(p) => p.to_string_lossy().into_owned(),
+        Err(_) => dir.to_string_lossy().into_owned(),
+    }
+}
