@@ -399,8 +399,9 @@ pub enum OwnHistoryError {
     },
 }
 
-/// A recorded step's reply.
-fn reply_of(step: &Value) -> Reply {
+/// The reply of a recorded environment step (`{"reply": {"content", "tool_calls",
+/// "reasoning_content"}, "echo_reasoning", "latency", "input_tokens", "output_tokens"}`).
+pub fn trace_reply(step: &Value) -> Reply {
     let r = step.get("reply");
     let field = |k: &str| r.and_then(|r| r.get(k)).cloned().unwrap_or(Value::Null);
     Reply {
@@ -451,7 +452,7 @@ pub fn conversation(
             if m.need() != Need::Reply {
                 return Err(bad("more steps than the loop took"));
             }
-            if m.feed(&reply_of(step)) == Need::Env {
+            if m.feed(&trace_reply(step)) == Need::Env {
                 let calls = step
                     .get("calls")
                     .and_then(Value::as_array)
