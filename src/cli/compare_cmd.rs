@@ -71,6 +71,41 @@ struct LoadedTrial {
     outcomes: Vec<TaskOutcome>,
     /// A ledger-environment run (outcomes are env_success).
     env: bool,
+    /// An own-history run (official-style labels on the model's own history).
+    own: bool,
+}
+
+/// An own-history run's `own-result.jsonl`: official-style labels on traces in which each
+/// task saw the model's own earlier turns (a wildtool extension).
+fn from_own(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+    args: &CompareArgs,
+) -> Result<LoadedTrial, CompareCmdError> {
+    let text = read_text(path)?;
+    let segmenter = checker::default_segmenter();
+    let check = OfficialChecker::new(segmenter.as_ref());
+    let scored = wildtool_core::own::run_file::score_text(
+        loaded,
+        &format!("{dataset_fp:016x}"),
+        &text,
+        &check,
+        ScoreOptions {
+            candidate_cap: args.candidate_cap,
+        },
+    )
+    .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    for (no, problem) in &scored.problems {
+        eprintln!("warning: {} line {no}: {problem}", path.display());
+    }
+    Ok(LoadedTrial {
+        label: Some(scored.head.model_name.clone()),
+        fingerprint: dataset_fp,
+        outcomes: scored.outcomes,
+        env: false,
+        own: true,
+    })
 }
 
 /// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
@@ -96,6 +131,7 @@ fn from_env(
         fingerprint: dataset_fp,
         outcomes: wildtool_core::ledger::outcomes::env_outcomes(loaded, &scored.sessions),
         env: true,
+        own: false,
     })
 }
 
@@ -118,6 +154,7 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
         fingerprint,
         outcomes: doc.tasks,
         env: false,
+        own: false,
     })
 }
 
@@ -183,6 +220,7 @@ fn from_results(
         fingerprint: dataset_fp,
         outcomes,
         env: false,
+        own: false,
     })
 }
 
@@ -194,6 +232,10 @@ fn load_trial(
     args: &CompareArgs,
 ) -> Result<LoadedTrial, CompareCmdError> {
     if path.is_dir() {
+        let own = path.join("own-result.jsonl");
+        if own.is_file() {
+            return from_own(&own, loaded, dataset_fp, args);
+        }
         let report = path.join("report.json");
         if report.is_file() {
             return from_report(&report);
@@ -221,8 +263,12 @@ fn load_trial(
         from_report(path)
     } else {
         let (head, len) = super::files::read_head(path)?;
-        if wildtool_core::formats::sniff(&head, len) == wildtool_core::formats::FileKind::EnvRun {
-            return from_env(path, loaded, dataset_fp);
+        match wildtool_core::formats::sniff(&head, len) {
+            wildtool_core::formats::FileKind::EnvRun => return from_env(path, loaded, dataset_fp),
+            wildtool_core::formats::FileKind::OwnRun => {
+                return from_own(path, loaded, dataset_fp, args)
+            }
+            _ => {}
         }
         from_results(path, loaded, dataset_fp, args)
     }
@@ -269,7 +315,7 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<(RunInput, bool), CompareCmdError> {
+) -> Result<(RunInput, bool, bool), CompareCmdError> {
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]
@@ -296,6 +342,13 @@ fn load_run(
             path.display()
         )));
     }
+    let own = parts.iter().any(|p| p.own);
+    if own && parts.iter().any(|p| !p.own) {
+        return Err(usage(format!(
+            "{}: its trials mix own-history and gold-history runs",
+            path.display()
+        )));
+    }
     let label = parts
         .iter()
         .find_map(|p| p.label.clone())
@@ -307,6 +360,7 @@ fn load_run(
             trials: parts.into_iter().map(|p| p.outcomes).collect(),
         },
         env,
+        own,
     ))
 }
 
@@ -320,6 +374,8 @@ pub(crate) struct LoadedRuns {
     pub fingerprint: u64,
     /// Whether the runs are ledger-environment runs (paired on `env_success`).
     pub env: bool,
+    /// Which runs are own-history runs (an extension), in run order.
+    pub own: Vec<bool>,
 }
 
 impl LoadedRuns {
@@ -347,8 +403,13 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     let shapes = task_shapes(&loaded);
     let mut runs = Vec::with_capacity(args.runs.len());
     let mut kinds = Vec::with_capacity(args.runs.len());
+    let mut own = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let (mut run, env) = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env, is_own) = load_run(path, &loaded, dataset_fp, args)?;
+        if is_own {
+            run.label = format!("{} (own history)", run.label);
+        }
+        own.push(is_own);
         if let Some(label) = args.labels.get(i) {
             run.label = label.clone();
         }
@@ -371,6 +432,7 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
         shapes,
         fingerprint: dataset_fp,
         env,
+        own,
     })
 }
 
@@ -400,5 +462,34 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     fs::write(&html_path, compare_html(&doc, &dataset_label)).map_err(at(&html_path))?;
     print!("{}", summary_text(&doc));
     println!("wrote {}, {}", json_path.display(), html_path.display());
+    self_conditioning(&loaded, args)
+}
+
+/// With a gold-history run and an own-history run among the runs (the first of each):
+/// the self-conditioning figure, printed and written to `self-conditioning.json`, and
+/// appended to `compare.html`.
+fn self_conditioning(loaded: &LoadedRuns, args: &CompareArgs) -> Result<(), CompareCmdError> {
+    let gold = loaded.own.iter().position(|o| !o);
+    let own = loaded.own.iter().position(|o| *o);
+    let (Some(g), Some(o)) = (gold, own) else {
+        return Ok(());
+    };
+    let (Some(gold), Some(own)) = (loaded.runs.get(g), loaded.runs.get(o)) else {
+        return Ok(());
+    };
+    let figure = wildtool_core::own::figure::self_conditioning(
+        gold,
+        own,
+        loaded.dataset(),
+        &BootstrapOptions::default(),
+    )
+    .map_err(|e| usage(e.to_string()))?;
+    let path = args.out.join("self-conditioning.json");
+    fs::write(&path, figure.to_json()).map_err(at(&path))?;
+    let html_path = args.out.join("compare.html");
+    let html = fs::read_to_string(&html_path).map_err(at(&html_path))?;
+    fs::write(&html_path, figure.append_html(&html)).map_err(at(&html_path))?;
+    print!("{}", figure.text());
+    println!("wrote {}", path.display());
     Ok(())
 }

@@ -123,6 +123,20 @@ impl SelfConditioning {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
+    /// An HTML page with the figure appended to its main content as a labelled section
+    /// (the table as text, escaped).
+    pub fn append_html(&self, html: &str) -> String {
+        let section = format!(
+            "<section aria-labelledby=\"self-conditioning\"><h2 id=\"self-conditioning\">Extension: self-conditioning (own − gold history)</h2><p class=\"badge extension\">{}</p><pre>{}</pre></section>",
+            crate::chart::escape_xml(self.extension),
+            crate::chart::escape_xml(&self.text())
+        );
+        match html.rfind("</main>") {
+            Some(at) => format!("{}{section}{}", &html[..at], &html[at..]),
+            None => format!("{html}{section}"),
+        }
+    }
+
     /// A plain-text table for the terminal.
     pub fn text(&self) -> String {
         let pct = |x: f64| format!("{:+.1}", 100.0 * x);
