@@ -26,7 +26,7 @@ use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::own::figure::propagation;
 use wildtool_core::own::run_file::{
-    header_line, label_html, report_doc, report_json, score_text, session_line, OwnHead, Tokens,
+    header_line, label_html, report_doc, report_json, score_text, session_line, OwnHead,
 };
 use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
 use wildtool_core::report::summary::summary_table;
@@ -285,10 +285,10 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
                 ),
                 None => println!("error propagation: no failed task at positions 2-4"),
             }
-            let tok = Tokens::of(&scored.stats, scored.traces.len() as u64);
+            let tok = scored.tokens;
             println!(
-                "tokens per session: {:.0} prompt + {:.0} completion ({} sessions)",
-                tok.input_per_session, tok.output_per_session, tok.sessions
+                "tokens per session: {:.0} prompt + {:.0} completion as reported; about {:.0} prompt tokens by the size of the messages sent ({} sessions)",
+                tok.input_per_session, tok.output_per_session, tok.estimated_prompt_per_session, tok.sessions
             );
             if let Some(l) = &ledger_env {
                 println!(

@@ -165,6 +165,8 @@ pub struct OwnScored {
     pub traces: BTreeMap<usize, Vec<Value>>,
     /// `(line number, problem)` for every line that was not scored.
     pub problems: Vec<(usize, String)>,
+    /// Token use of the scored sessions.
+    pub tokens: Tokens,
 }
 
 /// Scores an `own-result.jsonl` against its dataset (whose fingerprint must be the
@@ -230,10 +232,12 @@ pub fn score_text(
         }
     }
     let shapes = task_shapes(dataset);
+    let stats = scorer.final_stats();
     Ok(OwnScored {
         head,
         outcomes: fill_outcomes(&shapes, &outcomes),
-        stats: scorer.final_stats(),
+        tokens: Tokens::of_run(&stats, dataset, &traces),
+        stats,
         traces,
         problems,
     })
@@ -252,9 +256,34 @@ pub struct Tokens {
     pub input_per_session: f64,
     /// Completion tokens per scored session.
     pub output_per_session: f64,
+    /// Estimated prompt tokens per scored session from the size of the messages sent
+    /// (`cost::estimate`: bytes / 4), for backends that report no usage.
+    pub estimated_prompt_per_session: f64,
 }
 
 impl Tokens {
+    /// From the scorer's counters and the traces of the scored sessions.
+    pub fn of_run(
+        stats: &ScoreStats,
+        dataset: &LoadedDataset,
+        traces: &BTreeMap<usize, Vec<Value>>,
+    ) -> Self {
+        let bytes: usize = traces
+            .iter()
+            .filter_map(|(i, tr)| {
+                let s = dataset.session_at(*i)?;
+                crate::protocol::request_bytes(s, tr).ok()
+            })
+            .flatten()
+            .sum();
+        let mut t = Self::of(stats, traces.len() as u64);
+        if t.sessions > 0 {
+            t.estimated_prompt_per_session =
+                crate::cost::estimate::tokens_of_bytes(bytes) as f64 / t.sessions as f64;
+        }
+        t
+    }
+
     /// From the scorer's counters over `sessions` scored sessions.
     pub fn of(stats: &ScoreStats, sessions: u64) -> Self {
         let per = |x: u64| {
@@ -270,6 +299,7 @@ impl Tokens {
             output: stats.output_tokens,
             input_per_session: per(stats.input_tokens),
             output_per_session: per(stats.output_tokens),
+            estimated_prompt_per_session: 0.0,
         }
     }
 }
@@ -322,7 +352,7 @@ pub fn report_json(
         dataset_fingerprint: &scored.head.dataset_fingerprint,
         status: &scored.head.status,
         propagation: propagation(&scored.outcomes),
-        tokens: Tokens::of(&scored.stats, scored.traces.len() as u64),
+        tokens: scored.tokens,
         ledger_env,
         report: doc,
     };

@@ -428,6 +428,24 @@ pub fn conversation(
     session: &Session,
     traces: &[Value],
 ) -> Result<(Vec<Value>, Vec<ToolCall>), OwnHistoryError> {
+    replay_own(session, traces, &mut |_| {})
+}
+
+/// The size in bytes (`dumps`, UTF-8) of the messages of every request the own-history
+/// loop sent for these traces, in order.
+pub fn request_bytes(session: &Session, traces: &[Value]) -> Result<Vec<usize>, OwnHistoryError> {
+    let mut sizes = Vec::new();
+    replay_own(session, traces, &mut |m| {
+        sizes.push(crate::json::dumps(&Value::Array(m.to_vec()), crate::json::Escape::Utf8).len())
+    })?;
+    Ok(sizes)
+}
+
+fn replay_own(
+    session: &Session,
+    traces: &[Value],
+    sent: &mut dyn FnMut(&[Value]),
+) -> Result<(Vec<Value>, Vec<ToolCall>), OwnHistoryError> {
     let mut messages: Vec<Value> = Vec::new();
     let mut prior: Vec<ToolCall> = Vec::new();
     for (k, trace) in traces.iter().enumerate() {
@@ -452,6 +470,7 @@ pub fn conversation(
             if m.need() != Need::Reply {
                 return Err(bad("more steps than the loop took"));
             }
+            sent(&m.messages);
             if m.feed(&trace_reply(step)) == Need::Env {
                 let calls = step
                     .get("calls")
