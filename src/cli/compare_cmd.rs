@@ -324,7 +324,15 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<(RunInput, bool, bool, Option<wildtool_core::cost::CostFigures>), CompareCmdError> {
+) -> Result<
+    (
+        RunInput,
+        bool,
+        bool,
+        Option<wildtool_core::cost::CostFigures>,
+    ),
+    CompareCmdError,
+> {
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]

@@ -226,8 +226,11 @@ fn mock_run(server: &MockServer, out: &Path, own: bool) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
-/// (session, position, correct) of the scored tasks of a report's outcome list.
-fn labels(tasks: &serde_json::Value) -> Vec<(u64, u64, bool, u64)> {
+/// (session, position, correct, transitions) of a scored task.
+type Label = (u64, u64, bool, u64);
+
+/// The scored tasks of a report's outcome list.
+fn labels(tasks: &serde_json::Value) -> Vec<Label> {
     tasks
         .as_array()
         .expect("tasks")
@@ -310,7 +313,7 @@ fn errors_propagate_in_own_history_only_and_the_figure_is_its_labels() {
             .map(|g| g.2)
             .expect("paired")
     };
-    let check = |group: &str, key_of: &dyn Fn(&(u64, u64, bool, u64)) -> String| {
+    let check = |group: &str, key_of: &dyn Fn(&Label) -> String| {
         for c in fig[group].as_array().expect("group") {
             let key = c["key"].as_str().expect("key").to_owned();
             let members: Vec<_> = own_labels.iter().filter(|o| key_of(o) == key).collect();
