@@ -130,7 +130,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     let mut driver = Driver::new(transport);
     let mode = EnvMode::own(&version);
     let mut engine = match Engine::new_env(&selected, spec.clone(), &stored, driver.now(), mode) {
-        Ok(e) => e,
+        Ok(e) => e.with_own_history(wildtool_core::protocol::start_own),
         Err(EngineError::Checkpoint(m)) => return Err(m.into()),
         Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
     };

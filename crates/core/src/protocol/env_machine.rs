@@ -377,6 +377,16 @@ impl EnvMachine {
     }
 }
 
+/// [`EnvMachine::own`] with the error as text (the run engine's own-history starter).
+pub fn start_own(
+    session: &Session,
+    task: usize,
+    ids: &mut dyn IdSource,
+    earlier: &[Value],
+) -> Result<EnvMachine, String> {
+    EnvMachine::own(session, task, ids, earlier).map_err(|e| e.to_string())
+}
+
 /// Own-history conversation that cannot be rebuilt from the earlier traces.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum OwnHistoryError {

@@ -129,6 +129,10 @@ pub fn trial_seed(trial: u32, line: usize, task: usize) -> u64 {
     }
 }
 
+/// Starts task `task` of a session in own history from the earlier tasks' traces (see
+/// `protocol::start_own`).
+pub type OwnStart = fn(&Session, usize, &mut dyn IdSource, &[Value]) -> Result<EnvMachine, String>;
+
 /// One task attempt to run: trial, session (index into the selection), task position.
 #[derive(Debug, Clone, Copy)]
 struct Job {
@@ -346,6 +350,9 @@ pub struct Engine<'d> {
     env: Option<EnvMode>,
     env_calls: VecDeque<EnvCall>,
     next_env_id: u64,
+    /// How an own-history task starts (given by the front end that runs own history, so
+    /// the others do not carry it).
+    own_start: Option<OwnStart>,
 }
 
 fn token_count(v: &Value) -> u64 {
@@ -521,6 +528,7 @@ impl<'d> Engine<'d> {
             first_tokens: Latencies::new(),
             env_calls: VecDeque::new(),
             next_env_id: 0,
+            own_start: None,
             env,
             spec,
         };
@@ -1049,6 +1057,11 @@ impl<'d> Engine<'d> {
                 .map(Machine::Official)
                 .map_err(|e| e.to_string()),
             Some(ref mode) if mode.is_own() => {
+                let Some(start) = self.own_start else {
+                    let why = "own history needs its task starter (Engine::with_own_history)";
+                    self.settle_job_incomplete(job, key, why.to_owned(), Signal::Neutral, now);
+                    return true;
+                };
                 let earlier: Vec<Value> = self
                     .done
                     .get(job.trial as usize - 1)
@@ -1059,9 +1072,7 @@ impl<'d> Engine<'d> {
                             .collect()
                     })
                     .unwrap_or_default();
-                EnvMachine::own(session, job.task, &mut ids as &mut dyn IdSource, &earlier)
-                    .map(Machine::Env)
-                    .map_err(|e| e.to_string())
+                start(session, job.task, &mut ids as &mut dyn IdSource, &earlier).map(Machine::Env)
             }
             Some(_) => EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
                 .map(Machine::Env)
@@ -1422,6 +1433,13 @@ impl<'d> Engine<'d> {
             }
         }
         self.check_finished(now);
+    }
+
+    /// Lets an own-history run start its tasks with `start` (normally
+    /// `protocol::start_own`); without it an own-history run's tasks end incomplete.
+    pub fn with_own_history(mut self, start: OwnStart) -> Self {
+        self.own_start = Some(start);
+        self
     }
 
     /// The next batch of tool calls for the environment to answer (environment runs).
