@@ -102,3 +102,47 @@ pub fn answer_one(session: &Session, task: usize, call: &ToolCall) -> Value {
 pub fn answer(session: &Session, task: usize, calls: &[ToolCall]) -> Vec<Value> {
     calls.iter().map(|c| answer_one(session, task, c)).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::load_dataset;
+
+    #[test]
+    fn gold_names_get_gold_observations_and_others_coded_errors() {
+        let text = include_str!("../../../../data/suite.jsonl");
+        let ds = load_dataset(text, crate::dataset::Lang::En);
+        let (session, t, node) = ds
+            .sessions
+            .iter()
+            .find_map(|s| {
+                s.tasks.iter().enumerate().find_map(|(t, task)| {
+                    task.nodes
+                        .iter()
+                        .find(|n| n.kind == NodeKind::Tool)
+                        .map(|n| (s, t, n.clone()))
+                })
+            })
+            .expect("a tool node");
+        let call = |name: &str| ToolCall {
+            id: Value::str("c1"),
+            name: name.to_owned(),
+            arguments: Value::str("{}"),
+        };
+        let a = answer_one(session, t, &call(&node.name));
+        assert_eq!(a.get("result"), Some(&node.observation));
+        assert_eq!(
+            a.get("content").and_then(Value::as_str),
+            Some(dumps(&node.observation, Escape::Utf8).as_str())
+        );
+        let e = answer_one(session, t, &call("no_such_tool_anywhere"));
+        assert_eq!(
+            e.get("result")
+                .and_then(|r| r.get("error"))
+                .and_then(|r| r.get("code"))
+                .and_then(Value::as_str),
+            Some(UNKNOWN_TOOL)
+        );
+        assert!(e.get("content").and_then(Value::as_str).is_some());
+    }
+}

@@ -190,3 +190,44 @@ impl SelfConditioning {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::TaskType;
+
+    fn o(session: u32, position: u8, correct: bool) -> TaskOutcome {
+        TaskOutcome {
+            session,
+            position,
+            task_type: TaskType::Chat,
+            subtype: None,
+            transitions: 0,
+            correct,
+            name_correct: correct,
+            optimal: correct,
+            steps_logged: 1,
+            nodes_total: 1,
+            nodes_done: 0,
+            error: None,
+            incomplete: false,
+        }
+    }
+
+    #[test]
+    fn propagation_counts_failures_after_an_earlier_failure_of_the_session() {
+        let p = propagation(&[
+            o(0, 0, false),
+            o(0, 1, false),
+            o(0, 2, true),
+            o(0, 3, false),
+            o(1, 0, true),
+            o(1, 1, false),
+        ]);
+        assert_eq!(p.failures_with_predecessor, 3);
+        assert_eq!(p.following_failure, 2);
+        assert_eq!(p.share, Some(2.0 / 3.0));
+        let none = propagation(&[o(0, 0, false), o(0, 1, true)]);
+        assert_eq!(none.share, None);
+    }
+}
