@@ -74,8 +74,44 @@ struct LoadedTrial {
     outcomes: Vec<TaskOutcome>,
     /// A ledger-environment run (outcomes are env_success).
     env: bool,
+    /// An own-history run (official-style labels on the model's own history).
+    own: bool,
     /// The cost its `report.json` records (runs priced with `--prices`).
     cost: Option<wildtool_core::cost::CostFigures>,
+}
+
+/// An own-history run's `own-result.jsonl`: official-style labels on traces in which each
+/// task saw the model's own earlier turns (a wildtool extension).
+fn from_own(
+    path: &Path,
+    loaded: &LoadedDataset,
+    dataset_fp: u64,
+    args: &CompareArgs,
+) -> Result<LoadedTrial, CompareCmdError> {
+    let text = read_text(path)?;
+    let segmenter = checker::default_segmenter();
+    let check = OfficialChecker::new(segmenter.as_ref());
+    let scored = wildtool_core::own::run_file::score_text(
+        loaded,
+        &format!("{dataset_fp:016x}"),
+        &text,
+        &check,
+        ScoreOptions {
+            candidate_cap: args.candidate_cap,
+        },
+    )
+    .map_err(|e| usage(format!("{}: {e}", path.display())))?;
+    for (no, problem) in &scored.problems {
+        eprintln!("warning: {} line {no}: {problem}", path.display());
+    }
+    Ok(LoadedTrial {
+        label: Some(scored.head.model_name.clone()),
+        fingerprint: dataset_fp,
+        outcomes: scored.outcomes,
+        env: false,
+        own: true,
+        cost: None,
+    })
 }
 
 /// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
@@ -101,6 +137,7 @@ fn from_env(
         fingerprint: dataset_fp,
         outcomes: wildtool_core::ledger::outcomes::env_outcomes(loaded, &scored.sessions),
         env: true,
+        own: false,
         cost: None,
     })
 }
@@ -124,6 +161,7 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
         fingerprint,
         outcomes: doc.tasks,
         env: false,
+        own: false,
         cost: doc.cost,
     })
 }
@@ -190,6 +228,7 @@ fn from_results(
         fingerprint: dataset_fp,
         outcomes,
         env: false,
+        own: false,
         cost: None,
     })
 }
@@ -202,6 +241,10 @@ fn load_trial(
     args: &CompareArgs,
 ) -> Result<LoadedTrial, CompareCmdError> {
     if path.is_dir() {
+        let own = path.join("own-result.jsonl");
+        if own.is_file() {
+            return from_own(&own, loaded, dataset_fp, args);
+        }
         let report = path.join("report.json");
         if report.is_file() {
             return from_report(&report);
@@ -229,8 +272,12 @@ fn load_trial(
         from_report(path)
     } else {
         let (head, len) = super::files::read_head(path)?;
-        if wildtool_core::formats::sniff(&head, len) == wildtool_core::formats::FileKind::EnvRun {
-            return from_env(path, loaded, dataset_fp);
+        match wildtool_core::formats::sniff(&head, len) {
+            wildtool_core::formats::FileKind::EnvRun => return from_env(path, loaded, dataset_fp),
+            wildtool_core::formats::FileKind::OwnRun => {
+                return from_own(path, loaded, dataset_fp, args)
+            }
+            _ => {}
         }
         from_results(path, loaded, dataset_fp, args)
     }
@@ -277,7 +324,15 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<(RunInput, bool, Option<wildtool_core::cost::CostFigures>), CompareCmdError> {
+) -> Result<
+    (
+        RunInput,
+        bool,
+        bool,
+        Option<wildtool_core::cost::CostFigures>,
+    ),
+    CompareCmdError,
+> {
     super::commit::settle_input(path)?;
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
@@ -305,6 +360,13 @@ fn load_run(
             path.display()
         )));
     }
+    let own = parts.iter().any(|p| p.own);
+    if own && parts.iter().any(|p| !p.own) {
+        return Err(usage(format!(
+            "{}: its trials mix own-history and gold-history runs",
+            path.display()
+        )));
+    }
     let label = parts
         .iter()
         .find_map(|p| p.label.clone())
@@ -323,6 +385,7 @@ fn load_run(
             trials: parts.into_iter().map(|p| p.outcomes).collect(),
         },
         env,
+        own,
         cost,
     ))
 }
@@ -339,6 +402,8 @@ pub(crate) struct LoadedRuns {
     pub fingerprint: u64,
     /// Whether the runs are ledger-environment runs (paired on `env_success`).
     pub env: bool,
+    /// Which runs are own-history runs (an extension), in run order.
+    pub own: Vec<bool>,
 }
 
 impl LoadedRuns {
@@ -366,10 +431,15 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     let shapes = task_shapes(&loaded);
     let mut runs = Vec::with_capacity(args.runs.len());
     let mut kinds = Vec::with_capacity(args.runs.len());
+    let mut own = Vec::with_capacity(args.runs.len());
     let mut costs = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let (mut run, env, cost) = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env, is_own, cost) = load_run(path, &loaded, dataset_fp, args)?;
         costs.push(cost);
+        if is_own {
+            run.label = format!("{} (own history)", run.label);
+        }
+        own.push(is_own);
         if let Some(label) = args.labels.get(i) {
             run.label = label.clone();
         }
@@ -393,6 +463,7 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
         shapes,
         fingerprint: dataset_fp,
         env,
+        own,
     })
 }
 
@@ -426,13 +497,49 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    let figure = self_conditioning(&loaded)?;
+    let mut html = compare_html(&doc, &dataset_label);
     set.write("compare.json", doc.to_json() + "\n")?;
-    set.write("compare.html", compare_html(&doc, &dataset_label))?;
+    match &figure {
+        Some(f) => {
+            html = f.append_html(&html);
+            set.write("self-conditioning.json", f.to_json())?;
+        }
+        // A figure of an earlier comparison in this directory does not stay beside this one.
+        None => set.remove("self-conditioning.json")?,
+    }
+    set.write("compare.html", html)?;
     let written = set.commit()?;
     print!("{}", summary_text(&doc));
+    if let Some(f) = &figure {
+        print!("{}", f.text());
+    }
     println!("wrote {}", super::commit::listed(&written));
-    write_ci(args, &loaded, &doc)?;
-    Ok(())
+    write_ci(args, &loaded, &doc)
+}
+
+/// With a gold-history run and an own-history run among the runs (the first of each):
+/// the self-conditioning figure (written to `self-conditioning.json` and appended to
+/// `compare.html`, in the comparison's output set).
+fn self_conditioning(
+    loaded: &LoadedRuns,
+) -> Result<Option<wildtool_core::own::figure::SelfConditioning>, CompareCmdError> {
+    let gold = loaded.own.iter().position(|o| !o);
+    let own = loaded.own.iter().position(|o| *o);
+    let (Some(g), Some(o)) = (gold, own) else {
+        return Ok(None);
+    };
+    let (Some(gold), Some(own)) = (loaded.runs.get(g), loaded.runs.get(o)) else {
+        return Ok(None);
+    };
+    wildtool_core::own::figure::self_conditioning(
+        gold,
+        own,
+        loaded.dataset(),
+        &BootstrapOptions::default(),
+    )
+    .map(Some)
+    .map_err(|e| usage(e.to_string()))
 }
 
 /// `--junit`: one suite per run (a case per task, failures with the error class and the

@@ -90,6 +90,12 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
     if let Some(why) = metric_mismatch(metric, loaded.env) {
         return Err(GateCmdError::Unusable(why));
     }
+    if loaded.own.iter().any(|&o| o) {
+        return Err(GateCmdError::Unusable(format!(
+            "an own-history run is not an official result ({}); gate gold-history runs, and set an own-history run against one with `wildtool compare`",
+            wildtool_core::own::OWN_LABEL
+        )));
+    }
     let [baseline, candidate] = loaded.runs.as_slice() else {
         return Err(GateCmdError::Unusable("two runs are needed".to_owned()));
     };

@@ -9,6 +9,7 @@ pub mod files;
 mod gate_cmd;
 mod generate_cmd;
 mod manifest_out;
+mod own_run_cmd;
 mod plan_cmd;
 mod prices;
 mod probe_cmd;
@@ -441,6 +442,15 @@ enum EnvArg {
     Ledger,
 }
 
+/// The history each task of a run sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum HistoryArg {
+    /// The gold history of the earlier tasks (the official protocol).
+    Gold,
+    /// The model's own conversation of the earlier tasks (an extension).
+    Own,
+}
+
 /// Options of `wildtool gate`.
 #[derive(Debug, clap::Args)]
 struct GateOpts {
@@ -543,6 +553,15 @@ struct RunOpts {
     /// code 2 when none has one.
     #[arg(long, value_enum)]
     env: Option<EnvArg>,
+    /// Which history each task sees: `gold` (the official protocol; what official numbers
+    /// use) or `own` (an extension: each task continues the model's own conversation of
+    /// the session's earlier tasks; tool calls are answered by the canned environment —
+    /// a call matching a gold node of the task by name gets its gold observation, any
+    /// other an error observation — or, with --env ledger, by the ledger, which then
+    /// carries over). Own history writes own-result.jsonl, own-report.json and
+    /// own-report.html, labelled as an extension; `wildtool score` refuses them.
+    #[arg(long, value_enum, default_value = "gold")]
+    history: HistoryArg,
     /// Estimate the run's requests, tokens and cost (from the dataset's rendered requests
     /// along the gold paths, times the trials) and exit without running or writing.
     #[arg(long)]
@@ -897,9 +916,10 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 }),
                 ..o.run.args(o.dataset, o.out)
             };
-            match o.env {
-                Some(EnvArg::Ledger) => env_run_cmd::run(&args)?,
-                None => run_cmd::run(&args)?,
+            match (o.history, o.env) {
+                (HistoryArg::Own, env) => own_run_cmd::run(&args, env.is_some())?,
+                (HistoryArg::Gold, Some(EnvArg::Ledger)) => env_run_cmd::run(&args)?,
+                (HistoryArg::Gold, None) => run_cmd::run(&args)?,
             }
         }
         Command::Sweep(o) => sweep_cmd::sweep(&sweep_cmd::SweepArgs {

@@ -25,6 +25,7 @@ mod ledger_cli;
 mod ledger_oracle;
 mod ledger_reader_diff;
 mod ledger_suite;
+mod own_history;
 mod probe_stream_cli;
 mod provenance_cli;
 mod provider_gemini_run;

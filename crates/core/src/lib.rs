@@ -35,6 +35,7 @@ pub mod json;
 pub mod ledger;
 pub mod order;
 pub mod outcome;
+pub mod own;
 pub mod plan;
 pub mod protocol;
 pub mod provenance;

@@ -40,6 +40,9 @@ pub enum FileKind {
     EnvRun,
     /// A ledger-environment report (`env-report.json`).
     EnvReport,
+    /// An own-history run (`own-result.jsonl`) or its report (`own-report.json`): an
+    /// extension, not an official result file.
+    OwnRun,
     /// Comma- or tab-separated text.
     Csv,
     /// Not text.
@@ -65,6 +68,7 @@ impl FileKind {
             FileKind::Report => "report",
             FileKind::EnvRun => "env_run",
             FileKind::EnvReport => "env_report",
+            FileKind::OwnRun => "own_run",
             FileKind::Csv => "csv",
             FileKind::Binary => "binary",
             FileKind::Other { .. } => "other",
@@ -101,6 +105,7 @@ impl FileKind {
             FileKind::Metric => "This is a metric file (metric.json), a scorer's output; it holds no results to score.".to_owned(),
             FileKind::Report => "This is a wildtool report.json: it holds scores, not results. `wildtool report` turns it into an HTML report.".to_owned(),
             FileKind::EnvRun => "ledger-environment run: not an official result file (it is a wildtool extension); score it with `wildtool env-score`.".to_owned(),
+            FileKind::OwnRun => "own-history run: not an official result file (a wildtool extension: each task saw the model's own earlier turns, not the gold history, so its numbers are not WildToolBench metrics); read its own-report.json, or set it against a gold-history run of the same model with `wildtool compare`.".to_owned(),
             FileKind::EnvReport => "This is a ledger-environment report (env-report.json, a wildtool extension): it holds env scores, not results. `wildtool report` turns it into an HTML report; `wildtool env-score` re-scores its env-result.jsonl.".to_owned(),
             FileKind::Csv => "This looks like a CSV file. wildtool scores JSON Lines result files: one {\"id\", \"model_name\", \"result\"} object per line.".to_owned(),
             FileKind::Binary => "This is not a text file (it holds binary data); wildtool scores JSON Lines result files.".to_owned(),
@@ -253,6 +258,13 @@ fn classify_object(k: &Keys) -> FileKind {
                     .is_some_and(|v| v.starts_with("wildtool-env-report/")) =>
             {
                 return FileKind::EnvReport
+            }
+            "format"
+                if value.as_deref().is_some_and(|v| {
+                    v.starts_with("wildtool-own-run/") || v.starts_with("wildtool-own-report/")
+                }) =>
+            {
+                return FileKind::OwnRun
             }
             "wildtool_report" | "wildtool_version" => return FileKind::Report,
             "result" => return FileKind::Results,

@@ -33,14 +33,18 @@ fn answer_value(o: &Outcome) -> Value {
     Value::Object(m)
 }
 
-/// The state of task `task` after `prior` calls (gold history).
+/// The state of task `task` after `prior` calls: in gold history the gold state before
+/// the task, then the task's earlier calls; in own history (`own`) the initial ledger,
+/// then every call of the session so far.
 fn state_after(
     session: &Session,
     env: &SessionEnv,
     task: usize,
     prior: &[ToolCall],
+    own: bool,
 ) -> Option<Ledger> {
-    let mut state = env.replay.before(task)?.clone();
+    session.tasks.get(task)?;
+    let mut state = env.replay.before(if own { 0 } else { task })?.clone();
     for c in prior {
         call(
             &mut state,
@@ -53,16 +57,18 @@ fn state_after(
     Some(state)
 }
 
-/// The answers to `calls` after `prior` in task `task` (gold history): one answer object
-/// per call, or `None` when the session has no such task.
+/// The answers to `calls` after `prior` in task `task` (`own`: own history, `prior`
+/// spanning the session): one answer object per call, or `None` when the session has no
+/// such task.
 pub fn answer_calls(
     session: &Session,
     env: &SessionEnv,
     task: usize,
     prior: &[ToolCall],
     calls: &[ToolCall],
+    own: bool,
 ) -> Option<Vec<Value>> {
-    let mut state = state_after(session, env, task, prior)?;
+    let mut state = state_after(session, env, task, prior, own)?;
     Some(
         calls
             .iter()
@@ -94,20 +100,21 @@ fn calls_value(calls: &[ToolCall]) -> Value {
     )
 }
 
-/// The step query as JSON text: `{"format", "session": <dataset line>, "task", "history",
-/// "prior": [{"id", "name", "arguments"}], "calls": […]}`.
+/// The step query as JSON text: `{"format", "session": <dataset line>, "task", "history"
+/// (`gold` or `own`), "prior": [{"id", "name", "arguments"}], "calls": […]}`.
 pub fn step_query(
     session: &Session,
     task: usize,
     prior: &[ToolCall],
     calls: &[ToolCall],
+    own: bool,
 ) -> String {
     let mut m = Map::new();
     m.insert("format", Value::str(STEP_FORMAT));
     m.insert("session", session.raw.clone());
     m.insert("line", Value::int(session.index as i64));
     m.insert("task", Value::int(task as i64));
-    m.insert("history", Value::str("gold"));
+    m.insert("history", Value::str(if own { "own" } else { "gold" }));
     m.insert("prior", calls_value(prior));
     m.insert("calls", calls_value(calls));
     dumps(&Value::Object(m), Escape::Utf8)
@@ -138,9 +145,11 @@ pub fn step_json(input: &str) -> String {
         if v.get("format").and_then(Value::as_str) != Some(STEP_FORMAT) {
             return Err(format!("the query is not a {STEP_FORMAT} query"));
         }
-        if v.get("history").and_then(Value::as_str) != Some("gold") {
-            return Err("only gold history is supported".to_owned());
-        }
+        let own = match v.get("history").and_then(Value::as_str) {
+            Some("gold") => false,
+            Some("own") => true,
+            _ => return Err("history must be \"gold\" or \"own\"".to_owned()),
+        };
         let line = v
             .get("line")
             .and_then(Value::as_i64)
@@ -164,6 +173,7 @@ pub fn step_json(input: &str) -> String {
             task,
             &read_calls(v.get("prior"))?,
             &read_calls(v.get("calls"))?,
+            own,
         )
         .ok_or_else(|| format!("the session has no task {task}"))
     })();
@@ -181,6 +191,7 @@ pub fn step_json(input: &str) -> String {
 pub struct Answerer {
     envs: BTreeMap<usize, SessionEnv>,
     running: BTreeMap<(u32, usize, usize), (Ledger, usize)>,
+    own: bool,
 }
 
 impl Answerer {
@@ -189,7 +200,14 @@ impl Answerer {
         Self {
             envs,
             running: BTreeMap::new(),
+            own: false,
         }
+    }
+
+    /// The same answerer in own history (the prior calls of a step span the session).
+    pub fn own_history(mut self) -> Self {
+        self.own = true;
+        self
     }
 
     /// The environment of a session.
@@ -217,7 +235,7 @@ impl Answerer {
             .get(&key)
             .is_some_and(|(_, n)| *n == prior.len());
         if !reuse {
-            let state = state_after(session, env, task, prior)
+            let state = state_after(session, env, task, prior, self.own)
                 .ok_or_else(|| format!("{} has no task {task}", session.id))?;
             self.running.insert(key, (state, prior.len()));
         }

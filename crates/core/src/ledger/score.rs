@@ -525,9 +525,49 @@ pub fn score_task(
     lenient: bool,
 ) -> Result<TaskScore, ScoreError> {
     let t = trace.task;
-    let (Some(pre), Some(exp), Some(meta)) =
-        (replay.before(t), replay.expected(t), scenario.tasks.get(t))
-    else {
+    let (Some(pre), Some(exp)) = (replay.before(t), replay.expected(t)) else {
+        return Err(ScoreError::NoTask(t));
+    };
+    let amends = scenario.tasks.get(t).and_then(|m| m.amends.clone());
+    score_task_on(
+        session,
+        scenario,
+        replay,
+        trace,
+        lenient,
+        Basis {
+            pre,
+            exp,
+            amends: amends.as_deref(),
+        },
+    )
+}
+
+/// What a task is scored against: the state before it, its expected state, and the id
+/// of the transaction a correction task amends (gold history: the gold replay's; own
+/// history: the model's own state and the gold delta applied to it, ids mapped).
+#[derive(Debug, Clone, Copy)]
+pub struct Basis<'a> {
+    /// The state before the task.
+    pub pre: &'a Ledger,
+    /// The expected state after it.
+    pub exp: &'a Ledger,
+    /// The transaction a correction task amends, in `pre`'s ids.
+    pub amends: Option<&'a str>,
+}
+
+/// Scores one task trace against an explicit [`Basis`].
+pub fn score_task_on(
+    session: &Session,
+    scenario: &Scenario,
+    replay: &Replay,
+    trace: &TaskTrace,
+    lenient: bool,
+    basis: Basis<'_>,
+) -> Result<TaskScore, ScoreError> {
+    let t = trace.task;
+    let (pre, exp) = (basis.pre, basis.exp);
+    let Some(meta) = scenario.tasks.get(t) else {
         return Err(ScoreError::NoTask(t));
     };
     let c = &scenario.compare;
@@ -624,9 +664,8 @@ pub fn score_task(
         clean_trajectory: dirty.is_empty() && final_violations.is_empty(),
         answer_ok: trace.end == End::Answered && found == required,
     };
-    let correction = meta
+    let correction = basis
         .amends
-        .as_ref()
         .filter(|_| meta.challenge == Challenge::Correction)
         .map(|x| {
             let new_txns = state.txns.keys().any(|id| !pre.txns.contains_key(id));

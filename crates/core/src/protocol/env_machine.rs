@@ -83,6 +83,9 @@ pub struct EnvMachine {
     prior: Vec<ToolCall>,
     end: Option<&'static str>,
     answer: Option<String>,
+    /// Own history: each call record keeps its `content` (the tool message), so the
+    /// conversation can be rebuilt from the trace.
+    keep_content: bool,
 }
 
 fn call_of(v: &Value) -> Option<ToolCall> {
@@ -140,7 +143,42 @@ impl EnvMachine {
             prior: Vec::new(),
             end: None,
             answer: None,
+            keep_content: false,
         })
+    }
+
+    /// Starts task `task` of `session` in own history: the messages are the model's own
+    /// conversation over the earlier tasks (rebuilt from their traces, `earlier[k]` the
+    /// trace of task `k`, recorded by machines of this kind) followed by the task's user
+    /// message, and the calls already executed span the earlier tasks.
+    pub fn own(
+        session: &Session,
+        task: usize,
+        ids: &mut dyn IdSource,
+        earlier: &[Value],
+    ) -> Result<Self, OwnHistoryError> {
+        let mut m = Self::new(session, task, ids).map_err(OwnHistoryError::Machine)?;
+        m.keep_content = true;
+        if task == 0 {
+            return Ok(m);
+        }
+        if earlier.len() < task {
+            return Err(OwnHistoryError::Missing {
+                task: earlier.len(),
+            });
+        }
+        let (messages, prior) = conversation(session, &earlier[..task])?;
+        let user = m.messages.last().cloned().unwrap_or(Value::Null);
+        m.messages = messages;
+        m.messages.push(user);
+        m.prior = prior;
+        Ok(m)
+    }
+
+    /// The conversation so far (the next request's messages; once the task has ended,
+    /// everything the model saw and said in it).
+    pub fn conversation(&self) -> &[Value] {
+        &self.messages
     }
 
     /// The messages of the next request.
@@ -294,9 +332,12 @@ impl EnvMachine {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_owned();
+            let mut rec = Map::new();
+            if self.keep_content {
+                rec.insert("content", Value::Str(content.clone()));
+            }
             self.messages
                 .push(tool_message(Value::Str(content), c.id.clone()));
-            let mut rec = Map::new();
             rec.insert("id", c.id.clone());
             rec.insert("tool", Value::str(c.name.clone()));
             rec.insert("args", c.arguments.clone());
@@ -334,4 +375,126 @@ impl EnvMachine {
         );
         Some(Value::Object(m))
     }
+}
+
+/// [`EnvMachine::own`] with the error as text (the run engine's own-history starter).
+pub fn start_own(
+    session: &Session,
+    task: usize,
+    ids: &mut dyn IdSource,
+    earlier: &[Value],
+) -> Result<EnvMachine, String> {
+    EnvMachine::own(session, task, ids, earlier).map_err(|e| e.to_string())
+}
+
+/// Own-history conversation that cannot be rebuilt from the earlier traces.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OwnHistoryError {
+    /// The task cannot start at all.
+    #[error(transparent)]
+    Machine(MachineError),
+    /// An earlier task has no trace.
+    #[error("task {task} has no trace, so the own history of the later tasks is unknown")]
+    Missing {
+        /// The first task without a trace.
+        task: usize,
+    },
+    /// An earlier trace does not replay.
+    #[error("the trace of task {task} does not replay: {message}")]
+    Trace {
+        /// Task position.
+        task: usize,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The reply of a recorded environment step (`{"reply": {"content", "tool_calls",
+/// "reasoning_content"}, "echo_reasoning", "latency", "input_tokens", "output_tokens"}`).
+pub fn trace_reply(step: &Value) -> Reply {
+    let r = step.get("reply");
+    let field = |k: &str| r.and_then(|r| r.get(k)).cloned().unwrap_or(Value::Null);
+    Reply {
+        content: field("content"),
+        tool_calls: field("tool_calls"),
+        reasoning_content: field("reasoning_content"),
+        echo_reasoning: matches!(step.get("echo_reasoning"), Some(Value::Bool(true))),
+        input_tokens: step.get("input_tokens").cloned().unwrap_or(Value::Null),
+        output_tokens: step.get("output_tokens").cloned().unwrap_or(Value::Null),
+        cached_input_tokens: Value::Null,
+        latency: match step.get("latency") {
+            Some(Value::Float(f)) => *f,
+            Some(v) => v.as_i64().map_or(0.0, |i| i as f64),
+            None => 0.0,
+        },
+    }
+}
+
+/// The own-history conversation after the traces of tasks `0..traces.len()` (each
+/// recorded by an own-history machine): the messages as the model last saw them, and
+/// every call executed, in order. The traces are replayed through the machine itself, so
+/// the conversation is exactly what the run sent.
+pub fn conversation(
+    session: &Session,
+    traces: &[Value],
+) -> Result<(Vec<Value>, Vec<ToolCall>), OwnHistoryError> {
+    replay_own(session, traces, &mut |_| {})
+}
+
+/// The size in bytes (`dumps`, UTF-8) of the messages of every request the own-history
+/// loop sent for these traces, in order.
+pub fn request_bytes(session: &Session, traces: &[Value]) -> Result<Vec<usize>, OwnHistoryError> {
+    let mut sizes = Vec::new();
+    replay_own(session, traces, &mut |m| {
+        sizes.push(crate::json::dumps(&Value::Array(m.to_vec()), crate::json::Escape::Utf8).len())
+    })?;
+    Ok(sizes)
+}
+
+fn replay_own(
+    session: &Session,
+    traces: &[Value],
+    sent: &mut dyn FnMut(&[Value]),
+) -> Result<(Vec<Value>, Vec<ToolCall>), OwnHistoryError> {
+    let mut messages: Vec<Value> = Vec::new();
+    let mut prior: Vec<ToolCall> = Vec::new();
+    for (k, trace) in traces.iter().enumerate() {
+        let bad = |message: &str| OwnHistoryError::Trace {
+            task: k,
+            message: message.to_owned(),
+        };
+        let mut ids = super::ids::SeededIds::new(0);
+        let mut m = EnvMachine::new(session, k, &mut ids).map_err(OwnHistoryError::Machine)?;
+        m.keep_content = true;
+        if k > 0 {
+            let user = m.messages.last().cloned().unwrap_or(Value::Null);
+            m.messages = std::mem::take(&mut messages);
+            m.messages.push(user);
+            m.prior = std::mem::take(&mut prior);
+        }
+        let steps = trace
+            .get("steps")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("steps must be a list"))?;
+        for step in steps {
+            if m.need() != Need::Reply {
+                return Err(bad("more steps than the loop took"));
+            }
+            sent(&m.messages);
+            if m.feed(&trace_reply(step)) == Need::Env {
+                let calls = step
+                    .get("calls")
+                    .and_then(Value::as_array)
+                    .ok_or_else(|| bad("a tool-call step has no calls"))?;
+                m.answer_env(calls.clone())
+                    .map_err(|e| bad(&e.to_string()))?;
+            }
+        }
+        if !m.is_finished() {
+            return Err(bad("the trace ends before its task did"));
+        }
+        messages = m.messages;
+        prior = m.prior;
+    }
+    Ok((messages, prior))
 }

@@ -18,7 +18,8 @@ pub const ENV_CHECKPOINT_KEY: &str = "wildtool_env_checkpoint";
 pub struct EnvMode {
     /// The environment's version (`wildtool-ledger-env/1`).
     pub env_version: String,
-    /// `gold` (tasks see the official gold history).
+    /// `gold` (tasks see the official gold history) or `own` (each task continues the
+    /// model's own conversation of the earlier tasks).
     pub history: String,
 }
 
@@ -29,6 +30,19 @@ impl EnvMode {
             env_version: env_version.to_owned(),
             history: "gold".to_owned(),
         }
+    }
+
+    /// Own history with the given environment version.
+    pub fn own(env_version: &str) -> Self {
+        Self {
+            env_version: env_version.to_owned(),
+            history: "own".to_owned(),
+        }
+    }
+
+    /// True for own history (tasks of a session run in order, each after the one before).
+    pub fn is_own(&self) -> bool {
+        self.history == "own"
     }
 }
 

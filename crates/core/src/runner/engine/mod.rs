@@ -129,6 +129,10 @@ pub fn trial_seed(trial: u32, line: usize, task: usize) -> u64 {
     }
 }
 
+/// Starts task `task` of a session in own history from the earlier tasks' traces (see
+/// `protocol::start_own`).
+pub type OwnStart = fn(&Session, usize, &mut dyn IdSource, &[Value]) -> Result<EnvMachine, String>;
+
 /// One task attempt to run: trial, session (index into the selection), task position.
 #[derive(Debug, Clone, Copy)]
 struct Job {
@@ -346,6 +350,9 @@ pub struct Engine<'d> {
     env: Option<EnvMode>,
     env_calls: VecDeque<EnvCall>,
     next_env_id: u64,
+    /// How an own-history task starts (given by the front end that runs own history, so
+    /// the others do not carry it).
+    own_start: Option<OwnStart>,
 }
 
 fn token_count(v: &Value) -> u64 {
@@ -521,6 +528,7 @@ impl<'d> Engine<'d> {
             first_tokens: Latencies::new(),
             env_calls: VecDeque::new(),
             next_env_id: 0,
+            own_start: None,
             env,
             spec,
         };
@@ -1031,7 +1039,21 @@ impl<'d> Engine<'d> {
         if self.paused || self.stop.is_some() || self.finished {
             return false;
         }
-        let Some(job) = self.jobs.pop_front() else {
+        let own = self.env.as_ref().is_some_and(EnvMode::is_own);
+        let pick = if own {
+            // Own history: a task starts once the task before it in its session is done.
+            self.jobs.iter().position(|j| {
+                j.task == 0
+                    || self.sessions.get(j.session).is_some_and(|s| {
+                        self.done
+                            .get(j.trial as usize - 1)
+                            .is_some_and(|d| d.contains_key(&(s.index, j.task - 1)))
+                    })
+            })
+        } else {
+            Some(0)
+        };
+        let Some(job) = pick.and_then(|i| self.jobs.remove(i)) else {
             return false;
         };
         let Some(session) = self.sessions.get(job.session).copied() else {
@@ -1046,10 +1068,29 @@ impl<'d> Engine<'d> {
         let mut ids = SeededIds::new(seed);
         let built = match self.env {
             None => TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
-                .map(Machine::Official),
-            Some(_) => {
-                EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource).map(Machine::Env)
+                .map(Machine::Official)
+                .map_err(|e| e.to_string()),
+            Some(ref mode) if mode.is_own() => {
+                let Some(start) = self.own_start else {
+                    let why = "own history needs its task starter (Engine::with_own_history)";
+                    self.settle_job_incomplete(job, key, why.to_owned(), Signal::Neutral, now);
+                    return true;
+                };
+                let earlier: Vec<Value> = self
+                    .done
+                    .get(job.trial as usize - 1)
+                    .map(|d| {
+                        (0..job.task)
+                            .filter_map(|k| d.get(&(session.index, k)))
+                            .filter_map(|text| crate::json::loads(text).ok())
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                start(session, job.task, &mut ids as &mut dyn IdSource, &earlier).map(Machine::Env)
             }
+            Some(_) => EnvMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
+                .map(Machine::Env)
+                .map_err(|e| e.to_string()),
         };
         match built {
             Ok(machine) => {
@@ -1067,7 +1108,7 @@ impl<'d> Engine<'d> {
                     self.settle_machine(idx, now);
                 }
             }
-            Err(e) => self.settle_job_incomplete(job, key, e.to_string(), Signal::Neutral, now),
+            Err(e) => self.settle_job_incomplete(job, key, e, Signal::Neutral, now),
         }
         true
     }
@@ -1420,6 +1461,13 @@ impl<'d> Engine<'d> {
         self.check_finished(now);
     }
 
+    /// Lets an own-history run start its tasks with `start` (normally
+    /// `protocol::start_own`); without it an own-history run's tasks end incomplete.
+    pub fn with_own_history(mut self, start: OwnStart) -> Self {
+        self.own_start = Some(start);
+        self
+    }
+
     /// The next batch of tool calls for the environment to answer (environment runs).
     pub fn poll_env_call(&mut self) -> Option<EnvCall> {
         self.env_calls.pop_front()
@@ -1572,9 +1620,41 @@ impl<'d> Engine<'d> {
         self.counters.incomplete += 1;
         self.incomplete.push(IncompleteTask {
             key,
-            id,
+            id: id.clone(),
             reason: reason.clone(),
         });
+        if self.env.as_ref().is_some_and(EnvMode::is_own) {
+            // Own history: the later tasks of the session cannot start without this one.
+            let mut i = 0;
+            while i < self.jobs.len() {
+                let j = self.jobs[i];
+                if j.trial == job.trial && j.session == job.session && j.task > job.task {
+                    self.jobs.remove(i);
+                    let later = TaskKey {
+                        trial: j.trial,
+                        line: key.line,
+                        task: j.task,
+                    };
+                    let why = format!(
+                        "not started: task {} of this own-history session did not finish",
+                        job.task
+                    );
+                    self.counters.incomplete += 1;
+                    self.incomplete.push(IncompleteTask {
+                        key: later,
+                        id: id.clone(),
+                        reason: why.clone(),
+                    });
+                    self.events.push_back(Event::TaskSettled {
+                        key: later,
+                        finished: false,
+                        reason: Some(why),
+                    });
+                } else {
+                    i += 1;
+                }
+            }
+        }
         self.events.push_back(Event::TaskSettled {
             key,
             finished: false,

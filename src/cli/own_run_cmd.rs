@@ -1,0 +1,319 @@
+//! `wildtool run --history own`: own-history runs (a wildtool extension, never an official
+//! number). Every task continues the model's own conversation of the earlier tasks; tool
+//! calls are answered by the core's canned environment (`own::canned`), or — with
+//! `--env ledger` — by the ledger environment for sessions with `ledger_env`, whose
+//! ledger then carries from task to task. The same run engine as every other run.
+//! Writes `own-checkpoint.jsonl`, `own-result.jsonl`, `own-report.json` and
+//! `own-report.html` (per trial in `trial-K/` when there are several) — never
+//! `result.jsonl`, `score.jsonl` or `metric.json` — and prints the labelled summary.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use crate::native::store::StoreError;
+use crate::native::{Driver, FileStore, UreqTransport};
+use wildtool_core::chart::dashboard;
+use wildtool_core::chart::html::{report_html, ReportMeta};
+use wildtool_core::checker;
+use wildtool_core::dataset::{fingerprint_hex, load_dataset, Session};
+use wildtool_core::formats::report_doc::ReportDataset;
+use wildtool_core::json::{loads, Value};
+use wildtool_core::ledger::answer::Answerer;
+use wildtool_core::ledger::run_file::SessionEnv;
+use wildtool_core::ledger::ENV_VERSION;
+use wildtool_core::own::figure::propagation;
+use wildtool_core::own::run_file::{
+    header_line, label_html, report_doc, report_json, score_text, session_line, OwnHead,
+};
+use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
+use wildtool_core::report::summary::summary_table;
+use wildtool_core::runner::checkpoint::CheckpointStore;
+use wildtool_core::runner::engine::{BackendSettings, Engine, EngineError, Event, RunStatus};
+use wildtool_core::runner::env_checkpoint::EnvMode;
+use wildtool_core::runner::select::SessionRange;
+use wildtool_core::score::{OfficialChecker, ScoreOptions};
+
+use super::files::{at, read_text, OutputSet};
+use super::run_cmd::{backend, install_interrupt_handler, run_spec, Display, RunArgs, RunCmdError};
+use super::EXIT_INCOMPLETE;
+
+fn usage(m: impl Into<String>) -> RunCmdError {
+    RunCmdError::Usage(m.into())
+}
+
+/// Runs `wildtool run --history own` (`ledger`: with `--env ledger`): 0 when every task
+/// is scored, 3 when some are not (resumable), 4 when the endpoint failed the preflight,
+/// 2 for unusable inputs.
+pub fn run(args: &RunArgs, ledger: bool) -> Result<ExitCode, RunCmdError> {
+    if args.dry_run {
+        return Err(usage(
+            "--dry-run estimates official runs only; it is not available with --history own",
+        ));
+    }
+    if args.ci.junit.is_some() || args.ci.summary_md.is_some() {
+        return Err(usage(
+            "--junit and --summary-md describe official runs; with --history own, read own-report.json",
+        ));
+    }
+    if args.cassette.is_some() || args.offline {
+        return Err(usage(
+            "--cassette and --offline record and replay official and env runs; they are not available with --history own",
+        ));
+    }
+    Ok(match execute(args, ledger)? {
+        RunStatus::Done => ExitCode::SUCCESS,
+        _ => ExitCode::from(EXIT_INCOMPLETE),
+    })
+}
+
+fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
+    let dataset_text = read_text(&args.dataset)?;
+    let fp = fingerprint_hex(&dataset_text);
+    let (backend_settings, model, key) = backend(args)?;
+    let auth = match &backend_settings {
+        BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
+        BackendSettings::Agent(_) => None,
+    };
+    let pricing = args.prices.choice()?.pricing(&model);
+    let spec = run_spec(
+        args,
+        model,
+        fp.clone(),
+        backend_settings,
+        pricing.map(|p| p.prices),
+    )?;
+    let loaded = load_dataset(&dataset_text, args.lang);
+    let range = args
+        .sessions
+        .as_deref()
+        .map(SessionRange::parse)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    let selected: Vec<&Session> = loaded
+        .sessions
+        .iter()
+        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
+        .collect();
+    if selected.is_empty() {
+        return Err(usage("no sessions selected"));
+    }
+    let mut envs = BTreeMap::new();
+    if ledger {
+        for s in &selected {
+            match SessionEnv::of(s) {
+                Ok(Some(env)) => {
+                    envs.insert(s.index, env);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    return Err(usage(format!(
+                        "{e} (run `wildtool validate --semantic --env`)"
+                    )))
+                }
+            }
+        }
+        if envs.is_empty() {
+            return Err(usage(format!(
+                "{}: no selected session has a ledger_env field, so there is nothing to run in the ledger environment",
+                args.dataset.display()
+            )));
+        }
+    }
+    let environment = if ledger { "ledger+canned" } else { "canned" };
+    let version = if ledger {
+        format!("{OWN_VERSION} {ENV_VERSION}")
+    } else {
+        OWN_VERSION.to_owned()
+    };
+    fs::create_dir_all(&args.out).map_err(at(&args.out))?;
+    let mut store = FileStore::new(&args.out.join("own-checkpoint.jsonl"));
+    let stored = store.load()?;
+    let transport = Arc::new(UreqTransport::new(auth, spec.concurrency()));
+    let mut driver = Driver::new(transport);
+    let mode = EnvMode::own(&version);
+    let mut engine = match Engine::new_env(&selected, spec.clone(), &stored, driver.now(), mode) {
+        Ok(e) => e.with_own_history(wildtool_core::protocol::start_own),
+        Err(EngineError::Checkpoint(m)) => return Err(m.into()),
+        Err(EngineError::NoSessions) => return Err(usage("no sessions selected")),
+    };
+    install_interrupt_handler(driver.controller());
+    let by_index: BTreeMap<usize, &Session> = selected.iter().map(|s| (s.index, *s)).collect();
+    let mut answerer = Answerer::new(envs.clone()).own_history();
+    let mut display = Display::new();
+    let end = driver.run_with_env(
+        &mut engine,
+        |event| {
+            match event {
+                Event::Persist(line) => store.append(&line)?,
+                Event::Progress(p) => display.update(&p),
+                _ => {}
+            }
+            Ok::<(), StoreError>(())
+        },
+        |call| {
+            let session = by_index
+                .get(&call.task.line)
+                .ok_or_else(|| format!("no session at index {}", call.task.line))?;
+            if envs.contains_key(&session.index) {
+                answerer.answer(
+                    call.task.trial,
+                    session,
+                    call.task.task,
+                    &call.prior,
+                    &call.calls,
+                )
+            } else {
+                Ok(canned::answer(session, call.task.task, &call.calls))
+            }
+        },
+    );
+    display.finish();
+    let end = end?;
+    if let Some(class) = end.preflight {
+        return Err(RunCmdError::Preflight {
+            class: class.label(),
+            reason: end.reason.clone().unwrap_or_default(),
+            fix: end.fix.clone(),
+        });
+    }
+    let p = &end.progress;
+    eprintln!(
+        "own-history run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
+        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
+    );
+    for t in &end.incomplete {
+        eprintln!("  incomplete: {} task {} — {}", t.id, t.key.task, t.reason);
+    }
+    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
+        vec![args.out.clone()]
+    } else {
+        (1..=spec.trials())
+            .map(|t| args.out.join(format!("trial-{t}")))
+            .collect()
+    };
+    let tasks_total: u64 = selected.iter().map(|s| s.tasks.len() as u64).sum();
+    let segmenter = checker::default_segmenter();
+    let check = OfficialChecker::new(segmenter.as_ref());
+    for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
+        fs::create_dir_all(dir).map_err(at(dir))?;
+        let head = OwnHead {
+            model_name: spec.model().to_owned(),
+            dataset_fingerprint: fp.clone(),
+            environment: environment.to_owned(),
+            status: end.status.as_str().to_owned(),
+            trial: t as u64 + 1,
+            tasks_total,
+        };
+        let mut text = header_line(&head);
+        text.push('\n');
+        for line in assembled.text.lines() {
+            let v = loads(line)
+                .map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
+            let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+            let Some(session) = selected.iter().find(|s| s.id == id) else {
+                continue;
+            };
+            let traces = v
+                .get("result")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default();
+            let env = if envs.contains_key(&session.index) {
+                "ledger"
+            } else {
+                "canned"
+            };
+            text.push_str(&session_line(session, spec.model(), env, &traces));
+            text.push('\n');
+        }
+        let scored = score_text(
+            &loaded,
+            &fp,
+            &text,
+            &check,
+            ScoreOptions {
+                candidate_cap: args.candidate_cap,
+            },
+        )
+        .map_err(usage)?;
+        for (no, problem) in &scored.problems {
+            eprintln!("warning: own-result.jsonl line {no}: {problem}");
+        }
+        let doc = report_doc(
+            &scored,
+            ReportDataset {
+                file: args
+                    .dataset
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned()),
+                fingerprint: fp.clone(),
+                sessions: loaded.line_count as u64,
+                problems: loaded.problems.len() as u64,
+            },
+        );
+        let ledger_env = ledger_own::metrics_json(&loaded, &envs, &scored.traces);
+        let model = spec.model().to_owned();
+        let summary = summary_table(&model, &doc.report);
+        let meta = ReportMeta {
+            model: model.clone(),
+            dataset: args.dataset.display().to_string(),
+            fingerprint: fp.clone(),
+            scorer: doc.scorer.clone(),
+            summary: format!("{OWN_LABEL}\n\n{summary}"),
+        };
+        let charts = dashboard::standard_charts(&model, &doc.report);
+        let html = label_html(&report_html(&meta, &doc.report, &charts));
+        // One trial's files, committed together (outputs.md); the dataset is never one.
+        let mut outputs = OutputSet::begin(dir, &[args.dataset.as_path()])?;
+        outputs.write("own-result.jsonl", &text)?;
+        outputs.write(
+            "own-report.json",
+            &report_json(&scored, &doc, ledger_env.clone()),
+        )?;
+        outputs.write("own-report.html", &html)?;
+        outputs.commit()?;
+        if !args.quiet {
+            if spec.trials() > 1 {
+                println!("trial {}:", t + 1);
+            }
+            println!("{OWN_LABEL}");
+            print!("{summary}");
+            let prop = propagation(&scored.outcomes);
+            match prop.share {
+                Some(s) => println!(
+                    "error propagation: {:.1}% of the failed tasks at positions 2-4 ({} of {}) follow an earlier failure in their session",
+                    100.0 * s,
+                    prop.following_failure,
+                    prop.failures_with_predecessor
+                ),
+                None => println!("error propagation: no failed task at positions 2-4"),
+            }
+            let tok = scored.tokens;
+            println!(
+                "tokens per session: {:.0} prompt + {:.0} completion as reported; about {:.0} prompt tokens by the size of the messages sent ({} sessions)",
+                tok.input_per_session, tok.output_per_session, tok.estimated_prompt_per_session, tok.sessions
+            );
+            if let Some(l) = &ledger_env {
+                println!(
+                    "ledger sessions (own history): {}",
+                    serde_json::to_string(l).unwrap_or_default()
+                );
+            }
+        }
+        eprintln!(
+            "wrote {}, {} and {}",
+            dir.join("own-result.jsonl").display(),
+            dir.join("own-report.json").display(),
+            dir.join("own-report.html").display()
+        );
+    }
+    if end.status != RunStatus::Done {
+        if let Some(reason) = &end.reason {
+            eprintln!("own-history run {}: {reason}", end.status.as_str());
+        }
+    }
+    Ok(end.status)
+}

@@ -1,0 +1,346 @@
+//! Own-history runs (`wildtool run --history own`): the gold agent scores 100% in both
+//! history modes on the bundled suite (canned environment, and the ledger environment for
+//! its ledger sessions); a scripted model that fails task k+1 exactly when its own history
+//! shows it failed task k has an error-propagation share of 100% in own history and none
+//! in gold history; the self-conditioning figure of that pair equals a recomputation from
+//! the two runs' per-task labels; `wildtool score` refuses own-history files.
+
+use std::path::Path;
+use std::process::Command;
+use std::sync::Arc;
+
+use crate::mock_server::{Action, MockServer};
+use crate::runner_live::{locate, preflight_reply, tmp};
+use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset};
+use wildtool_core::json::{dumps, loads, Escape, Map, Value};
+use wildtool_core::runner::agents::GoldAgent;
+use wildtool_core::runner::driver::{Responder, StepContext, TaskStats};
+
+fn suite() -> String {
+    format!("{}/data/suite.jsonl", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn wt(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(args)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .expect("spawn")
+}
+
+fn s(p: &Path) -> String {
+    p.display().to_string()
+}
+
+fn json(p: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json")
+}
+
+fn all_correct(tasks: &serde_json::Value) -> bool {
+    tasks
+        .as_array()
+        .is_some_and(|t| !t.is_empty() && t.iter().all(|x| x["correct"] == true))
+}
+
+#[test]
+fn the_gold_agent_scores_everything_in_both_history_modes() {
+    let own = tmp("own-gold");
+    let o = wt(&[
+        "run",
+        "--dataset",
+        &suite(),
+        "--provider",
+        "gold",
+        "--history",
+        "own",
+        "--out",
+        &s(&own),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.contains("Extension (own history)"), "{stdout}");
+    let r = json(&own.join("own-report.json"));
+    assert_eq!(r["format"], "wildtool-own-report/1");
+    assert!(all_correct(&r["report"]["tasks"]));
+    assert_eq!(r["report"]["tasks_scored"], r["report"]["tasks_total"]);
+    let html = std::fs::read_to_string(own.join("own-report.html")).expect("html");
+    assert!(html.contains("Extension (own history)"));
+    assert!(!own.join("score.jsonl").exists() && !own.join("metric.json").exists());
+
+    let ledger = tmp("own-gold-ledger");
+    let o = wt(&[
+        "run",
+        "--dataset",
+        &suite(),
+        "--provider",
+        "gold",
+        "--history",
+        "own",
+        "--env",
+        "ledger",
+        "--out",
+        &s(&ledger),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = json(&ledger.join("own-report.json"));
+    assert!(all_correct(&r["report"]["tasks"]));
+    let env = &r["ledger_env"];
+    assert_eq!(env["sessions"], 16);
+    assert_eq!(env["session_verdict"]["final_ledger_correct"], 16);
+    assert_eq!(env["metrics"]["env_task_success"]["value"], 1.0);
+    assert_eq!(env["missing_prerequisite_tasks"], 0);
+
+    // Gold history (the official protocol) on the same suite.
+    let gold = tmp("own-gold-official");
+    let o = wt(&[
+        "run",
+        "--dataset",
+        &suite(),
+        "--provider",
+        "gold",
+        "--out",
+        &s(&gold),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(all_correct(&json(&gold.join("report.json"))["tasks"]));
+
+    // Own-history files are not official results.
+    for f in ["own-result.jsonl", "own-report.json"] {
+        let o = wt(&[
+            "score",
+            "--dataset",
+            &suite(),
+            "--results",
+            &s(&own.join(f)),
+            "--out",
+            &s(&tmp("own-score-refused")),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{f}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("own-history run"),
+            "{f}"
+        );
+    }
+}
+
+const WRONG: &str = "wrong_tool_xyz";
+
+/// Whether the conversation shows the model's failure in task `task - 1`.
+fn failed_before(ds: &LoadedDataset, line: usize, task: usize, messages: &[Value]) -> bool {
+    let Some(session) = ds.sessions.iter().find(|s| s.index == line) else {
+        return false;
+    };
+    let (Some(prev), Some(cur)) = (
+        session.tasks.get(task.wrapping_sub(1)),
+        session.tasks.get(task),
+    ) else {
+        return false;
+    };
+    let text = |m: &Value| {
+        m.get("content")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned()
+    };
+    let from = messages.iter().position(|m| text(m) == prev.user_message);
+    let to = messages.iter().rposition(|m| text(m) == cur.user_message);
+    let (Some(from), Some(to)) = (from, to) else {
+        return false;
+    };
+    messages[from..to]
+        .iter()
+        .any(|m| dumps(m, Escape::Utf8).contains(WRONG))
+}
+
+/// The scripted model: fails task 0 of even sessions (a call to a tool that does not
+/// exist, then an apology), fails task k+1 exactly when its history shows it failed task
+/// k, and otherwise answers along the gold path.
+fn propagating(ds: &LoadedDataset, body: &str) -> Option<String> {
+    if let Some(p) = preflight_reply(body) {
+        return Some(p);
+    }
+    let req = loads(body).ok()?;
+    let messages = req.get("messages")?.as_array()?.clone();
+    let tools = req.get("tools")?.clone();
+    let (line, task, step) = locate(ds, &messages)?;
+    let fail =
+        (task == 0 && line % 2 == 0) || (task > 0 && failed_before(ds, line, task, &messages));
+    let mut message = Map::new();
+    message.insert("role", Value::str("assistant"));
+    if fail && step == 0 {
+        let mut f = Map::new();
+        f.insert("name", Value::str(WRONG));
+        f.insert("arguments", Value::str("{}"));
+        let mut c = Map::new();
+        c.insert("id", Value::Str(format!("call_{line}_{task}")));
+        c.insert("type", Value::str("function"));
+        c.insert("function", Value::Object(f));
+        message.insert("content", Value::Null);
+        message.insert("tool_calls", Value::Array(vec![Value::Object(c)]));
+    } else if fail {
+        message.insert("content", Value::str("Sorry, that did not work."));
+    } else {
+        let session = ds.sessions.iter().find(|s| s.index == line)?;
+        let ctx = StepContext {
+            session,
+            task,
+            step,
+            messages: &messages,
+            tools: &tools,
+        };
+        let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
+        message.insert("content", reply.content.clone());
+        if let Value::Array(cs) = &reply.tool_calls {
+            message.insert("tool_calls", Value::Array(cs.clone()));
+        }
+    }
+    Some(format!(
+        r#"{{"id": "chatcmpl-mock", "object": "chat.completion", "model": "mock", "choices": [{{"index": 0, "message": {}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 10, "completion_tokens": 5}}}}"#,
+        dumps(&Value::Object(message), Escape::Utf8)
+    ))
+}
+
+fn mock_run(server: &MockServer, out: &Path, own: bool) {
+    let mut args = vec![
+        "run".to_owned(),
+        "--dataset".into(),
+        suite(),
+        "--sessions".into(),
+        "0-7".into(),
+        "--model".into(),
+        "mock/model".into(),
+        "--base-url".into(),
+        server.base_url(),
+        "--out".into(),
+        s(out),
+        "--concurrency".into(),
+        "4".into(),
+        "--timeout".into(),
+        "10".into(),
+    ];
+    if own {
+        args.extend(["--history".to_owned(), "own".to_owned()]);
+    }
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = wt(&refs);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// (session, position, correct, transitions) of a scored task.
+type Label = (u64, u64, bool, u64);
+
+/// The scored tasks of a report's outcome list.
+fn labels(tasks: &serde_json::Value) -> Vec<Label> {
+    tasks
+        .as_array()
+        .expect("tasks")
+        .iter()
+        .filter(|t| t["incomplete"] == false)
+        .map(|t| {
+            (
+                t["session"].as_u64().unwrap_or(0),
+                t["position"].as_u64().unwrap_or(0),
+                t["correct"] == true,
+                t["transitions"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn errors_propagate_in_own_history_only_and_the_figure_is_its_labels() {
+    let text = std::fs::read_to_string(suite()).expect("suite");
+    let ds = Arc::new(load_dataset(&text, Lang::En));
+    let server = MockServer::start(move |req| match propagating(&ds, &req.body) {
+        Some(b) => Action::ok(b),
+        None => Action::status(
+            400,
+            r#"{"error": {"message": "mock could not place the request"}}"#,
+        ),
+    });
+    let gold = tmp("own-prop-gold");
+    let own = tmp("own-prop-own");
+    mock_run(&server, &gold, false);
+    mock_run(&server, &own, true);
+
+    let r = json(&own.join("own-report.json"));
+    let p = &r["propagation"];
+    assert!(
+        p["failures_with_predecessor"].as_u64().unwrap_or(0) > 0,
+        "{p}"
+    );
+    assert_eq!(p["share"], 1.0, "{p}");
+    let own_labels = labels(&r["report"]["tasks"]);
+    let gold_labels = labels(&json(&gold.join("report.json"))["tasks"]);
+    assert_eq!(own_labels.len(), 32);
+    assert_eq!(gold_labels.len(), 32);
+    // Even sessions fail every task in own history, only the first in gold history.
+    for &(sess, pos, ok, _) in &own_labels {
+        assert_eq!(ok, sess % 2 == 1, "own history: session {sess} task {pos}");
+    }
+    for &(sess, pos, ok, _) in &gold_labels {
+        assert_eq!(
+            ok,
+            !(sess % 2 == 0 && pos == 0),
+            "gold history: session {sess} task {pos}"
+        );
+    }
+
+    let cmp = tmp("own-prop-compare");
+    let o = wt(&[
+        "compare",
+        &s(&gold),
+        &s(&own),
+        "--dataset",
+        &suite(),
+        "--out",
+        &s(&cmp),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let fig = json(&cmp.join("self-conditioning.json"));
+    assert_eq!(fig["propagation_own"]["share"], 1.0);
+    assert_eq!(fig["propagation_gold"]["failures_with_predecessor"], 0);
+    assert!(fig["propagation_gold"]["share"].is_null());
+    assert!(std::fs::read_to_string(cmp.join("compare.html"))
+        .expect("html")
+        .contains("self-conditioning"));
+
+    // Recompute by position and by transitions from the per-task labels.
+    let find = |sess: u64, pos: u64| {
+        gold_labels
+            .iter()
+            .find(|g| g.0 == sess && g.1 == pos)
+            .map(|g| g.2)
+            .expect("paired")
+    };
+    let check = |group: &str, key_of: &dyn Fn(&Label) -> String| {
+        for c in fig[group].as_array().expect("group") {
+            let key = c["key"].as_str().expect("key").to_owned();
+            let members: Vec<_> = own_labels.iter().filter(|o| key_of(o) == key).collect();
+            assert_eq!(
+                c["tasks"].as_u64(),
+                Some(members.len() as u64),
+                "{group} {key}"
+            );
+            if members.is_empty() {
+                continue;
+            }
+            let n = members.len() as f64;
+            let own_rate = members.iter().filter(|o| o.2).count() as f64 / n;
+            let gold_rate = members.iter().filter(|o| find(o.0, o.1)).count() as f64 / n;
+            let d = c["delta"]["estimate"].as_f64().expect("delta");
+            assert!(
+                (d - (own_rate - gold_rate)).abs() < 1e-12,
+                "{group} {key}: {d}"
+            );
+            let a_higher = members.iter().filter(|o| o.2 && !find(o.0, o.1)).count() as u64;
+            let b_higher = members.iter().filter(|o| !o.2 && find(o.0, o.1)).count() as u64;
+            assert_eq!(c["a_higher"].as_u64(), Some(a_higher));
+            assert_eq!(c["b_higher"].as_u64(), Some(b_higher));
+            let p = wildtool_core::compare::exact::mcnemar_exact(a_higher, b_higher);
+            assert!((c["p"].as_f64().expect("p") - p).abs() < 1e-12);
+        }
+    };
+    check("by_position", &|o| (o.1 + 1).to_string());
+    check("by_transitions", &|o| o.3.to_string());
+}
