@@ -1,24 +1,13 @@
 //! Small view pieces shared by several views.
 
-use wildtool_core::chart::{format_percent, ChartTable};
+use wildtool_core::chart::format_percent;
 use wildtool_core::report::RunReport;
 
-use crate::shown::{Chart, ShownRun};
+use crate::shown::ShownRun;
 use crate::state::Tone;
 use crate::ui::{el, el_text, Element, Node};
 
-/// A button dispatching `action` with `arg`.
-pub fn button(label: &str, action: &str, arg: &str) -> Element {
-    el("button")
-        .attr("type", "button")
-        .action(action, arg)
-        .text(label)
-}
-
-/// A view heading that takes focus when the view is entered.
-pub fn heading(tag: &'static str, id: &str, text: &str) -> Element {
-    el(tag).id(id).attr("tabindex", "-1").text(text)
-}
+pub use wildtool_views::widgets::{button, heading, plural, table};
 
 /// A labelled text-like input bound to setup field `name`.
 pub fn field(label: &str, name: &str, kind: &str, value: &str) -> Vec<Node> {
@@ -132,37 +121,6 @@ pub fn headline(id: &str, shown: &ShownRun) -> Element {
                 })
                 .unwrap_or_else(|| "no Sequential or Mixed tasks scored".into()),
         ))
-}
-
-/// A data table.
-pub fn table(t: &ChartTable) -> Element {
-    crate::ui::data_table(&t.caption, &t.headers, &t.rows)
-}
-
-/// A chart figure: the SVG, its data table and downloads.
-pub fn chart_figure(c: &Chart) -> Element {
-    el("figure")
-        .class("chart")
-        .attr("data-chart", c.id.clone())
-        .key(c.id.clone())
-        .child(el("div").class("chart-box").child(Node::Svg(c.svg.clone())))
-        .child(
-            el("div")
-                .class("chart-tools")
-                .child(
-                    el("details")
-                        .child(el_text("summary", "Data table"))
-                        .child(el("div").class("table-box").child(table(&c.table))),
-                )
-                .child(
-                    button("SVG", "chart-svg", &c.id)
-                        .attr("aria-label", format!("Download {} as SVG", c.title)),
-                )
-                .child(
-                    button("PNG", "chart-png", &c.id)
-                        .attr("aria-label", format!("Download {} as PNG", c.title)),
-                ),
-        )
 }
 
 /// A date as `YYYY-MM-DD HH:MM UTC` from milliseconds since the epoch.

@@ -1,0 +1,111 @@
+//! Small view pieces both page modules use.
+
+use wildtool_core::chart::{self, ChartSpec, ChartTable, Layout};
+use wildtool_ui::{el, el_text, Element, Node};
+
+/// A button dispatching `action` with `arg`.
+pub fn button(label: &str, action: &str, arg: &str) -> Element {
+    el("button")
+        .attr("type", "button")
+        .action(action, arg)
+        .text(label)
+}
+
+/// A view heading that takes focus when the view is entered.
+pub fn heading(tag: &'static str, id: &str, text: &str) -> Element {
+    el(tag).id(id).attr("tabindex", "-1").text(text)
+}
+
+/// `n` and a noun, `s` added unless `n` is 1.
+pub fn plural(n: usize, one: &str) -> String {
+    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A data table (first column as row headers).
+pub fn table(t: &ChartTable) -> Element {
+    wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
+}
+
+/// A chart drawn for the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Chart {
+    /// Stable id (`by-type` …).
+    pub id: String,
+    /// Title.
+    pub title: String,
+    /// SVG markup.
+    pub svg: String,
+    /// Data table.
+    pub table: ChartTable,
+    /// Natural size (CSS pixels).
+    pub size: (f64, f64),
+}
+
+impl Chart {
+    /// Renders `spec` with `layout`.
+    pub fn of(spec: &ChartSpec, layout: Layout) -> Chart {
+        let svg = chart::render_svg_with(spec, layout);
+        Chart {
+            id: spec.id.clone(),
+            title: spec.title.clone(),
+            size: svg_size(&svg),
+            table: chart::table(spec),
+            svg,
+        }
+    }
+}
+
+/// The `width`/`height` attributes of an `<svg>` start tag (640 × 400 when absent).
+pub fn svg_size(svg: &str) -> (f64, f64) {
+    let head = svg.split('>').next().unwrap_or("");
+    let attr = |name: &str| {
+        let key = format!(" {name}=\"");
+        head.find(&key)
+            .and_then(|i| head[i + key.len()..].split('"').next())
+            .and_then(|v| v.parse::<f64>().ok())
+    };
+    (
+        attr("width").unwrap_or(640.0),
+        attr("height").unwrap_or(400.0),
+    )
+}
+
+/// A chart figure: the SVG, its data table and downloads.
+pub fn chart_figure(c: &Chart) -> Element {
+    el("figure")
+        .class("chart")
+        .attr("data-chart", c.id.clone())
+        .key(c.id.clone())
+        .child(el("div").class("chart-box").child(Node::Svg(c.svg.clone())))
+        .child(
+            el("div")
+                .class("chart-tools")
+                .child(
+                    el("details")
+                        .child(el_text("summary", "Data table"))
+                        .child(el("div").class("table-box").child(table(&c.table))),
+                )
+                .child(
+                    button("SVG", "chart-svg", &c.id)
+                        .attr("aria-label", format!("Download {} as SVG", c.title)),
+                )
+                .child(
+                    button("PNG", "chart-png", &c.id)
+                        .attr("aria-label", format!("Download {} as PNG", c.title)),
+                ),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn svg_size_reads_the_start_tag() {
+        assert_eq!(
+            svg_size(r#"<svg xmlns="x" width="640" height="212.5"><rect width="3"/></svg>"#),
+            (640.0, 212.5)
+        );
+        assert_eq!(svg_size("<svg>"), (640.0, 400.0));
+    }
+}
