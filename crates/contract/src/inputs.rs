@@ -55,3 +55,63 @@ pub struct ShareDecodeInput {
     /// Every task of the dataset, in dataset order.
     pub shapes: Vec<TaskShape>,
 }
+
+/// The history list ([`crate::Call::HistoryList`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryInput {
+    /// The history has been read.
+    pub loaded: bool,
+    /// Runs can be resumed now (no run is active).
+    pub can_resume: bool,
+    /// The runs, newest first.
+    pub entries: Vec<HistoryRow>,
+}
+
+/// One run of the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// History id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+    /// The label being typed, while the run is renamed.
+    pub renaming: Option<String>,
+    /// The run is in the comparison.
+    pub compared: bool,
+    /// Status (`done`, `partial` …).
+    pub status: String,
+    /// Task accuracy as displayed.
+    pub task_accuracy: Option<String>,
+    /// Tasks scored.
+    pub tasks_scored: u64,
+    /// Tasks of the dataset.
+    pub tasks_total: u64,
+    /// Dataset name.
+    pub dataset_name: String,
+    /// Dataset fingerprint.
+    pub dataset_fingerprint: String,
+    /// How the run came to the page (`live`, `upload`, `link`).
+    pub kind: String,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Model name.
+    pub model: String,
+    /// Start (ms since the epoch).
+    pub started_ms: f64,
+    /// The endpoint's host.
+    pub endpoint_host: Option<String>,
+    /// Requests sent.
+    pub requests: u64,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Duration in seconds.
+    pub duration_s: Option<f64>,
+    /// Why the run ended early.
+    pub reason: Option<String>,
+    /// A checkpoint is stored.
+    pub has_checkpoint: bool,
+    /// The run can be resumed.
+    pub resumable: bool,
+}

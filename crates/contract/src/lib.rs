@@ -87,6 +87,8 @@ calls! {
     ShareEncode => "share_encode",
     /// The outcomes a share link carries, as a JSON list ([`inputs::ShareDecodeInput`]).
     ShareDecode => "share_decode",
+    /// The history list ([`inputs::HistoryInput`]).
+    HistoryList => "history_list",
 }
 
 #[cfg(test)]

@@ -21,6 +21,12 @@ pub fn chart_file(input: &str) -> Result<String, LabError> {
     Ok(format!("{} {} {}\n{}", c.size.0, c.size.1, c.id, c.svg))
 }
 
+/// The history list (wire JSON of an `ol`, or a note).
+pub fn history_list(input: &str) -> Result<String, LabError> {
+    let input: wildtool_contract::inputs::HistoryInput = read(input)?;
+    Ok(wildtool_views::history::view(&input).to_json())
+}
+
 /// A run's share link text (`v1.…`).
 pub fn share_encode(input: &str) -> Result<String, LabError> {
     let input: ShareEncodeInput = read(input)?;

@@ -139,6 +139,8 @@ calls! {
     ShareEncode, share_encode => crate::dashboard::share_encode;
     /// The outcomes of a share link (see [`dashboard::share_decode`]).
     ShareDecode, share_decode => crate::dashboard::share_decode;
+    /// The history list (see [`dashboard::history_list`]).
+    HistoryList, history_list => crate::dashboard::history_list;
 }
 
 #[cfg(test)]

@@ -9,4 +9,5 @@
 #![warn(missing_docs)]
 
 pub mod dashboard;
+pub mod history;
 pub mod widgets;

@@ -591,6 +591,15 @@ impl AppState {
                 fx
             }
             View::Compare => self.compare_refresh(),
+            View::History => {
+                let input = crate::views::history::input(self);
+                self.movable_refresh(
+                    crate::placement::HISTORY_LIST,
+                    Call::HistoryList,
+                    LabPurpose::HistoryList,
+                    &input,
+                )
+            }
             _ => Vec::new(),
         }
     }

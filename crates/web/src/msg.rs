@@ -119,6 +119,8 @@ pub enum LabPurpose {
     Share,
     /// The outcomes of a share link being opened.
     ShareDecode,
+    /// The history list.
+    HistoryList,
 }
 
 /// What a request beside the run's own is for.

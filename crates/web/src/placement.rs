@@ -27,6 +27,9 @@ pub enum Place {
 /// The dashboard's charts (`wildtool_views::dashboard`).
 pub const DASHBOARD_CHARTS: Place = Place::Lab;
 
+/// The history list (`wildtool_views::history`).
+pub const HISTORY_LIST: Place = Place::Lab;
+
 impl AppState {
     /// Asks the lab module for a movable view placed there when its input changed since
     /// the last call for `purpose`.

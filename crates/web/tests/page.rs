@@ -263,6 +263,7 @@ impl Browser {
                             | Call::ShareEncode
                             | Call::ChartFile
                             | Call::ShareDecode
+                            | Call::HistoryList
                     ) {
                         self.lab_calls.push(call.name());
                     }
@@ -1260,7 +1261,7 @@ fn the_comparison_view_asks_the_lab_module_once_per_selection() {
     // Moving away and back, or any other message, does not compute it again.
     b.act("nav", "history", "");
     b.act("nav", "compare", "");
-    assert_eq!(b.lab_calls.len(), 1);
+    assert_eq!(b.lab_calls.len(), 1, "{:?}", b.lab_calls);
     // Renaming a run changes the comparison.
     b.act("history-rename", &gold, "");
     b.act("history-label", "", "the gold agent");

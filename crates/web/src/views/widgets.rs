@@ -7,7 +7,7 @@ use crate::shown::ShownRun;
 use crate::state::Tone;
 use crate::ui::{el, el_text, Element, Node};
 
-pub use wildtool_views::widgets::{button, heading, plural, table};
+pub use wildtool_views::widgets::{button, date, duration, heading, plural, table};
 
 /// A labelled text-like input bound to setup field `name`.
 pub fn field(label: &str, name: &str, kind: &str, value: &str) -> Vec<Node> {
@@ -121,63 +121,4 @@ pub fn headline(id: &str, shown: &ShownRun) -> Element {
                 })
                 .unwrap_or_else(|| "no Sequential or Mixed tasks scored".into()),
         ))
-}
-
-/// A date as `YYYY-MM-DD HH:MM UTC` from milliseconds since the epoch.
-pub fn date(ms: f64) -> String {
-    if !ms.is_finite() || ms <= 0.0 {
-        return "—".into();
-    }
-    let secs = (ms / 1000.0) as i64;
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = if m <= 2 { y + 1 } else { y };
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        rem / 3600,
-        (rem % 3600) / 60
-    )
-}
-
-/// Seconds as `12 s`, `3 min 4 s`, `1 h 2 min`.
-pub fn duration(s: Option<f64>) -> String {
-    match s {
-        Some(s) if s.is_finite() && s >= 0.0 => {
-            let s = s.round() as u64;
-            if s < 60 {
-                format!("{s} s")
-            } else if s < 3600 {
-                format!("{} min {} s", s / 60, s % 60)
-            } else {
-                format!("{} h {} min", s / 3600, (s % 3600) / 60)
-            }
-        }
-        _ => "—".into(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dates_and_durations() {
-        assert_eq!(date(0.0), "—");
-        assert_eq!(date(1_764_602_400_000.0), "2025-12-01 15:20 UTC");
-        assert_eq!(date(951_782_400_000.0), "2000-02-29 00:00 UTC");
-        assert_eq!(duration(Some(59.4)), "59 s");
-        assert_eq!(duration(Some(125.0)), "2 min 5 s");
-        assert_eq!(duration(Some(7300.0)), "2 h 1 min");
-        assert_eq!(duration(None), "—");
-    }
 }
