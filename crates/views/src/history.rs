@@ -115,7 +115,6 @@ pub fn view(input: &HistoryInput) -> Element {
                 "Reading the history…"
             },
         )
-        .id("history-list")
         .class("muted");
     }
     el("ol")

@@ -52,8 +52,9 @@ impl AppState {
         self.lab_call(call, text, purpose)
     }
 
-    /// A movable view: built here, or the lab module's latest answer for `purpose` (a
-    /// loading note with `id` until there is one). Inlined, so that a view placed in the
+    /// A movable view: built here, or the lab module's latest answer for `purpose` (until
+    /// there is one, a loading note `{id}-loading` marked `data-loading`, which the
+    /// end-to-end tests wait to be gone). Inlined, so that a view placed in the
     /// lab module is not linked into the app shell.
     #[inline(always)]
     pub fn movable<I>(
@@ -70,11 +71,15 @@ impl AppState {
         }
         match self.lab.answer(purpose) {
             Some(Ok(json)) => Node::Raw(json.clone()),
-            Some(Err(e)) => el_text("p", e.clone()).id(id).class("verdict error").into(),
+            Some(Err(e)) => el_text("p", e.clone())
+                .id(format!("{id}-error"))
+                .class("verdict error")
+                .into(),
             None => el("p")
-                .id(id)
+                .id(format!("{id}-loading"))
                 .class("muted")
                 .attr("aria-busy", "true")
+                .attr("data-loading", "lab")
                 .text(loading)
                 .into(),
         }

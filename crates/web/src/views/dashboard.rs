@@ -233,6 +233,7 @@ pub fn view(state: &AppState) -> Element {
                     .id("share-info")
                     .class("muted")
                     .attr("aria-busy", "true")
+                    .attr("data-loading", "lab")
                     .text("Making the share link…"),
             ),
         Some(Ok(link)) => {
