@@ -32,6 +32,8 @@ pub struct CompareArgs {
     pub labels: Vec<String>,
     /// Candidate cap (for result files scored here).
     pub candidate_cap: usize,
+    /// JUnit and Markdown outputs (`--junit`, `--summary-md`).
+    pub ci: super::ci_out::CiOpts,
 }
 
 impl CompareArgs {
@@ -49,6 +51,7 @@ impl CompareArgs {
             lang,
             labels: Vec::new(),
             candidate_cap,
+            ci: super::ci_out::CiOpts::default(),
         }
     }
 }
@@ -71,6 +74,8 @@ struct LoadedTrial {
     outcomes: Vec<TaskOutcome>,
     /// A ledger-environment run (outcomes are env_success).
     env: bool,
+    /// The cost its `report.json` records (runs priced with `--prices`).
+    cost: Option<wildtool_core::cost::CostFigures>,
 }
 
 /// An env run's `env-result.jsonl`: its outcomes are `env_success` per task (a wildtool
@@ -96,6 +101,7 @@ fn from_env(
         fingerprint: dataset_fp,
         outcomes: wildtool_core::ledger::outcomes::env_outcomes(loaded, &scored.sessions),
         env: true,
+        cost: None,
     })
 }
 
@@ -118,6 +124,7 @@ fn from_report(path: &Path) -> Result<LoadedTrial, CompareCmdError> {
         fingerprint,
         outcomes: doc.tasks,
         env: false,
+        cost: doc.cost,
     })
 }
 
@@ -183,6 +190,7 @@ fn from_results(
         fingerprint: dataset_fp,
         outcomes,
         env: false,
+        cost: None,
     })
 }
 
@@ -269,7 +277,7 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
-) -> Result<(RunInput, bool), CompareCmdError> {
+) -> Result<(RunInput, bool, Option<wildtool_core::cost::CostFigures>), CompareCmdError> {
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
         vec![load_trial(path, loaded, dataset_fp, args)?]
@@ -300,6 +308,13 @@ fn load_run(
         .iter()
         .find_map(|p| p.label.clone())
         .unwrap_or_else(|| fallback_label(path));
+    // A cost only when every trial was priced (with the same prices).
+    let costs: Vec<_> = parts.iter().filter_map(|p| p.cost.clone()).collect();
+    let cost = if costs.len() == parts.len() {
+        wildtool_core::cost::CostFigures::combine(&costs)
+    } else {
+        None
+    };
     Ok((
         RunInput {
             label,
@@ -307,6 +322,7 @@ fn load_run(
             trials: parts.into_iter().map(|p| p.outcomes).collect(),
         },
         env,
+        cost,
     ))
 }
 
@@ -314,6 +330,8 @@ fn load_run(
 pub(crate) struct LoadedRuns {
     /// The runs, labelled, in argument order.
     pub runs: Vec<RunInput>,
+    /// Their costs, when every trial's `report.json` records one.
+    pub costs: Vec<Option<wildtool_core::cost::CostFigures>>,
     /// The dataset's tasks.
     pub shapes: Vec<TaskShape>,
     /// The dataset's fingerprint.
@@ -347,8 +365,10 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     let shapes = task_shapes(&loaded);
     let mut runs = Vec::with_capacity(args.runs.len());
     let mut kinds = Vec::with_capacity(args.runs.len());
+    let mut costs = Vec::with_capacity(args.runs.len());
     for (i, path) in args.runs.iter().enumerate() {
-        let (mut run, env) = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env, cost) = load_run(path, &loaded, dataset_fp, args)?;
+        costs.push(cost);
         if let Some(label) = args.labels.get(i) {
             run.label = label.clone();
         }
@@ -368,6 +388,7 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     }
     Ok(LoadedRuns {
         runs,
+        costs,
         shapes,
         fingerprint: dataset_fp,
         env,
@@ -380,14 +401,22 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
         return Err(usage("give at least two runs to compare".to_owned()));
     }
     let loaded = load_runs(args)?;
+    if loaded.env && (args.ci.junit.is_some() || args.ci.summary_md.is_some()) {
+        return Err(usage(
+            "--junit and --summary-md describe official runs; ledger-environment runs (a wildtool extension) are compared in compare.json and compare.html".to_owned(),
+        ));
+    }
     if loaded.env {
         println!(
             "{}: runs paired on env_success",
             wildtool_core::ledger::metrics::EXTENSION_LABEL
         );
     }
-    let doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
+    let mut doc = compare_runs(&loaded.runs, loaded.dataset(), &BootstrapOptions::default())
         .map_err(|e| usage(e.to_string()))?;
+    for (run, cost) in doc.runs.iter_mut().zip(&loaded.costs) {
+        run.cost = cost.clone();
+    }
     fs::create_dir_all(&args.out).map_err(at(&args.out))?;
     let json_path = args.out.join("compare.json");
     fs::write(&json_path, doc.to_json() + "\n").map_err(at(&json_path))?;
@@ -400,5 +429,74 @@ pub fn compare(args: &CompareArgs) -> Result<(), CompareCmdError> {
     fs::write(&html_path, compare_html(&doc, &dataset_label)).map_err(at(&html_path))?;
     print!("{}", summary_text(&doc));
     println!("wrote {}, {}", json_path.display(), html_path.display());
+    write_ci(args, &loaded, &doc)?;
     Ok(())
+}
+
+/// `--junit`: one suite per run (a case per task, failures with the error class and the
+/// first differing argument where the run's directory holds its `score.jsonl`);
+/// `--summary-md`: every pair's Markdown summary, in the order of `compare.json`.
+fn write_ci(
+    args: &CompareArgs,
+    loaded: &LoadedRuns,
+    doc: &wildtool_core::compare::CompareDoc,
+) -> Result<(), CompareCmdError> {
+    use super::ci_out::{read_dirs, write_junit, write_md};
+    if args.ci.junit.is_none() && args.ci.summary_md.is_none() {
+        return Ok(());
+    }
+    let dirs: Vec<_> = args
+        .runs
+        .iter()
+        .map(|p| read_dirs(std::slice::from_ref(p)))
+        .collect();
+    if let Some(path) = &args.ci.junit {
+        let suites: Vec<_> = loaded
+            .runs
+            .iter()
+            .zip(&dirs)
+            .map(|(run, dir)| {
+                let details = if dir.details.iter().any(|d| !d.is_empty()) {
+                    dir.details.clone()
+                } else {
+                    Vec::new()
+                };
+                wildtool_core::ci::junit::run_suite(
+                    &run.label,
+                    &loaded.shapes,
+                    &run.trials,
+                    &details,
+                    &Default::default(),
+                )
+            })
+            .collect();
+        write_junit(path, &suites)?;
+    }
+    if let Some(path) = &args.ci.summary_md {
+        let cost = |i: usize| {
+            dirs.get(i)
+                .and_then(|d| d.report.as_ref())
+                .and_then(|r| r.cost.clone())
+        };
+        let mut md = String::new();
+        for pair in &doc.pairs {
+            let (a, b) = (
+                pair_index(doc, &pair.a).and_then(cost),
+                pair_index(doc, &pair.b).and_then(cost),
+            );
+            md.push_str(&wildtool_core::ci::summary::pair_markdown(
+                pair,
+                None,
+                [a.as_ref(), b.as_ref()],
+            ));
+            md.push('\n');
+        }
+        write_md(path, &format!("{}\n", md.trim_end()))?;
+    }
+    Ok(())
+}
+
+/// The position of the run labelled `label` in `doc.runs`.
+fn pair_index(doc: &wildtool_core::compare::CompareDoc, label: &str) -> Option<usize> {
+    doc.runs.iter().position(|r| r.label == label)
 }

@@ -5,7 +5,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use wildtool_core::compare::gate::{gate_runs, metric_named, metric_names, GateRule};
+use wildtool_core::compare::gate::{
+    gate_runs, metric_mismatch, metric_named, metric_names, GateRule,
+};
 use wildtool_core::compare::BootstrapOptions;
 use wildtool_core::dataset::Lang;
 
@@ -81,6 +83,9 @@ fn decide(args: &GateArgs) -> Result<ExitCode, GateCmdError> {
         args.lang,
         args.candidate_cap,
     ))?;
+    if let Some(why) = metric_mismatch(metric, loaded.env) {
+        return Err(GateCmdError::Unusable(why));
+    }
     let [baseline, candidate] = loaded.runs.as_slice() else {
         return Err(GateCmdError::Unusable("two runs are needed".to_owned()));
     };

@@ -256,6 +256,8 @@ enum Command {
         /// files; see `wildtool score --help`).
         #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
         candidate_cap: usize,
+        #[command(flatten)]
+        ci: ci_out::CiOpts,
     },
     /// Gate a candidate run against a baseline run for CI: exit 1 only when the candidate
     /// is worse with evidence (the paired exact test's p below --alpha and the paired
@@ -353,7 +355,8 @@ struct GateOpts {
     #[arg(long)]
     dataset: PathBuf,
     /// What to gate on: task (task accuracy), session (session accuracy) or names
-    /// (tool-name accuracy).
+    /// (tool-name accuracy) for official runs; env_task or env_session (env_success of
+    /// tasks or whole sessions) for ledger-environment runs, a wildtool extension.
     #[arg(long, default_value = "task")]
     metric: String,
     /// Significance level of the paired exact test; the interval's confidence is 1 − alpha.
@@ -691,6 +694,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             labels,
             lang,
             candidate_cap,
+            ci,
         } => {
             compare_cmd::compare(&compare_cmd::CompareArgs {
                 runs,
@@ -699,6 +703,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 lang: lang.into(),
                 labels,
                 candidate_cap,
+                ci,
             })?;
             ExitCode::SUCCESS
         }

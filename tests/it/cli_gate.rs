@@ -192,8 +192,48 @@ fn gate_junit_and_cost_against_the_mock() {
         s(&mini_path()),
         "--out",
         s(&dir.join("cmp")),
+        "--junit",
+        s(&dir.join("cmp.xml")),
+        "--summary-md",
+        s(&dir.join("cmp.md")),
     ]);
-    assert!(cmp.status.success());
+    assert!(
+        cmp.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cmp.stderr)
+    );
+    // compare --junit: one suite per run (a case per task), read by a real parser; its
+    // counts are the two runs' together.
+    let counts = junit_counts(&dir.join("cmp.xml"));
+    assert_eq!(num(&counts, &["tests"]), 64.0, "{counts:?}");
+    let (ra, rc) = (json(&a.join("report.json")), json(&c.join("report.json")));
+    let correct = |r: &Value| num(r, &["report", "task_accuracy", "correct"]);
+    let scored = |r: &Value| num(r, &["tasks_scored"]);
+    assert_eq!(num(&counts, &["passed"]), correct(&ra) + correct(&rc));
+    assert_eq!(
+        num(&counts, &["failed"]),
+        scored(&ra) - correct(&ra) + scored(&rc) - correct(&rc)
+    );
+    assert!(correct(&rc) < correct(&ra), "the worse run fails tasks");
+    // The priced run's cost is compare's too (compare.json and compare.html); the unpriced
+    // one says so.
+    let cmp_doc = json(&dir.join("cmp/compare.json"));
+    let run_cost = |i: usize| {
+        cmp_doc
+            .get("runs")
+            .and_then(|r| r.as_array())
+            .and_then(|r| r.get(i))
+            .and_then(|r| r.get("cost"))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(num(&run_cost(0), &["total"]), num(&ra, &["cost", "total"]));
+    assert_eq!(run_cost(1), Value::Null, "run c was not priced");
+    let html = std::fs::read_to_string(dir.join("cmp/compare.html")).unwrap_or_default();
+    assert!(html.contains("Cost per solved task") && html.contains("not priced"));
+    let md = std::fs::read_to_string(dir.join("cmp.md")).unwrap_or_default();
+    assert!(md.starts_with("### wildtool: "), "{md}");
+    assert!(!md.contains("**Gate:**"), "compare has no verdict: {md}");
     let doc = json(&dir.join("cmp/compare.json"));
     let p = doc
         .get("pairs")

@@ -343,3 +343,60 @@ fn validate_export_report_and_compare() {
     assert!(o.status.success(), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stdout).contains("runs paired on env_success"));
 }
+
+#[test]
+fn gate_reads_env_runs_with_env_metrics_only() {
+    let out = tmp("gate-env");
+    let o = gold_run(&out, &[]);
+    assert!(o.status.success(), "{o:?}");
+    let suite = s(&root("data/suite.jsonl"));
+    let gate = |a: &Path, b: &Path, metric: &str| {
+        wt(&[
+            "gate",
+            "--baseline",
+            &s(a),
+            "--candidate",
+            &s(b),
+            "--dataset",
+            &suite,
+            "--metric",
+            metric,
+        ])
+    };
+    for metric in ["env_task", "env_session"] {
+        let o = gate(&out, &out, metric);
+        assert_eq!(o.status.code(), Some(0), "{metric}: {o:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("ledger environment"),
+            "{metric}: the verdict names the extension: {o:?}"
+        );
+    }
+    // An official metric on env runs, and an env metric on official runs: exit 2, naming
+    // the metric to use.
+    let o = gate(&out, &out, "task");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("env_task"),
+        "{o:?}"
+    );
+    let off = tmp("gate-official");
+    assert!(wt(&[
+        "run",
+        "--provider",
+        "gold",
+        "--dataset",
+        &suite,
+        "--sessions",
+        "0-1",
+        "--out",
+        &s(&off)
+    ])
+    .status
+    .success());
+    let o = gate(&off, &off, "env_task");
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("official runs"),
+        "{o:?}"
+    );
+}

@@ -47,6 +47,9 @@ pub struct GateMetric {
     pub unit: GateUnit,
     /// Whether a scored task passes under this metric.
     pub passes: fn(&TaskOutcome) -> bool,
+    /// Whether the metric reads ledger-environment runs (a wildtool extension, whose
+    /// outcomes are `env_success`) rather than official ones; the two never mix.
+    pub env: bool,
 }
 
 /// Every gateable metric; the first is the default.
@@ -56,20 +59,53 @@ pub const METRICS: &[GateMetric] = &[
         title: "task accuracy",
         unit: GateUnit::Task,
         passes: |o| o.correct,
+        env: false,
     },
     GateMetric {
         name: "session",
         title: "session accuracy",
         unit: GateUnit::Session,
         passes: |o| o.correct,
+        env: false,
     },
     GateMetric {
         name: "names",
         title: "tool-name accuracy",
         unit: GateUnit::Task,
         passes: |o| o.name_correct,
+        env: false,
+    },
+    GateMetric {
+        name: "env_task",
+        title: "env task success (ledger environment, a wildtool extension)",
+        unit: GateUnit::Task,
+        passes: |o| o.correct,
+        env: true,
+    },
+    GateMetric {
+        name: "env_session",
+        title: "env session success (ledger environment, a wildtool extension)",
+        unit: GateUnit::Session,
+        passes: |o| o.correct,
+        env: true,
     },
 ];
+
+/// Why `metric` cannot gate these runs: an official metric on ledger-environment runs or
+/// an env metric on official runs (`None` when they fit).
+pub fn metric_mismatch(metric: &GateMetric, env_runs: bool) -> Option<String> {
+    match (metric.env, env_runs) {
+        (false, true) => Some(format!(
+            "these are ledger-environment runs (a wildtool extension): --metric {} reads official runs; use --metric env_task or env_session",
+            metric.name
+        )),
+        (true, false) => Some(format!(
+            "--metric {} reads ledger-environment runs (env-result.jsonl); these are official runs: use task, session or names",
+            metric.name
+        )),
+        _ => None,
+    }
+}
 
 /// The metric named `name` (`None` when there is none).
 pub fn metric_named(name: &str) -> Option<&'static GateMetric> {

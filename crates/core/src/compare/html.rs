@@ -290,24 +290,43 @@ pub fn compare_html(doc: &CompareDoc, dataset_label: &str) -> String {
             doc.dataset.fingerprint, doc.dataset.sessions, doc.dataset.tasks, doc.scorer
         ),
     );
+    // The cost columns appear when a run was priced (`--prices`); an unpriced run reads
+    // "not priced" there, never a number.
+    let priced = doc.runs.iter().any(|r| r.cost.is_some());
+    let mut headers = vec![
+        "Run".to_owned(),
+        "Trials".to_owned(),
+        "Tasks scored".to_owned(),
+        "Status".to_owned(),
+    ];
+    if priced {
+        headers.extend(["Cost".to_owned(), "Cost per solved task".to_owned()]);
+    }
     let runs = ChartTable {
         caption: "Runs".to_owned(),
-        headers: vec![
-            "Run".to_owned(),
-            "Trials".to_owned(),
-            "Tasks scored".to_owned(),
-            "Status".to_owned(),
-        ],
+        headers,
         rows: doc
             .runs
             .iter()
             .map(|r| {
-                vec![
+                let mut row = vec![
                     r.label.clone(),
                     r.trials.to_string(),
                     format!("{} of {}", r.tasks_scored, doc.dataset.tasks),
                     status_text(r.status).to_owned(),
-                ]
+                ];
+                if priced {
+                    match &r.cost {
+                        Some(c) => row.extend([
+                            crate::cost::figures::money(c.total),
+                            c.per_solved_task
+                                .map(crate::cost::figures::money)
+                                .unwrap_or_else(|| "no solved task".to_owned()),
+                        ]),
+                        None => row.extend(["not priced".to_owned(), "not priced".to_owned()]),
+                    }
+                }
+                row
             })
             .collect(),
     };
