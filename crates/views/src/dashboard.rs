@@ -3,32 +3,16 @@
 
 use wildtool_contract::inputs::{ChartFileInput, ChartsInput};
 use wildtool_core::chart::dashboard;
-use wildtool_core::chart::Layout;
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
 use wildtool_core::report::RunReport;
 use wildtool_ui::{el, el_text, Element};
 
-use crate::widgets::{button, chart_figure, plural, Chart};
-
-fn layout(input: &ChartsInput) -> Layout {
-    Layout {
-        width: if input.width.is_finite() && input.width > 0.0 {
-            input.width
-        } else {
-            Layout::STANDARD.width
-        },
-        min_font: if input.min_font.is_finite() {
-            input.min_font.max(0.0)
-        } else {
-            0.0
-        },
-    }
-}
+use crate::widgets::{button, chart_figure, layout, plural, Chart};
 
 /// Every chart of the dashboard, the comparison chart last.
 pub fn charts(input: &ChartsInput) -> Vec<Chart> {
     let report = RunReport::from_outcomes(&input.outcomes);
-    let layout = layout(input);
+    let layout = layout(input.width, input.min_font);
     let mut out: Vec<Chart> = dashboard::standard_charts(&input.label, &report)
         .iter()
         .map(|s| Chart::of(s, layout))

@@ -26,6 +26,23 @@ pub fn table(t: &ChartTable) -> Element {
     wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
 }
 
+/// The chart layout for a page `width` (CSS pixels) and smallest text `min_font` as the
+/// page sends them (the standard width when not a positive number).
+pub fn layout(width: f64, min_font: f64) -> Layout {
+    Layout {
+        width: if width.is_finite() && width > 0.0 {
+            width
+        } else {
+            Layout::STANDARD.width
+        },
+        min_font: if min_font.is_finite() {
+            min_font.max(0.0)
+        } else {
+            0.0
+        },
+    }
+}
+
 /// A chart drawn for the page.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Chart {
