@@ -6,7 +6,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 
 let server;
 let browser;
@@ -127,6 +127,8 @@ test('keyboard: Start moves focus to the run view, focus is always visible, no i
   await page.waitForFunction(() => document.body.dataset.view === 'run');
   await page.waitForFunction(() => document.activeElement?.id === 'run-title' || document.activeElement?.id === 'dashboard-title');
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  // The dashboard's charts are drawn by the lab module (a loading note until they arrive).
+  await drawn(page);
   // Walk the whole tab order: every stop is visible and shows a focus indicator.
   await page.evaluate(() => document.activeElement?.blur());
   const seen = new Set();

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 import { startMock } from './mock-openai.mjs';
 
 let server;
@@ -25,7 +25,10 @@ after(async () => {
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
-const waitDone = (page, timeout = 60_000) => page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout });
+const waitDone = async (page, timeout = 60_000) => {
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout });
+  await drawn(page);
+};
 const endpointRun = (url, extra = {}) => `${server.url}?${new URLSearchParams({ provider: 'openai', base_url: url, model: 'm', concurrency: '4', autorun: '1', ...extra })}`;
 
 /** A port on which nothing listens. */

@@ -74,6 +74,11 @@ export async function screenshot(page, name, { fullPage = true } = {}) {
  * timeout). The page renders on the next animation frame, so a value read right after an
  * event can still be the previous one.
  */
+/** Waits until no view is still waiting for the lab module (its loading notes gone). */
+export async function drawn(page, timeout = 30_000) {
+  await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout });
+}
+
 export async function settledValue(page, selector, value, timeout = 5_000) {
   try {
     await page.waitForFunction(

@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 
 const SUITE = join(ROOT, 'data/suite.jsonl');
 const MINI = join(ROOT, 'tests/fixtures/mini.jsonl');
@@ -49,6 +49,7 @@ async function agentRun(page, agent) {
   await page.selectOption('#m-provider', agent);
   await page.click('#start-run');
   await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 120_000 });
+  await drawn(page);
 }
 
 describe('lab module', () => {
@@ -57,9 +58,15 @@ describe('lab module', () => {
     const labRequests = [];
     page.on('request', (r) => { if (r.url().includes('/pkg/lab/')) labRequests.push(r.url()); });
     await page.waitForFunction(() => document.body.dataset.dataset);
+    assert.deepEqual(labRequests, [], 'the lab module is not loaded before a view needs it');
     await agentRun(page, 'gold');
     await agentRun(page, 'baseline');
-    assert.deepEqual(labRequests, [], 'the lab module is not loaded before a view needs it');
+    // The dashboard's charts are drawn by the lab module: loaded once, for the first one.
+    assert.deepEqual(
+      labRequests.map((u) => u.split('/pkg/lab/')[1]),
+      ['wildtool_lab.js', 'wildtool_lab_bg.wasm'],
+      'the lab module is loaded once, when the first dashboard is drawn',
+    );
     await page.click('nav [data-view="compare"]');
     assert.equal(await hook(page, 'compare'), 'waiting');
     const boxes = await page.$$('#compare-picker input[type="checkbox"]');

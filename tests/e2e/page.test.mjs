@@ -8,7 +8,7 @@ import { mkdir, mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 import { HOSTILE, startMock } from './mock-openai.mjs';
 
 const run = promisify(execFile);
@@ -44,6 +44,7 @@ async function downloadText(page, selector) {
 
 async function waitDone(page, timeout = 180_000) {
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout });
+  await drawn(page);
 }
 
 const headline = (page) => page.$$eval('#headline .metric-value', (v) => v.map((x) => x.textContent));
@@ -475,6 +476,7 @@ describe('share links', () => {
       await opened.waitForFunction(() => document.body.dataset.share === 'opened', null, { timeout: 30_000 });
       assert.match(await opened.textContent('#status'), /Loaded from a share link/);
       assert.deepEqual(await headline(opened), before);
+      await drawn(opened);
       assert.deepEqual(await opened.$$eval('#charts table.data-table', (t) => t.map((x) => x.textContent)), tables);
       await screenshot(opened, 'shared-link.png');
       assert.deepEqual(problems, []);

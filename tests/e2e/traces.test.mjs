@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 
 const DATASET = 'data/e2e-traces-1024.jsonl';
 
@@ -87,6 +87,7 @@ const clickAndPaint = (page, selector) => page.evaluate(async (sel) => {
 test('traces on a 1,024-task run: class buttons, search, sort, deep links, screenshots', async () => {
   const { page, problems } = await openPage(browser.context, `${server.url}?dataset=${DATASET}&provider=baseline&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 300_000 });
+  await drawn(page);
   assert.equal(JSON.parse(await hook(page, 'headline')).tasks_total, 1024);
 
   // The error taxonomy's classes, as buttons below its chart, open the matching traces.

@@ -9,11 +9,12 @@
 //! which the main module splices into its frame as `Node::Raw` without parsing it again.
 //! The main module reaches a call by name (its `Effect::Lab`); [`call`] dispatches by
 //! name natively (the page's tests), and on wasm32 each call is also exported under its
-//! name through wasm-bindgen. Calls are listed once, in [`CALLS`].
+//! name through wasm-bindgen. Calls are listed once, in [`calls!`] over the contract's `Call`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod dashboard;
 pub mod generate;
 pub mod leaderboard;
 pub mod probe;
@@ -22,6 +23,8 @@ pub mod sweep;
 pub mod trace;
 pub mod trials;
 pub mod widgets;
+
+pub use wildtool_contract::Call;
 
 /// Why a call failed; the message is shown to the user as it is.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +44,9 @@ pub enum LabError {
     /// The sweep's options are unusable (the core's reason).
     #[error("{0}")]
     Sweep(#[from] wildtool_core::sweep::SweepError),
+    /// A message to show as it is.
+    #[error("{0}")]
+    Message(String),
     /// A comparison link cannot be read (the core's reason).
     #[error("this comparison link cannot be opened: {0}")]
     Share(#[from] wildtool_core::share::ShareError),
@@ -51,18 +57,15 @@ pub(crate) fn read<T: serde::de::DeserializeOwned>(input: &str) -> Result<T, Lab
     serde_json::from_str(input).map_err(|e| LabError::Input(e.to_string()))
 }
 
-/// Declares the calls: the name → function table [`call`] and [`CALLS`] use, and the
-/// wasm-bindgen exports under the same names.
+/// Declares the calls: the exhaustive [`Call`] → function table [`call`] uses, and the
+/// wasm-bindgen exports under the calls' names. A [`Call`] without a line here is a
+/// compile error (the `match` in [`run`] is exhaustive).
 macro_rules! calls {
-    ($($(#[doc = $doc:literal])* $name:ident => $($path:ident)::+;)*) => {
-        /// Names of every call, in declaration order.
-        pub const CALLS: &[&str] = &[$(stringify!($name)),*];
-
-        /// Runs call `name` on `input` (what the page's `Effect::Lab` asks for).
-        pub fn call(name: &str, input: &str) -> Result<String, LabError> {
-            match name {
-                $(stringify!($name) => $($path)::+(input),)*
-                _ => Err(LabError::UnknownCall(name.to_owned())),
+    ($($(#[doc = $doc:literal])* $variant:ident, $name:ident => $($path:ident)::+;)*) => {
+        /// Runs `call` on `input`.
+        pub fn run(call: Call, input: &str) -> Result<String, LabError> {
+            match call {
+                $(Call::$variant => $($path)::+(input),)*
             }
         }
 
@@ -79,39 +82,65 @@ macro_rules! calls {
                 }
             )*
         }
+
+        #[cfg(test)]
+        const EXPORTED: &[(Call, &str)] = &[$((Call::$variant, stringify!($name))),*];
     };
+}
+
+/// Names of every call, in declaration order.
+pub fn calls() -> impl Iterator<Item = &'static str> {
+    Call::ALL.iter().map(|c| c.name())
+}
+
+/// Runs call `name` on `input` (what the page's `Effect::Lab` asks for).
+pub fn call(name: &str, input: &str) -> Result<String, LabError> {
+    match Call::from_name(name) {
+        Some(c) => run(c, input),
+        None => Err(LabError::UnknownCall(name.to_owned())),
+    }
 }
 
 calls! {
     /// The comparison view of two or more runs of one dataset (see [`compare`]).
-    compare_view => crate::compare::view;
+    CompareView, compare_view => crate::compare::view;
     /// A generated suite with its fingerprint and data card (see [`generate`]).
-    generate => crate::generate::generate;
+    Generate, generate => crate::generate::generate;
     /// A sweep's levels and their suites, checked (see [`sweep`]).
-    sweep_plan => crate::sweep::plan;
+    SweepPlan, sweep_plan => crate::sweep::plan;
     /// A sweep's analysis: `sweep.json`, `sweep.html` and the view (see [`sweep`]).
-    sweep_view => crate::sweep::view;
+    SweepView, sweep_view => crate::sweep::view;
     /// The comparison view of a comparison link (see [`compare::link_view`]).
-    compare_link_view => crate::compare::link_view;
+    CompareLinkView, compare_link_view => crate::compare::link_view;
     /// The repeated-trials panel of a run (see [`trials`]).
-    trials_view => crate::trials::view;
+    TrialsView, trials_view => crate::trials::view;
     /// The ranked leaderboard with the page's runs (see [`leaderboard`]).
-    leaderboard_view => crate::leaderboard::view;
+    LeaderboardView, leaderboard_view => crate::leaderboard::view;
     /// An opened step of a trace (see [`trace`]).
-    trace_step => crate::trace::step_view;
+    TraceStep, trace_step => crate::trace::step_view;
     /// The search text of every task of a run (see [`trace::search_texts`]).
-    trace_search_texts => crate::trace::search_texts;
+    TraceSearchTexts, trace_search_texts => crate::trace::search_texts;
     /// The dashboard's glossary (see [`trace::glossary_view`]).
-    glossary_view => crate::trace::glossary_view;
+    GlossaryView, glossary_view => crate::trace::glossary_view;
     /// One task's traces of two runs side by side (see [`trace::pair_view`]).
-    trace_pair => crate::trace::pair_view;
+    TracePair, trace_pair => crate::trace::pair_view;
     /// The streaming probe's requests (see [`probe`]).
-    probe_requests => crate::probe::requests;
+    ProbeRequests, probe_requests => crate::probe::requests;
     /// The streaming probe's verdict and report (see [`probe`]).
-    probe_report => crate::probe::report;
+    ProbeReport, probe_report => crate::probe::report;
     /// The page's readers of streamed responses (see [`stream`]; the one call that keeps
     /// state between calls).
-    stream_read => crate::stream::read_stream;
+    StreamRead, stream_read => crate::stream::read_stream;
+    /// The dashboard's charts (see [`dashboard::charts`]).
+    DashboardCharts, dashboard_charts => crate::dashboard::charts;
+    /// One dashboard chart as a file (see [`dashboard::chart_file`]).
+    ChartFile, chart_file => crate::dashboard::chart_file;
+    /// A run's share link (see [`dashboard::share_encode`]).
+    ShareEncode, share_encode => crate::dashboard::share_encode;
+    /// The outcomes of a share link (see [`dashboard::share_decode`]).
+    ShareDecode, share_decode => crate::dashboard::share_decode;
+    /// The history list (see [`dashboard::history_list`]).
+    HistoryList, history_list => crate::dashboard::history_list;
 }
 
 #[cfg(test)]
@@ -120,25 +149,12 @@ mod tests {
 
     #[test]
     fn calls_dispatch_by_name_and_refuse_unknown_names() {
-        assert_eq!(
-            CALLS,
-            &[
-                "compare_view",
-                "generate",
-                "sweep_plan",
-                "sweep_view",
-                "compare_link_view",
-                "trials_view",
-                "leaderboard_view",
-                "trace_step",
-                "trace_search_texts",
-                "glossary_view",
-                "trace_pair",
-                "probe_requests",
-                "probe_report",
-                "stream_read"
-            ]
-        );
+        // Every call of the contract is exported under its own name.
+        assert_eq!(EXPORTED.len(), Call::ALL.len());
+        for (c, name) in EXPORTED {
+            assert_eq!(c.name(), *name);
+        }
+        assert_eq!(calls().count(), Call::ALL.len());
         let e = call("no_such_call", "{}").unwrap_err();
         assert!(matches!(e, LabError::UnknownCall(ref n) if n == "no_such_call"));
         assert!(e.to_string().contains("no call named \"no_such_call\""));

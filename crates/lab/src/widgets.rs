@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use wildtool_core::chart::delta::{delta_table, describe_delta, render_delta_svg_with, DeltaChart};
-use wildtool_core::chart::{ChartTable, Layout};
+use wildtool_core::chart::Layout;
 use wildtool_ui::{el, el_text, Element, Node};
 
 /// What every view call knows about the page: where it is served (for links), the query
@@ -36,18 +36,7 @@ impl Default for PageContext {
 impl PageContext {
     /// The chart layout.
     pub fn layout(&self) -> Layout {
-        Layout {
-            width: if self.width.is_finite() && self.width > 0.0 {
-                self.width
-            } else {
-                Layout::STANDARD.width
-            },
-            min_font: if self.min_font.is_finite() {
-                self.min_font.max(0.0)
-            } else {
-                0.0
-            },
-        }
+        wildtool_views::widgets::layout(self.width, self.min_font)
     }
 
     /// A page address: `?` + `params` + the kept query.
@@ -63,10 +52,7 @@ impl PageContext {
 
 pub use wildtool_ui::encode_component as encode;
 
-/// A data table (first column as row headers).
-pub fn table(t: &ChartTable) -> Element {
-    wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
-}
+pub use wildtool_views::widgets::{button, table};
 
 /// A difference chart: the SVG, its description and its data table.
 pub fn delta_figure(c: &DeltaChart, layout: Layout) -> Element {
@@ -97,17 +83,4 @@ pub fn metric(id: &str, name: &str, value: String, ci: String, note: String) -> 
         .child(el_text("span", name).class("metric-name"))
         .child(el_text("span", ci).class("metric-ci"))
         .child(el_text("span", note).class("metric-note"))
-}
-
-/// A button dispatching `action` with `arg`.
-pub fn button(label: &str, action: &str, arg: &str) -> Element {
-    let b = el("button")
-        .attr("type", "button")
-        .attr("data-action", action)
-        .text(label);
-    if arg.is_empty() {
-        b
-    } else {
-        b.attr("data-arg", arg)
-    }
 }

@@ -305,7 +305,7 @@ impl Inner {
                                 }
                                 run.call2(
                                     &JsValue::NULL,
-                                    &JsValue::from_str(call),
+                                    &JsValue::from_str(call.name()),
                                     &JsValue::from_str(&input),
                                 )
                                 .map_err(|e| js_message(&e))

@@ -5,8 +5,13 @@
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::trace::Usage;
 
+use wildtool_contract::inputs::ChartFileInput;
+use wildtool_contract::Call;
+use wildtool_core::report::RunStatus;
+
 use crate::history::HistoryEntry;
-use crate::msg::Effect;
+use crate::msg::{Effect, LabPurpose};
+use crate::placement::{Place, DASHBOARD_CHARTS};
 use crate::shown::ShownRun;
 use crate::state::{AppState, Tone};
 
@@ -186,31 +191,95 @@ impl AppState {
         }
     }
 
-    /// Downloads a chart as SVG or PNG.
-    pub fn chart_download(&mut self, format: &str, id: &str) -> Vec<Effect> {
-        let Some(chart) = self.shown.as_ref().and_then(|s| s.chart(id)) else {
+    /// The dashboard's work after any message: its charts (when the lab module draws
+    /// them) and the share link, asked for when what they are made from changed.
+    pub fn dashboard_refresh(&mut self) -> Vec<Effect> {
+        let Some(s) = &self.shown else {
             return Vec::new();
         };
-        let name = format!("{}.{format}", safe_name(&chart.id));
-        if format == "png" {
-            vec![Effect::DownloadPng {
-                svg: chart.svg.clone(),
-                name,
-                width: chart.size.0,
-                height: chart.size.1,
-            }]
-        } else {
-            vec![Effect::Download {
-                name,
-                mime: "image/svg+xml",
-                data: chart.svg.clone(),
-            }]
+        let charts = (s.headline.status != RunStatus::Failed).then(|| s.charts_input());
+        let share = s.share.is_none().then(|| s.share_input());
+        let mut fx = Vec::new();
+        if let Some(input) = charts {
+            fx.extend(self.movable_refresh(
+                DASHBOARD_CHARTS,
+                Call::DashboardCharts,
+                LabPurpose::DashboardCharts,
+                &input,
+            ));
+        }
+        if let Some(input) = share {
+            let text = serde_json::to_string(&input).unwrap_or_default();
+            if self.lab.asked_with(LabPurpose::Share) != Some(text.as_str()) {
+                self.lab.ask_with(LabPurpose::Share, text.clone());
+                fx.extend(self.lab_call(Call::ShareEncode, text, LabPurpose::Share));
+            } else if !self.lab.busy(LabPurpose::Share) {
+                let answer = self.lab.answer(LabPurpose::Share).cloned();
+                if let (Some(s), Some(a)) = (&mut self.shown, answer) {
+                    s.share = Some(a);
+                }
+            }
+        }
+        fx
+    }
+
+    /// The lab module made (or refused) the shown run's share link.
+    pub fn share_arrived(&mut self, answer: Result<String, String>) -> Vec<Effect> {
+        if self.lab.settle(LabPurpose::Share, answer).is_some() {
+            // Taken by `dashboard_refresh` when it is the shown run's.
+            return self.dashboard_refresh();
+        }
+        Vec::new()
+    }
+
+    /// Downloads a chart as SVG or PNG (drawn where the dashboard's charts are).
+    pub fn chart_download(&mut self, format: &str, id: &str) -> Vec<Effect> {
+        let Some(s) = &self.shown else {
+            return Vec::new();
+        };
+        let input = ChartFileInput {
+            charts: s.charts_input(),
+            id: id.to_owned(),
+        };
+        let png = format == "png";
+        match DASHBOARD_CHARTS {
+            Place::Shell => match wildtool_views::dashboard::chart_file(&input) {
+                Some(c) => chart_effect(png, &c.id, c.size, c.svg),
+                None => Vec::new(),
+            },
+            Place::Lab => {
+                let text = serde_json::to_string(&input).unwrap_or_default();
+                self.lab_call(Call::ChartFile, text, LabPurpose::ChartFile(png))
+            }
+        }
+    }
+
+    /// The lab module drew a chart to download (`width height id`, a newline, the SVG).
+    pub fn chart_file_arrived(&mut self, png: bool, answer: Result<String, String>) -> Vec<Effect> {
+        let p = LabPurpose::ChartFile(png);
+        match self.lab.settle(p, answer) {
+            Some(Ok(text)) => {
+                self.lab.clear(p);
+                let (head, svg) = text.split_once('\n').unwrap_or(("", ""));
+                let mut f = head.splitn(3, ' ');
+                let (Some(w), Some(h), Some(id)) = (f.next(), f.next(), f.next()) else {
+                    return Vec::new();
+                };
+                let size = (w.parse().unwrap_or(640.0), h.parse().unwrap_or(400.0));
+                chart_effect(png, id, size, svg.to_owned())
+            }
+            Some(Err(e)) => {
+                self.lab.clear(p);
+                self.say(e, Tone::Error);
+                Vec::new()
+            }
+            None => Vec::new(),
         }
     }
 
     /// Copies the share link.
     pub fn copy_link(&mut self) -> Vec<Effect> {
-        match self.shown.as_ref().map(|s| s.share.clone()) {
+        match self.shown.as_ref().and_then(|s| s.share.clone()) {
             Some(Ok(link)) => vec![Effect::Copy(self.share_url(&link))],
             _ => Vec::new(),
         }
@@ -241,6 +310,24 @@ impl AppState {
             name: format!("{}_checkpoint.jsonl", safe_name(&label)),
             mime: "application/x-ndjson",
             data,
+        }]
+    }
+}
+
+/// The download of a chart.
+fn chart_effect(png: bool, id: &str, size: (f64, f64), svg: String) -> Vec<Effect> {
+    if png {
+        vec![Effect::DownloadPng {
+            svg,
+            name: format!("{}.png", safe_name(id)),
+            width: size.0,
+            height: size.1,
+        }]
+    } else {
+        vec![Effect::Download {
+            name: format!("{}.svg", safe_name(id)),
+            mime: "image/svg+xml",
+            data: svg,
         }]
     }
 }

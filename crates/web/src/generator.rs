@@ -30,9 +30,10 @@ use crate::ui::push_json_string;
 pub const PACKS: &str = "./data/packs.json";
 
 /// The lab calls used here.
-const GENERATE: &str = "generate";
-const SWEEP_PLAN: &str = "sweep_plan";
-const SWEEP_VIEW: &str = "sweep_view";
+use wildtool_contract::Call;
+const GENERATE: Call = Call::Generate;
+const SWEEP_PLAN: Call = Call::SweepPlan;
+const SWEEP_VIEW: Call = Call::SweepView;
 
 /// True for the lab purposes this module answers.
 pub fn owns(purpose: LabPurpose) -> bool {

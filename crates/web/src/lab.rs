@@ -24,36 +24,18 @@ use crate::msg::{Effect, GetPurpose, LabPurpose};
 use crate::route::{Location, View};
 use crate::state::{AppState, Tone};
 
-/// The lab module's call that renders the comparison of runs.
-pub const COMPARE_VIEW: &str = "compare_view";
-/// The lab module's call that renders the comparison a link carries.
-pub const COMPARE_LINK_VIEW: &str = "compare_link_view";
-/// The lab module's call that renders a run's repeated-trials panel.
-pub const TRIALS_VIEW: &str = "trials_view";
-/// The lab module's call that renders the ranked leaderboard.
-pub const LEADERBOARD_VIEW: &str = "leaderboard_view";
-/// The columns the ranked leaderboard sorts by (the lab module's names).
-pub const BOARD_KEYS: [&str; 7] = [
-    "task", "session", "single", "multi", "clarify", "chat", "label",
-];
+pub use wildtool_contract::consts::{BOARD_KEYS, DIFF_FILTERS, DIFF_ROWS};
+use wildtool_contract::Call;
+const COMPARE_VIEW: Call = Call::CompareView;
+const COMPARE_LINK_VIEW: Call = Call::CompareLinkView;
+const TRIALS_VIEW: Call = Call::TrialsView;
+const LEADERBOARD_VIEW: Call = Call::LeaderboardView;
 
 /// Key of a run's per-trial outcomes (JSON array of outcome lists, trial 1 first), kept
 /// for runs with repeated trials.
 pub fn trials_key(id: &str) -> String {
     format!("trials/{id}")
 }
-/// Rows of a per-task table shown at first, and added by "Show more".
-pub const DIFF_ROWS: usize = 50;
-/// The row filters of a per-task table (the lab module's names).
-pub const DIFF_FILTERS: [&str; 7] = [
-    "discordant",
-    "a_only",
-    "b_only",
-    "both",
-    "neither",
-    "tie",
-    "all",
-];
 
 /// An answer of the lab module: its output, or why there is none.
 pub type LabAnswer = Result<String, String>;
@@ -111,6 +93,10 @@ pub struct LabState {
     pub board_text: Option<String>,
     /// The text filtering the published-model picker.
     pub model_filter: String,
+    /// The input of the latest call per purpose (movable views, the share link).
+    asked_with: Vec<(LabPurpose, String)>,
+    /// The share link being opened (its outcomes asked of the lab module).
+    pub link_opening: Option<String>,
 }
 
 impl Default for LabState {
@@ -133,6 +119,8 @@ impl Default for LabState {
             board_key: None,
             board_text: None,
             model_filter: String::new(),
+            asked_with: Vec::new(),
+            link_opening: None,
         }
     }
 }
@@ -149,6 +137,36 @@ impl LabState {
     /// True while a call for `purpose` is unanswered.
     pub fn busy(&self, purpose: LabPurpose) -> bool {
         self.pending.iter().any(|(p, n)| *p == purpose && *n > 0)
+    }
+
+    /// The input of the latest call for `purpose`.
+    pub fn asked_with(&self, purpose: LabPurpose) -> Option<&str> {
+        self.asked_with
+            .iter()
+            .find(|(p, _)| *p == purpose)
+            .map(|(_, t)| t.as_str())
+    }
+
+    /// Notes the input of a call for `purpose`.
+    pub fn ask_with(&mut self, purpose: LabPurpose, input: String) {
+        self.asked_with.retain(|(p, _)| *p != purpose);
+        self.asked_with.push((purpose, input));
+    }
+
+    /// Takes an answer for `purpose` without saying anything: the answer to the latest
+    /// call, if this is it.
+    pub fn settle(&mut self, purpose: LabPurpose, answer: LabAnswer) -> Option<LabAnswer> {
+        let left = self.pending_mut(purpose);
+        *left = left.saturating_sub(1);
+        if *left > 0 {
+            return None;
+        }
+        if answer.is_ok() {
+            self.loaded = true;
+        }
+        self.clear(purpose);
+        self.answers.push((purpose, answer.clone()));
+        Some(answer)
     }
 
     /// Forgets the answer for `purpose`.
@@ -261,12 +279,7 @@ pub enum CompareWait {
 
 impl AppState {
     /// Asks the lab module for `call` on `input`; the answer is kept under `purpose`.
-    pub fn lab_call(
-        &mut self,
-        call: &'static str,
-        input: String,
-        purpose: LabPurpose,
-    ) -> Vec<Effect> {
+    pub fn lab_call(&mut self, call: Call, input: String, purpose: LabPurpose) -> Vec<Effect> {
         *self.lab.pending_mut(purpose) += 1;
         vec![Effect::Lab {
             call,
@@ -572,11 +585,21 @@ impl AppState {
     pub fn lab_refresh(&mut self) -> Vec<Effect> {
         match self.route.view {
             View::Dashboard => {
-                let mut fx = self.trials_refresh();
+                let mut fx = self.dashboard_refresh();
+                fx.extend(self.trials_refresh());
                 fx.extend(self.leaderboard_refresh());
                 fx
             }
             View::Compare => self.compare_refresh(),
+            View::History => {
+                let input = crate::views::history::input(self);
+                self.movable_refresh(
+                    crate::placement::HISTORY_LIST,
+                    Call::HistoryList,
+                    LabPurpose::HistoryList,
+                    &input,
+                )
+            }
             _ => Vec::new(),
         }
     }

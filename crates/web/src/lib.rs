@@ -22,6 +22,7 @@ pub mod links;
 pub mod live;
 pub mod msg;
 pub mod pair;
+pub mod placement;
 pub mod probe;
 pub mod readers;
 pub mod route;

@@ -2,9 +2,11 @@
 //! outcomes are decoded against the loaded dataset and shown like any run (and kept in
 //! the history, once per link).
 
+use wildtool_contract::inputs::ShareDecodeInput;
+use wildtool_contract::Call;
 use wildtool_core::share;
 
-use crate::msg::Effect;
+use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
 use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
@@ -61,43 +63,68 @@ impl AppState {
                 &fingerprint,
             );
         };
-        match share::decode(link, dataset.fingerprint_u64(), &dataset.shapes) {
-            Ok(run) => {
-                self.boot.link = None;
-                let shown = ShownRun::new(
-                    crate::shown::RunIdent {
-                        id: link_id(link),
-                        label: run.header.model_label.clone(),
-                        model: run.header.model_label.clone(),
-                        kind: RunKind::Link,
-                    },
-                    dataset,
-                    &run.outcomes,
-                    None,
-                    None,
-                );
-                self.flags.share = Some("opened");
-                self.say(
-                    format!(
-                        "Loaded from a share link: {}, {} (scorer {}).",
-                        run.header.model_label, shown.headline.scored, run.header.scorer_version
-                    ),
-                    Tone::Ok,
-                );
-                let mut fx = self.keep_in_history(&shown, false);
-                fx.extend(self.show(shown));
-                fx
-            }
-            Err(e) => {
-                self.boot.link = None;
-                self.flags.share = Some("error");
-                self.say(
-                    format!("This share link cannot be opened: {e}"),
-                    Tone::Error,
-                );
-                Vec::new()
-            }
+        // The outcomes are read by the lab module (the core's `share::decode`).
+        if self.lab.link_opening.as_deref() == Some(link) {
+            return Vec::new();
         }
+        self.lab.link_opening = Some(link.to_owned());
+        let input = ShareDecodeInput {
+            link: link.to_owned(),
+            fingerprint: dataset.fingerprint_u64(),
+            shapes: dataset.shapes.to_vec(),
+        };
+        let text = serde_json::to_string(&input).unwrap_or_default();
+        self.lab_call(Call::ShareDecode, text, LabPurpose::ShareDecode)
+    }
+
+    /// The lab module read (or refused) the outcomes of the link being opened.
+    pub fn link_decoded(&mut self, answer: Result<String, String>) -> Vec<Effect> {
+        let Some(answer) = self.lab.settle(LabPurpose::ShareDecode, answer) else {
+            return Vec::new();
+        };
+        let Some(link) = self.lab.link_opening.take() else {
+            return Vec::new();
+        };
+        self.boot.link = None;
+        let header = share::read_header(&link);
+        let outcomes = answer.and_then(|json| {
+            wildtool_core::outcome::outcomes_from_json(&json)
+                .ok_or_else(|| "This share link cannot be opened.".to_owned())
+        });
+        let (Some(dataset), Ok(header), Ok(outcomes)) = (self.dataset, header, outcomes.clone())
+        else {
+            self.flags.share = Some("error");
+            if let Err(e) = outcomes {
+                self.say(e, Tone::Error);
+            }
+            return Vec::new();
+        };
+        let mut shown = ShownRun::new(
+            crate::shown::RunIdent {
+                id: link_id(&link),
+                label: header.model_label.clone(),
+                model: header.model_label.clone(),
+                kind: RunKind::Link,
+            },
+            dataset,
+            &outcomes,
+            None,
+            None,
+        );
+        if shown.share.is_none() {
+            shown.share = Some(Ok(link.clone()));
+        }
+        self.flags.share = Some("opened");
+        self.say(
+            format!(
+                "Loaded from a share link: {}, {} (scorer {}).",
+                header.model_label, shown.headline.scored, header.scorer_version
+            ),
+            Tone::Ok,
+        );
+        let mut fx = self.keep_in_history(&shown, false);
+        fx.extend(self.show(shown));
+        fx
     }
 }
 

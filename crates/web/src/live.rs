@@ -193,7 +193,7 @@ impl AppState {
         if streams && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
             return vec![Effect::Lab {
-                call: "stream_read",
+                call: wildtool_contract::Call::StreamRead,
                 input: r#"{"op": "close", "id": 0}"#.to_owned(),
                 purpose: crate::msg::LabPurpose::StreamReaders,
             }];

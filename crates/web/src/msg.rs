@@ -111,6 +111,16 @@ pub enum LabPurpose {
     /// The lab module's stream readers, loaded for a streamed run (the glue installs them
     /// before answering).
     StreamReaders,
+    /// The dashboard's charts.
+    DashboardCharts,
+    /// A dashboard chart as a file to download (as PNG when true).
+    ChartFile(bool),
+    /// The shown run's share link.
+    Share,
+    /// The outcomes of a share link being opened.
+    ShareDecode,
+    /// The history list.
+    HistoryList,
 }
 
 /// What a request beside the run's own is for.
@@ -443,8 +453,8 @@ pub enum Effect {
     /// Load the lab module (once) and run its call `call` on `input`; answer with
     /// [`Msg::LabDone`] or [`Msg::LabFailed`].
     Lab {
-        /// The call's name (an export of the lab module).
-        call: &'static str,
+        /// The call (its name is an export of the lab module).
+        call: wildtool_contract::Call,
         /// Its input (JSON).
         input: String,
         /// What it is for.

@@ -15,7 +15,7 @@ use crate::state::{AppState, Now};
 use crate::traces::{error_class, verdict};
 
 /// The lab module's call that renders traces side by side.
-pub const TRACE_PAIR: &str = "trace_pair";
+pub const TRACE_PAIR: wildtool_contract::Call = wildtool_contract::Call::TracePair;
 
 /// The second run of traces side by side, as read from the history.
 #[derive(Default)]

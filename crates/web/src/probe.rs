@@ -185,7 +185,7 @@ impl PageProbe {
         match self.send() {
             Some(s) => Effect::Probe(s),
             None => Effect::Lab {
-                call: "probe_report",
+                call: wildtool_contract::Call::ProbeReport,
                 input: dumps(
                     &obj(vec![
                         ("provider", CoreValue::str(self.provider.name())),
@@ -247,7 +247,7 @@ impl AppState {
             result: None,
         });
         vec![Effect::Lab {
-            call: "probe_requests",
+            call: wildtool_contract::Call::ProbeRequests,
             input,
             purpose: LabPurpose::ProbePlan,
         }]

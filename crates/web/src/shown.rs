@@ -2,11 +2,11 @@
 //! from, the charts, the share link and (when the run was scored in this page) the
 //! score files for traces and exports.
 
+use wildtool_contract::inputs::{ChartsInput, ShareEncodeInput};
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
-use wildtool_core::chart::{self, ChartSpec, ChartTable, Headline, Layout};
+use wildtool_core::chart::{Headline, Layout};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::{fill_outcomes, RunReport, RunStatus};
-use wildtool_core::share::{self, ShareHeader, SharedRun};
 
 use crate::data::Dataset;
 use crate::scoring::Scored;
@@ -40,50 +40,6 @@ impl RunKind {
             _ => RunKind::Upload,
         }
     }
-}
-
-/// A chart ready for the page.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Chart {
-    /// Stable id (`by-type` …).
-    pub id: String,
-    /// Title.
-    pub title: String,
-    /// SVG markup.
-    pub svg: String,
-    /// Data table.
-    pub table: ChartTable,
-    /// Natural size (CSS pixels).
-    pub size: (f64, f64),
-}
-
-impl Chart {
-    /// Renders `spec` with `layout`.
-    pub fn of(spec: &ChartSpec, layout: Layout) -> Chart {
-        let svg = chart::render_svg_with(spec, layout);
-        Chart {
-            id: spec.id.clone(),
-            title: spec.title.clone(),
-            size: svg_size(&svg),
-            table: chart::table(spec),
-            svg,
-        }
-    }
-}
-
-/// The `width`/`height` attributes of an `<svg>` start tag (640 × 400 when absent).
-pub fn svg_size(svg: &str) -> (f64, f64) {
-    let head = svg.split('>').next().unwrap_or("");
-    let attr = |name: &str| {
-        let key = format!(" {name}=\"");
-        head.find(&key)
-            .and_then(|i| head[i + key.len()..].split('"').next())
-            .and_then(|v| v.parse::<f64>().ok())
-    };
-    (
-        attr("width").unwrap_or(640.0),
-        attr("height").unwrap_or(400.0),
-    )
 }
 
 /// Why a run ended without every task scored, as the user must read it.
@@ -133,18 +89,15 @@ pub struct ShownRun {
     pub end: Option<EndNote>,
     /// Score files, when scored in this page.
     pub scored: Option<Scored>,
-    /// The run's own charts.
-    pub charts: Vec<Chart>,
-    /// The comparison chart.
-    pub comparison: Chart,
-    /// What the charts are drawn from.
-    specs: Vec<ChartSpec>,
     /// The comparison chart's rows after this run.
     others: Vec<ComparisonRow>,
     /// How the charts are laid out (narrow on phones).
     layout: Layout,
-    /// The share link text (`v1.…`), or why there is none.
-    pub share: Result<String, String>,
+    /// The dataset's tasks (for the share link).
+    shapes: &'static [wildtool_core::share::TaskShape],
+    /// The share link text (`v1.…`), or why there is none; `None` while the lab module
+    /// makes it.
+    pub share: Option<Result<String, String>>,
     /// The link was copied (`Some(false)`: the clipboard refused).
     pub copied: Option<bool>,
 }
@@ -168,30 +121,8 @@ impl ShownRun {
         let outcomes = fill_outcomes(&dataset.shapes, outcomes);
         let report = RunReport::from_outcomes(&outcomes);
         let headline = Headline::of(&report);
-        let layout = Layout::STANDARD;
-        let specs = dashboard::standard_charts(&label, &report);
-        let charts = specs.iter().map(|s| Chart::of(s, layout)).collect();
-        let share = if headline.status == RunStatus::Failed {
-            Err("A failed run has no share link: nothing was scored.".to_owned())
-        } else {
-            share::encode(
-                &SharedRun {
-                    header: ShareHeader {
-                        scorer_version: wildtool_core::SCORER_VERSION.to_owned(),
-                        model_label: label.clone(),
-                        dataset_fingerprint: dataset.fingerprint_u64(),
-                        task_count: u32::try_from(dataset.shapes.len()).unwrap_or(u32::MAX),
-                    },
-                    outcomes: outcomes.clone(),
-                },
-                &dataset.shapes,
-            )
-            .map_err(|e| format!("No share link for this run: {e}"))
-        };
-        let comparison = Chart::of(
-            &dashboard::comparison(&[dashboard::summarize(&label, &report)]),
-            layout,
-        );
+        let share = (headline.status == RunStatus::Failed)
+            .then(|| Err("A failed run has no share link: nothing was scored.".to_owned()));
         ShownRun {
             id,
             label,
@@ -203,11 +134,9 @@ impl ShownRun {
             headline,
             end,
             scored,
-            charts,
-            comparison,
-            specs,
             others: Vec::new(),
-            layout,
+            layout: Layout::STANDARD,
+            shapes: &dataset.shapes,
             share,
             copied: None,
         }
@@ -218,29 +147,42 @@ impl ShownRun {
         dashboard::summarize(&self.label, &self.report)
     }
 
-    /// Redraws the comparison chart with `others` after this run.
+    /// The comparison chart's rows after this run.
     pub fn set_comparison(&mut self, others: Vec<ComparisonRow>) {
         self.others = others;
-        let mut rows = vec![self.row()];
-        rows.extend(self.others.iter().cloned());
-        self.comparison = Chart::of(&dashboard::comparison(&rows), self.layout);
     }
 
-    /// Redraws every chart for `layout` (when the screen width class changes).
+    /// How the charts are laid out (when the screen width class changes).
     pub fn set_layout(&mut self, layout: Layout) {
-        if layout == self.layout {
-            return;
-        }
         self.layout = layout;
-        self.charts = self.specs.iter().map(|s| Chart::of(s, layout)).collect();
-        let others = std::mem::take(&mut self.others);
-        self.set_comparison(others);
+    }
+
+    /// What the dashboard's charts are drawn from (the movable view
+    /// `wildtool_views::dashboard`).
+    pub fn charts_input(&self) -> ChartsInput {
+        ChartsInput {
+            label: self.label.clone(),
+            outcomes: self.outcomes.clone(),
+            others: self.others.clone(),
+            width: self.layout.width,
+            min_font: self.layout.min_font,
+        }
+    }
+
+    /// What the share link is made from.
+    pub fn share_input(&self) -> ShareEncodeInput {
+        ShareEncodeInput {
+            label: self.label.clone(),
+            fingerprint: u64::from_str_radix(&self.fingerprint, 16).unwrap_or(0),
+            shapes: self.shapes.to_vec(),
+            outcomes: self.outcomes.clone(),
+        }
     }
 
     /// The share link's fragment, for runs opened from a link (their address).
     pub fn link_fragment(&self) -> Option<&str> {
         match (&self.kind, &self.share) {
-            (RunKind::Link, Ok(link)) => Some(link),
+            (RunKind::Link, Some(Ok(link))) => Some(link),
             _ => None,
         }
     }
@@ -255,27 +197,5 @@ impl ShownRun {
             text(&self.headline.task_accuracy),
             text(&self.headline.session_accuracy)
         )
-    }
-
-    /// The chart with `id` (the comparison chart included).
-    pub fn chart(&self, id: &str) -> Option<&Chart> {
-        self.charts
-            .iter()
-            .chain(std::iter::once(&self.comparison))
-            .find(|c| c.id == id)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn svg_size_reads_the_start_tag() {
-        assert_eq!(
-            svg_size(r#"<svg xmlns="x" width="640" height="212.5"><rect width="3"/></svg>"#),
-            (640.0, 212.5)
-        );
-        assert_eq!(svg_size("<svg>"), (640.0, 400.0));
     }
 }

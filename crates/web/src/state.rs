@@ -540,6 +540,30 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::StreamReaders,
                 error,
             } => self.stream_readers_ready(Err(error), now),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::Share,
+                output,
+            } => self.share_arrived(Ok(output)),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::Share,
+                error,
+            } => self.share_arrived(Err(error)),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::ChartFile(png),
+                output,
+            } => self.chart_file_arrived(png, Ok(output)),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::ChartFile(png),
+                error,
+            } => self.chart_file_arrived(png, Err(error)),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::ShareDecode,
+                output,
+            } => self.link_decoded(Ok(output)),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::ShareDecode,
+                error,
+            } => self.link_decoded(Err(error)),
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }

@@ -16,10 +16,10 @@ use crate::shown::ShownRun;
 use crate::state::AppState;
 
 /// The lab module's call that renders an opened step.
-pub const TRACE_STEP: &str = "trace_step";
+pub const TRACE_STEP: wildtool_contract::Call = wildtool_contract::Call::TraceStep;
 
 /// The lab module's call that renders the dashboard's glossary.
-pub const GLOSSARY_VIEW: &str = "glossary_view";
+pub const GLOSSARY_VIEW: wildtool_contract::Call = wildtool_contract::Call::GlossaryView;
 
 /// The id (and disclosure name) of the dashboard's glossary.
 pub const GLOSSARY_ID: &str = "glossary";
@@ -28,7 +28,7 @@ pub const GLOSSARY_ID: &str = "glossary";
 pub const PAGE: usize = 50;
 
 /// The lab module's call that gives the search text of every task of a run.
-pub const SEARCH_TEXTS: &str = "trace_search_texts";
+pub const SEARCH_TEXTS: wildtool_contract::Call = wildtool_contract::Call::TraceSearchTexts;
 
 /// Each scored task's digest (tokens, latency, search text), by session index and task
 /// position. Tokens and latency are read here; the search texts come from the lab module

@@ -6,7 +6,9 @@ use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use wildtool_core::report::RunStatus;
 
-use super::widgets::{button, chart_figure, heading, headline};
+use super::widgets::{button, heading, headline};
+use crate::msg::LabPurpose;
+use crate::placement::DASHBOARD_CHARTS;
 
 fn banner(state: &AppState) -> Option<Element> {
     let s = state.shown.as_ref()?;
@@ -111,7 +113,6 @@ fn compare_box(state: &AppState) -> Element {
 /// What every number means (the core's glossary, rendered by the lab module when it is
 /// unfolded), folded under the headline.
 fn glossary(state: &AppState) -> Element {
-    use crate::msg::LabPurpose;
     use crate::traces::GLOSSARY_ID;
     let open = state.is_open(GLOSSARY_ID);
     let d = el("details")
@@ -165,15 +166,14 @@ pub fn view(state: &AppState) -> Element {
         .child(glossary(state));
     let failed = s.headline.status == RunStatus::Failed;
     if !failed {
-        section =
-            section.child(el("div").id("charts").class("charts").children(
-                s.charts.iter().chain(std::iter::once(&s.comparison)).map(
-                    |c| match c.id.as_str() {
-                        "errors" => chart_figure(c).child_opt(super::traces::class_links(s)),
-                        _ => chart_figure(c),
-                    },
-                ),
-            ));
+        section = section.child(state.movable(
+            DASHBOARD_CHARTS,
+            LabPurpose::DashboardCharts,
+            || s.charts_input(),
+            wildtool_views::dashboard::view,
+            "charts",
+            "Drawing the charts…",
+        ));
         section = section.child_opt(super::compare::trials_panel(state));
     }
     let scored = s.scored.as_ref();
@@ -224,7 +224,19 @@ pub fn view(state: &AppState) -> Element {
                 }),
         );
     let share = match &s.share {
-        Ok(link) => {
+        None => el("div")
+            .id("share")
+            .class("panel")
+            .child(el_text("h2", "Share"))
+            .child(
+                el("p")
+                    .id("share-info")
+                    .class("muted")
+                    .attr("aria-busy", "true")
+                    .attr("data-loading", "lab")
+                    .text("Making the share link…"),
+            ),
+        Some(Ok(link)) => {
             let url = state.share_url(link);
             el("div")
                 .id("share")
@@ -257,7 +269,7 @@ pub fn view(state: &AppState) -> Element {
                     None => format!("{} characters in the fragment ({} in the whole link).", link.len(), url.len()),
                 }))
         }
-        Err(why) => el("div")
+        Some(Err(why)) => el("div")
             .id("share")
             .class("panel")
             .child(el_text("h2", "Share"))

@@ -38,10 +38,6 @@ fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, 
 
 pub use wildtool_core::chart::thousands;
 
-fn plural(n: usize, one: &str) -> String {
-    format!("{n} {one}{}", if n == 1 { "" } else { "s" })
-}
-
 fn step(
     state: &AppState,
     session: u32,
@@ -196,42 +192,6 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
         .key(format!("{}:{}", o.session, o.position))
         .class(format!("trace {}", if o.correct { "ok" } else { "bad" }))
         .child(d)
-}
-
-/// The dashboard's way into the traces: one button per error class of the taxonomy chart
-/// (its column titles) with failed tasks, saying how many.
-pub fn class_links(shown: &ShownRun) -> Option<Element> {
-    let mut counts = [0usize; ErrorColumn::ALL.len()];
-    for o in &shown.outcomes {
-        if let Some(c) = error_class(o).filter(|_| !o.incomplete) {
-            if let Some(n) = counts.get_mut(c as usize) {
-                *n += 1;
-            }
-        }
-    }
-    let mut list = el("ul");
-    for (c, n) in ErrorColumn::ALL.iter().zip(counts) {
-        if n > 0 {
-            let title = c.as_str();
-            list = list.child(
-                el("li").child(
-                    button(
-                        &format!("{title} · {}", plural(n, "task")),
-                        "trace-class",
-                        title,
-                    )
-                    .attr("data-class", title),
-                ),
-            );
-        }
-    }
-    counts.iter().any(|n| *n > 0).then(|| {
-        el("nav")
-            .class("class-links")
-            .attr("aria-label", "Traces by error class")
-            .child(el_text("p", "Open the traces of a class:"))
-            .child(list)
-    })
 }
 
 /// Both runs' traces of the task the address names side by side (its `vs=`), rendered

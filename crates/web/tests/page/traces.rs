@@ -21,10 +21,7 @@ fn rows(b: &Browser) -> Vec<String> {
 
 /// The page with the lab module's answers spliced in, as the browser renders it.
 fn expanded(b: &Browser) -> Wire {
-    b.frame()
-        .root
-        .expand()
-        .expect("the frame is an element tree")
+    b.frame().root
 }
 
 fn with_class<'a>(root: &'a WireElement, class: &str) -> Vec<&'a WireElement> {
@@ -502,7 +499,15 @@ fn a_second_run_this_browser_does_not_have_says_so_in_its_column() {
     assert!(!tb.contains("Step"), "never the other run's steps: {tb}");
     // A run opened from a share link is in the history with its outcomes but no trace:
     // its verdict, and no steps.
-    let link = b.state.shown.as_ref().unwrap().share.clone().unwrap();
+    let link = b
+        .state
+        .shown
+        .as_ref()
+        .unwrap()
+        .share
+        .clone()
+        .unwrap()
+        .unwrap();
     let mut r = Browser::open(&format!("http://page/#{link}"), b.kv.clone());
     assert_eq!(r.hook("share").as_deref(), Some("opened"));
     let shared = r.state.shown.as_ref().unwrap().id.clone();

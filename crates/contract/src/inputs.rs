@@ -1,0 +1,117 @@
+//! One input type per lab call ([`crate::Call`]). The shell serialises them, the lab
+//! module deserialises them: both sides use these types, so they cannot drift apart.
+
+use serde::{Deserialize, Serialize};
+use wildtool_core::chart::dashboard::ComparisonRow;
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::share::TaskShape;
+
+/// The dashboard's charts ([`crate::Call::DashboardCharts`]): the run's own charts from
+/// its report, the comparison chart (this run, then `others`) and the error classes'
+/// trace links.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartsInput {
+    /// The run's label.
+    pub label: String,
+    /// One outcome per dataset task (unscored tasks `incomplete`).
+    pub outcomes: Vec<TaskOutcome>,
+    /// The comparison chart's rows after this run.
+    pub others: Vec<ComparisonRow>,
+    /// Chart width in CSS pixels.
+    pub width: f64,
+    /// Smallest chart text in pixels (0: the standard sizes).
+    pub min_font: f64,
+}
+
+/// One chart of the dashboard as a file ([`crate::Call::ChartFile`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChartFileInput {
+    /// The charts.
+    pub charts: ChartsInput,
+    /// The chart's id (`by-type` …, `comparison`).
+    pub id: String,
+}
+
+/// A run's share link ([`crate::Call::ShareEncode`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShareEncodeInput {
+    /// The run's label.
+    pub label: String,
+    /// The dataset's fingerprint.
+    pub fingerprint: u64,
+    /// Every task of the dataset, in dataset order.
+    pub shapes: Vec<TaskShape>,
+    /// One outcome per dataset task.
+    pub outcomes: Vec<TaskOutcome>,
+}
+
+/// The outcomes of a share link ([`crate::Call::ShareDecode`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShareDecodeInput {
+    /// The link text (the fragment without `#`).
+    pub link: String,
+    /// The loaded dataset's fingerprint (the link's must be the same).
+    pub fingerprint: u64,
+    /// Every task of the dataset, in dataset order.
+    pub shapes: Vec<TaskShape>,
+}
+
+/// The history list ([`crate::Call::HistoryList`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryInput {
+    /// The history has been read.
+    pub loaded: bool,
+    /// Runs can be resumed now (no run is active).
+    pub can_resume: bool,
+    /// The runs, newest first.
+    pub entries: Vec<HistoryRow>,
+}
+
+/// One run of the history list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryRow {
+    /// History id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+    /// The label being typed, while the run is renamed.
+    pub renaming: Option<String>,
+    /// The run is in the comparison.
+    pub compared: bool,
+    /// Status (`done`, `partial` …).
+    pub status: String,
+    /// Task accuracy as displayed.
+    pub task_accuracy: Option<String>,
+    /// Tasks scored.
+    pub tasks_scored: u64,
+    /// Tasks of the dataset.
+    pub tasks_total: u64,
+    /// Dataset name.
+    pub dataset_name: String,
+    /// Dataset fingerprint.
+    pub dataset_fingerprint: String,
+    /// How the run came to the page (`live`, `upload`, `link`).
+    pub kind: String,
+    /// Provider.
+    pub provider: Option<String>,
+    /// Model name.
+    pub model: String,
+    /// Start (ms since the epoch).
+    pub started_ms: f64,
+    /// The endpoint's host.
+    pub endpoint_host: Option<String>,
+    /// Requests sent.
+    pub requests: u64,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Duration in seconds.
+    pub duration_s: Option<f64>,
+    /// Why the run ended early.
+    pub reason: Option<String>,
+    /// A checkpoint is stored.
+    pub has_checkpoint: bool,
+    /// The run can be resumed.
+    pub resumable: bool,
+}

@@ -1,0 +1,106 @@
+//! The contract between the page's two WebAssembly modules: the app shell (`wildtool-web`)
+//! and the lab module (`wildtool-lab`, loaded the first time one of its calls is needed).
+//!
+//! - [`Call`]: every lab call, by name. The lab module dispatches with an exhaustive
+//!   `match` over it and the shell names calls only through it, so a call added here is a
+//!   compile error until the lab module answers it.
+//! - [`inputs`]: one input type per call (serde on both sides: the shell serialises,
+//!   the lab module deserialises).
+//! - [`consts`]: the lists and numbers both modules use.
+//!
+//! Pure types only: no IO, no rendering (the views both modules can build are in
+//! `wildtool-views`).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod consts;
+pub mod inputs;
+
+/// Declares [`Call`] with its wire names, in one list.
+macro_rules! calls {
+    ($($(#[doc = $doc:literal])* $variant:ident => $name:literal,)*) => {
+        /// A lab call: a pure function of the lab module from its JSON input to text
+        /// (for a view, the wire JSON of a node the shell splices in as `Node::Raw`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Call {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Call {
+            /// Every call, in declaration order.
+            pub const ALL: &'static [Call] = &[$(Call::$variant),*];
+
+            /// The call's name: the lab module's wasm-bindgen export.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(Call::$variant => $name,)*
+                }
+            }
+
+            /// The call named `name`.
+            pub fn from_name(name: &str) -> Option<Call> {
+                match name {
+                    $($name => Some(Call::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+calls! {
+    /// The comparison view of two or more runs of one dataset .
+    CompareView => "compare_view",
+    /// A generated suite with its fingerprint and data card.
+    Generate => "generate",
+    /// A sweep's levels and their suites, checked.
+    SweepPlan => "sweep_plan",
+    /// A sweep's analysis: `sweep.json`, `sweep.html` and the view.
+    SweepView => "sweep_view",
+    /// The comparison view of a comparison link.
+    CompareLinkView => "compare_link_view",
+    /// The repeated-trials panel of a run.
+    TrialsView => "trials_view",
+    /// The ranked leaderboard with the page's runs.
+    LeaderboardView => "leaderboard_view",
+    /// An opened step of a trace.
+    TraceStep => "trace_step",
+    /// The search text of every task of a run.
+    TraceSearchTexts => "trace_search_texts",
+    /// The dashboard's glossary.
+    GlossaryView => "glossary_view",
+    /// One task's traces of two runs side by side.
+    TracePair => "trace_pair",
+    /// The streaming probe's requests.
+    ProbeRequests => "probe_requests",
+    /// The streaming probe's verdict and report.
+    ProbeReport => "probe_report",
+    /// The page's readers of streamed responses (the one call that keeps state between
+    /// calls).
+    StreamRead => "stream_read",
+    /// The dashboard's charts ([`inputs::ChartsInput`]).
+    DashboardCharts => "dashboard_charts",
+    /// One dashboard chart as a file ([`inputs::ChartFileInput`]): `width height id`, a
+    /// newline, the SVG.
+    ChartFile => "chart_file",
+    /// A run's share link text ([`inputs::ShareEncodeInput`]).
+    ShareEncode => "share_encode",
+    /// The outcomes a share link carries, as a JSON list ([`inputs::ShareDecodeInput`]).
+    ShareDecode => "share_decode",
+    /// The history list ([`inputs::HistoryInput`]).
+    HistoryList => "history_list",
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_round_trip() {
+        for (i, c) in Call::ALL.iter().enumerate() {
+            assert_eq!(Call::from_name(c.name()), Some(*c));
+            assert!(Call::ALL[..i].iter().all(|d| d.name() != c.name()));
+        }
+        assert_eq!(Call::from_name("no_such_call"), None);
+    }
+}

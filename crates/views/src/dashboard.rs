@@ -1,0 +1,81 @@
+//! The dashboard's charts: the run's own charts (from its report), the comparison chart
+//! and, below the error taxonomy, one button per error class that opens its traces.
+
+use wildtool_contract::inputs::{ChartFileInput, ChartsInput};
+use wildtool_core::chart::dashboard;
+use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
+use wildtool_core::report::RunReport;
+use wildtool_ui::{el, el_text, Element};
+
+use crate::widgets::{button, chart_figure, layout, plural, Chart};
+
+/// Every chart of the dashboard, the comparison chart last.
+pub fn charts(input: &ChartsInput) -> Vec<Chart> {
+    let report = RunReport::from_outcomes(&input.outcomes);
+    let layout = layout(input.width, input.min_font);
+    let mut out: Vec<Chart> = dashboard::standard_charts(&input.label, &report)
+        .iter()
+        .map(|s| Chart::of(s, layout))
+        .collect();
+    let mut rows = vec![dashboard::summarize(&input.label, &report)];
+    rows.extend(input.others.iter().cloned());
+    out.push(Chart::of(&dashboard::comparison(&rows), layout));
+    out
+}
+
+/// The charts block (`div#charts`).
+pub fn view(input: &ChartsInput) -> Element {
+    el("div")
+        .id("charts")
+        .class("charts")
+        .children(charts(input).iter().map(|c| match c.id.as_str() {
+            "errors" => chart_figure(c).child_opt(class_links(&input.outcomes)),
+            _ => chart_figure(c),
+        }))
+}
+
+/// One chart as a file: its SVG and natural size.
+pub fn chart_file(input: &ChartFileInput) -> Option<Chart> {
+    charts(&input.charts).into_iter().find(|c| c.id == input.id)
+}
+
+/// The error class of a failed task, titled as the error-taxonomy chart titles it.
+pub fn error_class(o: &TaskOutcome) -> Option<ErrorColumn> {
+    o.error.map(|e| e.default_column())
+}
+
+/// The dashboard's way into the traces: one button per error class of the taxonomy chart
+/// (its column titles) with failed tasks, saying how many.
+pub fn class_links(outcomes: &[TaskOutcome]) -> Option<Element> {
+    let mut counts = [0usize; ErrorColumn::ALL.len()];
+    for o in outcomes {
+        if let Some(c) = error_class(o).filter(|_| !o.incomplete) {
+            if let Some(n) = counts.get_mut(c as usize) {
+                *n += 1;
+            }
+        }
+    }
+    let mut list = el("ul");
+    for (c, n) in ErrorColumn::ALL.iter().zip(counts) {
+        if n > 0 {
+            let title = c.as_str();
+            list = list.child(
+                el("li").child(
+                    button(
+                        &format!("{title} · {}", plural(n, "task")),
+                        "trace-class",
+                        title,
+                    )
+                    .attr("data-class", title),
+                ),
+            );
+        }
+    }
+    counts.iter().any(|n| *n > 0).then(|| {
+        el("nav")
+            .class("class-links")
+            .attr("aria-label", "Traces by error class")
+            .child(el_text("p", "Open the traces of a class:"))
+            .child(list)
+    })
+}

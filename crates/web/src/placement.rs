@@ -1,0 +1,87 @@
+//! Where each movable view is built: here, in the app shell, or by the lab module.
+//!
+//! A movable view is a pure function of `wildtool-views` from its contract input to an
+//! element tree. Placed in the [`Place::Shell`], the page builds it while rendering a
+//! frame; placed in the [`Place::Lab`], the page asks the lab module for it as a lab call
+//! whenever its input changes and shows the answer (a short loading state until the first
+//! one). Moving a view between the two modules is one line here: its code, its input and
+//! its behaviour stay the same, and only the app shell's size changes (see
+//! `docs/page-modules.md`).
+
+use serde::Serialize;
+use wildtool_contract::Call;
+
+use crate::msg::{Effect, LabPurpose};
+use crate::state::AppState;
+use crate::ui::{el, el_text, Element, Node};
+
+/// Where a movable view is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Place {
+    /// In the app shell, while the frame is rendered.
+    Shell,
+    /// In the lab module, as a lab call.
+    Lab,
+}
+
+/// The dashboard's charts (`wildtool_views::dashboard`).
+pub const DASHBOARD_CHARTS: Place = Place::Lab;
+
+/// The history list (`wildtool_views::history`).
+pub const HISTORY_LIST: Place = Place::Lab;
+
+impl AppState {
+    /// Asks the lab module for a movable view placed there when its input changed since
+    /// the last call for `purpose`.
+    #[inline(always)]
+    pub fn movable_refresh(
+        &mut self,
+        place: Place,
+        call: Call,
+        purpose: LabPurpose,
+        input: &impl Serialize,
+    ) -> Vec<Effect> {
+        if place == Place::Shell {
+            return Vec::new();
+        }
+        let text = serde_json::to_string(input).unwrap_or_default();
+        if self.lab.asked_with(purpose) == Some(text.as_str()) {
+            return Vec::new();
+        }
+        self.lab.ask_with(purpose, text.clone());
+        self.lab_call(call, text, purpose)
+    }
+
+    /// A movable view: built here, or the lab module's latest answer for `purpose` (until
+    /// there is one, a loading note `{id}-loading` marked `data-loading`, which the
+    /// end-to-end tests wait to be gone). Inlined, so that a view placed in the
+    /// lab module is not linked into the app shell.
+    #[inline(always)]
+    pub fn movable<I>(
+        &self,
+        place: Place,
+        purpose: LabPurpose,
+        input: impl FnOnce() -> I,
+        build: fn(&I) -> Element,
+        id: &str,
+        loading: &str,
+    ) -> Node {
+        if place == Place::Shell {
+            return build(&input()).into();
+        }
+        match self.lab.answer(purpose) {
+            Some(Ok(json)) => Node::Raw(json.clone()),
+            Some(Err(e)) => el_text("p", e.clone())
+                .id(format!("{id}-error"))
+                .class("verdict error")
+                .into(),
+            None => el("p")
+                .id(format!("{id}-loading"))
+                .class("muted")
+                .attr("aria-busy", "true")
+                .attr("data-loading", "lab")
+                .text(loading)
+                .into(),
+        }
+    }
+}
