@@ -130,7 +130,9 @@ pub fn trial_seed(trial: u32, line: usize, task: usize) -> u64 {
 }
 
 /// Starts task `task` of a session in own history from the earlier tasks' traces (see
-/// `protocol::start_own`).
+/// `protocol::start_own`). Own history is built in with the `own-history` feature (the
+/// CLI's); the page's module, which does not run it, does not carry it.
+#[cfg(feature = "own-history")]
 pub type OwnStart = fn(&Session, usize, &mut dyn IdSource, &[Value]) -> Result<EnvMachine, String>;
 
 /// One task attempt to run: trial, session (index into the selection), task position.
@@ -352,6 +354,7 @@ pub struct Engine<'d> {
     next_env_id: u64,
     /// How an own-history task starts (given by the front end that runs own history, so
     /// the others do not carry it).
+    #[cfg(feature = "own-history")]
     own_start: Option<OwnStart>,
 }
 
@@ -528,6 +531,7 @@ impl<'d> Engine<'d> {
             first_tokens: Latencies::new(),
             env_calls: VecDeque::new(),
             next_env_id: 0,
+            #[cfg(feature = "own-history")]
             own_start: None,
             env,
             spec,
@@ -1039,7 +1043,10 @@ impl<'d> Engine<'d> {
         if self.paused || self.stop.is_some() || self.finished {
             return false;
         }
+        #[cfg(feature = "own-history")]
         let own = self.env.as_ref().is_some_and(EnvMode::is_own);
+        #[cfg(not(feature = "own-history"))]
+        let own = false;
         let pick = if own {
             // Own history: a task starts once the task before it in its session is done.
             self.jobs.iter().position(|j| {
@@ -1070,6 +1077,13 @@ impl<'d> Engine<'d> {
             None => TaskMachine::new(session, job.task, &mut ids as &mut dyn IdSource)
                 .map(Machine::Official)
                 .map_err(|e| e.to_string()),
+            #[cfg(not(feature = "own-history"))]
+            Some(ref mode) if mode.is_own() => {
+                let why = "own history is not built into this front end";
+                self.settle_job_incomplete(job, key, why.to_owned(), Signal::Neutral, now);
+                return true;
+            }
+            #[cfg(feature = "own-history")]
             Some(ref mode) if mode.is_own() => {
                 let Some(start) = self.own_start else {
                     let why = "own history needs its task starter (Engine::with_own_history)";
@@ -1463,6 +1477,7 @@ impl<'d> Engine<'d> {
 
     /// Lets an own-history run start its tasks with `start` (normally
     /// `protocol::start_own`); without it an own-history run's tasks end incomplete.
+    #[cfg(feature = "own-history")]
     pub fn with_own_history(mut self, start: OwnStart) -> Self {
         self.own_start = Some(start);
         self
@@ -1623,6 +1638,7 @@ impl<'d> Engine<'d> {
             id: id.clone(),
             reason: reason.clone(),
         });
+        #[cfg(feature = "own-history")]
         if self.env.as_ref().is_some_and(EnvMode::is_own) {
             // Own history: the later tasks of the session cannot start without this one.
             let mut i = 0;
