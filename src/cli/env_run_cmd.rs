@@ -270,8 +270,10 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         &end,
         driver.take_exchanges(),
         started,
-        &super::manifest_out::ENV_LEDGER,
-        &trial_dirs,
+        super::manifest_out::RunFiles {
+            kind: &super::manifest_out::ENV_LEDGER,
+            dirs: &trial_dirs,
+        },
         &mut outputs,
     )?;
     if spec.trials() > 1 {

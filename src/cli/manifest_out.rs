@@ -87,17 +87,27 @@ fn settings(
     pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
 }
 
-/// Writes `OUT/manifest.json` for a finished run whose outputs are in `dirs`.
+/// The files a run writes: what kind of run it is and its output directories (one per
+/// trial).
+pub(crate) struct RunFiles<'a> {
+    /// The kind of run (which files it writes, which holds its claims).
+    pub kind: &'a RunKind,
+    /// Its output directories.
+    pub dirs: &'a [PathBuf],
+}
+
+/// Stages `OUT/manifest.json` in the run's output set `set`, from the staged files of
+/// `files.dirs`, so the manifest is committed with the files it names.
 pub(crate) fn write_manifest(
     args: &RunArgs,
     spec: &RunSpec,
     end: &RunEnd,
     exchanges: ExchangeLog,
     started_unix: f64,
-    kind: &RunKind,
-    dirs: &[PathBuf],
+    files: RunFiles<'_>,
     set: &mut OutputSet,
 ) -> Result<(), FileError> {
+    let RunFiles { kind, dirs } = files;
     let (tasks, preflight, server) = exchanges.finish();
     let mut outputs = Vec::new();
     for dir in dirs {

@@ -271,7 +271,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
         outputs.write("own-result.jsonl", &text)?;
         outputs.write(
             "own-report.json",
-            &report_json(&scored, &doc, ledger_env.clone()),
+            report_json(&scored, &doc, ledger_env.clone()),
         )?;
         outputs.write("own-report.html", &html)?;
         outputs.commit()?;

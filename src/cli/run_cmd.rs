@@ -707,8 +707,10 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         &end,
         driver.take_exchanges(),
         started_unix,
-        &super::manifest_out::OFFICIAL,
-        &trial_dirs,
+        super::manifest_out::RunFiles {
+            kind: &super::manifest_out::OFFICIAL,
+            dirs: &trial_dirs,
+        },
         &mut set,
     )?;
     let written = set.commit()?;
