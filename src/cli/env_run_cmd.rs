@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use crate::native::store::StoreError;
 use crate::native::{Driver, FileStore};
-use wildtool_core::dataset::{fingerprint, fingerprint_hex, load_dataset, Session};
+use wildtool_core::dataset::{fingerprint, load_dataset, Session};
 use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
 use wildtool_core::ledger::metrics::{ReportHead, EXTENSION_LABEL};
@@ -22,17 +22,13 @@ use wildtool_core::ledger::run_file::{header_line, score_file, session_line, Ses
 use wildtool_core::ledger::scenario::has_scenario;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::runner::checkpoint::CheckpointStore;
-use wildtool_core::runner::engine::{
-    BackendSettings, Engine, EngineError, Event, RunEnd, RunStatus,
-};
+use wildtool_core::runner::engine::{Engine, EngineError, Event, RunEnd, RunStatus};
 use wildtool_core::runner::env_checkpoint::EnvMode;
-use wildtool_core::runner::select::SessionRange;
 use wildtool_core::share::task_shapes;
 
-use super::files::{at, read_text, OutputSet};
+use super::files::{at, OutputSet};
 use super::run_cmd::{
-    backend, install_interrupt_handler, run_spec, trials_json, unix_now, Display, RunArgs,
-    RunCmdError,
+    install_interrupt_handler, trials_json, unix_now, Display, RunArgs, RunCmdError,
 };
 use super::EXIT_INCOMPLETE;
 
@@ -63,36 +59,14 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
 }
 
 fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
-    let dataset_text = read_text(&args.dataset)?;
-    let fp = fingerprint_hex(&dataset_text);
-    let (backend_settings, model, key) = backend(args)?;
-    let auth = match &backend_settings {
-        BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
-        BackendSettings::Agent(_) => None,
-    };
-    let pricing = args.prices.choice()?.pricing(&model);
-    let spec = run_spec(
-        args,
-        model,
-        fp.clone(),
-        backend_settings,
-        pricing.map(|p| p.prices),
-    )?;
+    let super::run_cmd::Prepared {
+        dataset_text,
+        fingerprint: fp,
+        spec,
+        auth,
+    } = super::run_cmd::prepare(args)?;
     let loaded = load_dataset(&dataset_text, args.lang);
-    let range = args
-        .sessions
-        .as_deref()
-        .map(SessionRange::parse)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let selected: Vec<&Session> = loaded
-        .sessions
-        .iter()
-        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
-        .collect();
-    if selected.is_empty() {
-        return Err(usage("no sessions selected"));
-    }
+    let selected = super::run_cmd::selected_sessions(args, &loaded.sessions)?;
     let (with_env, without): (Vec<&Session>, Vec<&Session>) =
         selected.into_iter().partition(|s| has_scenario(s));
     if with_env.is_empty() {

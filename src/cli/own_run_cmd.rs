@@ -18,7 +18,7 @@ use crate::native::{Driver, FileStore, UreqTransport};
 use wildtool_core::chart::dashboard;
 use wildtool_core::chart::html::{report_html, ReportMeta};
 use wildtool_core::checker;
-use wildtool_core::dataset::{fingerprint_hex, load_dataset, Session};
+use wildtool_core::dataset::{load_dataset, Session};
 use wildtool_core::formats::report_doc::ReportDataset;
 use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
@@ -31,13 +31,12 @@ use wildtool_core::own::run_file::{
 use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
 use wildtool_core::report::summary::summary_table;
 use wildtool_core::runner::checkpoint::CheckpointStore;
-use wildtool_core::runner::engine::{BackendSettings, Engine, EngineError, Event, RunStatus};
+use wildtool_core::runner::engine::{Engine, EngineError, Event, RunStatus};
 use wildtool_core::runner::env_checkpoint::EnvMode;
-use wildtool_core::runner::select::SessionRange;
 use wildtool_core::score::{OfficialChecker, ScoreOptions};
 
-use super::files::{at, read_text, OutputSet};
-use super::run_cmd::{backend, install_interrupt_handler, run_spec, Display, RunArgs, RunCmdError};
+use super::files::{at, OutputSet};
+use super::run_cmd::{install_interrupt_handler, Display, RunArgs, RunCmdError};
 use super::EXIT_INCOMPLETE;
 
 fn usage(m: impl Into<String>) -> RunCmdError {
@@ -70,36 +69,14 @@ pub fn run(args: &RunArgs, ledger: bool) -> Result<ExitCode, RunCmdError> {
 }
 
 fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
-    let dataset_text = read_text(&args.dataset)?;
-    let fp = fingerprint_hex(&dataset_text);
-    let (backend_settings, model, key) = backend(args)?;
-    let auth = match &backend_settings {
-        BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
-        BackendSettings::Agent(_) => None,
-    };
-    let pricing = args.prices.choice()?.pricing(&model);
-    let spec = run_spec(
-        args,
-        model,
-        fp.clone(),
-        backend_settings,
-        pricing.map(|p| p.prices),
-    )?;
+    let super::run_cmd::Prepared {
+        dataset_text,
+        fingerprint: fp,
+        spec,
+        auth,
+    } = super::run_cmd::prepare(args)?;
     let loaded = load_dataset(&dataset_text, args.lang);
-    let range = args
-        .sessions
-        .as_deref()
-        .map(SessionRange::parse)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let selected: Vec<&Session> = loaded
-        .sessions
-        .iter()
-        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
-        .collect();
-    if selected.is_empty() {
-        return Err(usage("no sessions selected"));
-    }
+    let selected = super::run_cmd::selected_sessions(args, &loaded.sessions)?;
     let mut envs = BTreeMap::new();
     if ledger {
         for s in &selected {

@@ -473,6 +473,65 @@ pub(crate) fn install_interrupt_handler(controller: crate::native::Controller) {
     });
 }
 
+/// What the runs of every kind start from: the dataset's bytes and fingerprint, the run's
+/// settings checked into one spec, and the endpoint's authentication.
+pub(crate) struct Prepared {
+    /// The dataset file's bytes, as read at the start (the run scores these).
+    pub dataset_text: String,
+    /// Their fingerprint.
+    pub fingerprint: String,
+    /// The run's settings.
+    pub spec: RunSpec,
+    /// How the endpoint authenticates, with the key (`None` for built-in agents).
+    pub auth: Option<(wildtool_core::runner::provider::AuthStyle, String)>,
+}
+
+/// Reads the dataset and builds the run's spec (prices from the price table).
+pub(crate) fn prepare(args: &RunArgs) -> Result<Prepared, RunCmdError> {
+    let dataset_text = read_text(&args.dataset)?;
+    let fingerprint = fingerprint_hex(&dataset_text);
+    let (backend_settings, model, key) = backend(args)?;
+    let auth = match &backend_settings {
+        BackendSettings::Http { provider, .. } => key.map(|k| (provider.auth(), k)),
+        BackendSettings::Agent(_) => None,
+    };
+    let pricing = args.prices.choice()?.pricing(&model);
+    let spec = run_spec(
+        args,
+        model,
+        fingerprint.clone(),
+        backend_settings,
+        pricing.map(|p| p.prices),
+    )?;
+    Ok(Prepared {
+        dataset_text,
+        fingerprint,
+        spec,
+        auth,
+    })
+}
+
+/// The sessions `--sessions` selects (all without it); refused when it selects none.
+pub(crate) fn selected_sessions<'a>(
+    args: &RunArgs,
+    sessions: &'a [Session],
+) -> Result<Vec<&'a Session>, RunCmdError> {
+    let range = args
+        .sessions
+        .as_deref()
+        .map(SessionRange::parse)
+        .transpose()
+        .map_err(|e| usage(e.to_string()))?;
+    let selected: Vec<&Session> = sessions
+        .iter()
+        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
+        .collect();
+    if selected.is_empty() {
+        return Err(usage("no sessions selected"));
+    }
+    Ok(selected)
+}
+
 /// Runs `wildtool run`: 0 when every task is scored, 3 when some are not (resumable).
 pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     Ok(match execute(args)? {
@@ -512,20 +571,7 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
             args.dataset.display()
         );
     }
-    let range = args
-        .sessions
-        .as_deref()
-        .map(SessionRange::parse)
-        .transpose()
-        .map_err(|e| usage(e.to_string()))?;
-    let sessions: Vec<&Session> = loaded
-        .sessions
-        .iter()
-        .filter(|s| range.as_ref().is_none_or(|r| r.contains(s.index)))
-        .collect();
-    if sessions.is_empty() {
-        return Err(usage("no sessions selected"));
-    }
+    let sessions = selected_sessions(args, &loaded.sessions)?;
     if args.dry_run {
         print_estimate(&spec, &sessions, pricing.as_ref());
         return Ok(RunStatus::Done);
