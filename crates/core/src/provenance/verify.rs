@@ -503,9 +503,9 @@ fn rebuild_report(
     loaded: &LoadedDataset,
     fingerprint: &str,
     r: &Rescored,
-    claimed: &str,
+    claimed_text: &str,
 ) -> Option<String> {
-    let claimed = ReportDoc::parse(claimed.as_bytes()).ok()?;
+    let claimed = ReportDoc::parse(claimed_text.as_bytes()).ok()?;
     let sessions: std::collections::BTreeSet<u32> =
         claimed.tasks.iter().map(|t| t.session).collect();
     let shapes: Vec<_> = task_shapes(loaded)
@@ -526,7 +526,52 @@ fn rebuild_report(
         forced: claimed.forced.as_ref().map(|f| f.reason.clone()),
     });
     doc.cost = claimed.cost.clone();
-    Some(doc.to_json())
+    // The run's metadata and cost are the claim's own: their text is copied from it, so a
+    // number that does not read back to the same digits (a float parsed one unit in the
+    // last place off) cannot make an honest report look rewritten.
+    let mut text = doc.to_json();
+    for key in ["run", "cost"] {
+        if let (Some(ours), Some(theirs)) =
+            (member_span(&text, key), member_span(claimed_text, key))
+        {
+            text.replace_range(ours, &claimed_text[theirs]);
+        }
+    }
+    Some(text)
+}
+
+/// The byte range of the value of the top-level member `key` in a pretty-printed JSON
+/// object (two-space indent, as `report.json` is written), `None` when there is none.
+fn member_span(text: &str, key: &str) -> Option<std::ops::Range<usize>> {
+    let head = format!("\n  \"{key}\": ");
+    let start = text.find(&head)? + head.len();
+    let bytes = text.as_bytes();
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    for (i, &b) in bytes.iter().enumerate().skip(start) {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(start..i + 1);
+                }
+            }
+            // A scalar value (or the object's end) ends at the next comma or line end.
+            b',' | b'\n' | b'}' | b']' if depth == 0 => return Some(start..i),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// The first difference between a claimed file and the recomputed one, or `None` when
@@ -702,5 +747,23 @@ fn check_replies(m: &Manifest, c: &Cassette, loaded: &LoadedDataset) -> Claim {
         name: "replies".to_owned(),
         holds: true,
         detail: format!("{checked} recorded reply(ies) in the cassette have the manifest's hashes"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::member_span;
+
+    #[test]
+    fn member_spans_cover_objects_scalars_and_strings_with_braces() {
+        let text = "{\n  \"a\": 1,\n  \"run\": {\n    \"x\": \"}{\\\"\",\n    \"d\": 0.018077623\n  },\n  \"cost\": null\n}";
+        let run = member_span(text, "run").map(|r| &text[r]);
+        assert_eq!(
+            run,
+            Some("{\n    \"x\": \"}{\\\"\",\n    \"d\": 0.018077623\n  }")
+        );
+        assert_eq!(member_span(text, "cost").map(|r| &text[r]), Some("null"));
+        assert_eq!(member_span(text, "a").map(|r| &text[r]), Some("1"));
+        assert_eq!(member_span(text, "missing"), None);
     }
 }
