@@ -46,8 +46,10 @@ build_module() {
 # smaller than one -Oz, a minute more of build time). --gufa (whole-program type flow:
 # about 0.6 KB) and --low-memory-unused (about 2.7 KB: constant address offsets folded
 # into loads and stores; Rust's wasm32 module never uses the first 1 KB of memory — the
-# stack is placed first and grows down from 1 MB, data lies above it).
-build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused
+# stack is placed first and grows down from 1 MB, data lies above it). --flatten
+# --rereloop -Oz (about 2.5 KB: the control flow rebuilt by binaryen's relooper and
+# optimised again; semantics-preserving, the end-to-end suite runs on the result).
+build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused --flatten --rereloop -Oz
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).
 build_module wildtool-jieba www/pkg/jieba wildtool_jieba
