@@ -143,26 +143,7 @@ fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     );
     display.finish();
     let end = end?;
-    if let Some(class) = end.preflight {
-        return Err(RunCmdError::Preflight {
-            class: class.label(),
-            reason: end.reason.clone().unwrap_or_default(),
-            fix: end.fix.clone(),
-        });
-    }
-    let p = &end.progress;
-    eprintln!(
-        "env run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
-        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
-    );
-    for t in &end.incomplete {
-        eprintln!(
-            "  incomplete: {} task {} — {}",
-            t.id,
-            t.key.task,
-            super::redact(&t.reason)
-        );
-    }
+    super::run_cmd::report_end("env run", &end)?;
     let trial_dirs = super::run_cmd::trial_dirs(&args.out, spec.trials());
     let per_trial_tasks: u64 = with_env.iter().map(|s| s.tasks.len() as u64).sum();
     let mut trial_outcomes = Vec::new();

@@ -9,7 +9,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -149,28 +148,8 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     );
     display.finish();
     let end = end?;
-    if let Some(class) = end.preflight {
-        return Err(RunCmdError::Preflight {
-            class: class.label(),
-            reason: end.reason.clone().unwrap_or_default(),
-            fix: end.fix.clone(),
-        });
-    }
-    let p = &end.progress;
-    eprintln!(
-        "own-history run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
-        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
-    );
-    for t in &end.incomplete {
-        eprintln!("  incomplete: {} task {} — {}", t.id, t.key.task, t.reason);
-    }
-    let trial_dirs: Vec<PathBuf> = if spec.trials() == 1 {
-        vec![args.out.clone()]
-    } else {
-        (1..=spec.trials())
-            .map(|t| args.out.join(format!("trial-{t}")))
-            .collect()
-    };
+    super::run_cmd::report_end("own-history run", &end)?;
+    let trial_dirs = super::run_cmd::trial_dirs(&args.out, spec.trials());
     let tasks_total: u64 = selected.iter().map(|s| s.tasks.len() as u64).sum();
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());

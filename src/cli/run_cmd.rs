@@ -816,6 +816,33 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     Ok(end.status)
 }
 
+/// The end of an env or own-history run as the terminal shows it: a failed preflight as
+/// its error, else one progress line (`what` names the run) and every incomplete task with
+/// its reason, the key redacted.
+pub(crate) fn report_end(what: &str, end: &RunEnd) -> Result<(), RunCmdError> {
+    if let Some(class) = end.preflight {
+        return Err(RunCmdError::Preflight {
+            class: class.label(),
+            reason: end.reason.clone().unwrap_or_default(),
+            fix: end.fix.clone(),
+        });
+    }
+    let p = &end.progress;
+    eprintln!(
+        "{what}: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
+        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
+    );
+    for t in &end.incomplete {
+        eprintln!(
+            "  incomplete: {} task {} — {}",
+            t.id,
+            t.key.task,
+            super::redact(&t.reason)
+        );
+    }
+    Ok(())
+}
+
 /// The directories of a run's trials: `out` itself for one trial, `out/trial-N/` else.
 pub(crate) fn trial_dirs(out: &Path, trials: u32) -> Vec<PathBuf> {
     if trials == 1 {

@@ -45,26 +45,46 @@ pub fn header_line(head: &ReportHead) -> String {
     dumps(&Value::Object(m), Escape::Utf8)
 }
 
-/// Reads a header line.
-pub fn parse_header(line: &str) -> Result<ReportHead, String> {
-    let v = loads(line).map_err(|e| format!("the header is not JSON: {e}"))?;
-    if v.get("format").and_then(Value::as_str) != Some(ENV_RUN_FORMAT) {
-        return Err(format!(
-            "the first line is not an env-result header ({{\"format\": \"{ENV_RUN_FORMAT}\", …}})"
-        ));
+/// The fields of a run file's header line, read one by one with the field named in
+/// each error (shared by the env and own-history run files).
+pub(crate) struct HeaderFields(Value);
+
+impl HeaderFields {
+    /// The header `line` of a file whose `format` must be `format` (`what` names the file
+    /// in the message).
+    pub(crate) fn read(line: &str, format: &str, what: &str) -> Result<Self, String> {
+        let v = loads(line).map_err(|e| format!("the header is not JSON: {e}"))?;
+        if v.get("format").and_then(Value::as_str) != Some(format) {
+            return Err(format!(
+                "the first line is not an {what} header ({{\"format\": \"{format}\", …}})"
+            ));
+        }
+        Ok(HeaderFields(v))
     }
-    let s = |k: &str| -> Result<String, String> {
-        v.get(k)
+
+    /// The string field `k`.
+    pub(crate) fn text(&self, k: &str) -> Result<String, String> {
+        self.0
+            .get(k)
             .and_then(Value::as_str)
             .map(str::to_owned)
             .ok_or_else(|| format!("header field {k:?} must be a string"))
-    };
-    let n = |k: &str| -> Result<u64, String> {
-        v.get(k)
+    }
+
+    /// The whole-number field `k`.
+    pub(crate) fn count(&self, k: &str) -> Result<u64, String> {
+        self.0
+            .get(k)
             .and_then(Value::as_i64)
             .and_then(|x| u64::try_from(x).ok())
             .ok_or_else(|| format!("header field {k:?} must be a whole number"))
-    };
+    }
+}
+
+/// Reads a header line.
+pub fn parse_header(line: &str) -> Result<ReportHead, String> {
+    let h = HeaderFields::read(line, ENV_RUN_FORMAT, "env-result")?;
+    let (s, n) = (|k: &str| h.text(k), |k: &str| h.count(k));
     Ok(ReportHead {
         model_name: s("model_name")?,
         dataset_fingerprint: s("dataset_fingerprint")?,

@@ -74,24 +74,8 @@ pub fn header_line(head: &OwnHead) -> String {
 
 /// Reads a header line.
 pub fn parse_header(line: &str) -> Result<OwnHead, String> {
-    let v = loads(line).map_err(|e| format!("the header is not JSON: {e}"))?;
-    if v.get("format").and_then(Value::as_str) != Some(OWN_RUN_FORMAT) {
-        return Err(format!(
-            "the first line is not an own-result header ({{\"format\": \"{OWN_RUN_FORMAT}\", …}})"
-        ));
-    }
-    let s = |k: &str| -> Result<String, String> {
-        v.get(k)
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .ok_or_else(|| format!("header field {k:?} must be a string"))
-    };
-    let n = |k: &str| -> Result<u64, String> {
-        v.get(k)
-            .and_then(Value::as_i64)
-            .and_then(|x| u64::try_from(x).ok())
-            .ok_or_else(|| format!("header field {k:?} must be a whole number"))
-    };
+    let h = crate::ledger::run_file::HeaderFields::read(line, OWN_RUN_FORMAT, "own-result")?;
+    let (s, n) = (|k: &str| h.text(k), |k: &str| h.count(k));
     Ok(OwnHead {
         model_name: s("model_name")?,
         dataset_fingerprint: s("dataset_fingerprint")?,
