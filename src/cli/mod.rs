@@ -281,7 +281,8 @@ enum Command {
         /// Score results that do not match the dataset anyway (report.json records it).
         #[arg(long)]
         force: bool,
-        /// Threads scoring result lines at once (1 to 256; default: the cores available).
+        /// Threads scoring result lines at once (1 to 256; default: the cores that are
+        /// idle, i.e. the cores available less the 1-minute load average, at least 1).
         ///
         /// The files are the same bytes whatever the number: lines are scored in any
         /// order and counted and written in the score file's order.

@@ -137,11 +137,22 @@ const THREAD_STACK: usize = 8 << 20;
 /// Lines a scoring thread takes at a time.
 const BLOCK: usize = 4;
 
-/// The threads `--jobs` asks for, or the cores available; never more than the lines.
+/// The threads `--jobs` asks for; by default the cores that are available and idle (the
+/// cores less the 1-minute load average, as `make -l` reads it; at least one), since a
+/// second thread on a busy core only adds the cost of handing lines over. Never more
+/// threads than lines.
 pub fn effective_jobs(asked: Option<u32>, lines: usize) -> usize {
     let n = match asked {
         Some(n) => n as usize,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        None => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let busy = std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+                .filter(|l| l.is_finite() && *l >= 0.0)
+                .map_or(0, |l| l.round() as usize);
+            cores.saturating_sub(busy)
+        }
     };
     n.min(lines).max(1)
 }
