@@ -67,7 +67,7 @@ pub fn run(input: &GenerateInput) -> Result<GenerateOutput, LabError> {
             text: &p.text,
         })
         .collect();
-    let text = Packs::parse(&texts)?.generate(&spec)?;
+    let text = wildtool_core::ledger::generated::generate_parsed(&Packs::parse(&texts)?, &spec)?;
     let fingerprint = fingerprint_hex(&text);
     let sessions = spec.sessions;
     let spec = spec.to_text();

@@ -117,7 +117,8 @@ impl SweepPlan {
         Ok(spec)
     }
 
-    /// Generates the dataset of level `i` (`generate::generate_level`).
+    /// Generates the dataset of level `i` (`generate::generate_level`, or the ledger
+    /// environment's builder for `env=ledger` levels).
     pub fn generate_level(
         &self,
         packs: &[PackText<'_>],
@@ -127,7 +128,7 @@ impl SweepPlan {
             .levels
             .get(i)
             .ok_or_else(|| GenerateError::Spec(format!("no level {i}")))?;
-        generate::generate_level(packs, &self.base, self.factor, value)
+        crate::ledger::generated::generate_level(packs, &self.base, self.factor, value)
     }
 
     /// The directory (or label) of level `i`: `level-<value>`, characters other than
