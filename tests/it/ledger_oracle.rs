@@ -529,3 +529,98 @@ fn ledger_oracle_agrees_with_beancount() {
     println!("chaos: {} ledgers ({invalid} invalid), verdicts equal Beancount's; {checked_queries} balance/spending answers equal Beancount's realization", cases.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The generated suite of the done-when: `wildtool generate --seed 7 --sessions 256 --env
+/// ledger`: every initial and expected ledger, and every ledger the gold agent leaves in
+/// the environment, passes bean-check.
+#[test]
+#[ignore = "needs Beancount: run scripts/ledger-oracle.sh"]
+fn ledger_oracle_passes_a_generated_256_session_suite() {
+    let dir =
+        std::env::temp_dir().join(format!("wildtool-ledger-oracle-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("suite.jsonl");
+    let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args([
+            "generate",
+            "--seed",
+            "7",
+            "--sessions",
+            "256",
+            "--env",
+            "ledger",
+            "--out",
+        ])
+        .arg(&file)
+        .output()
+        .expect("generate");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = std::fs::read_to_string(&file).expect("suite");
+    let sessions = load_dataset(&text, Lang::En).sessions;
+    assert_eq!(sessions.len(), 256);
+    let out = dir.join("gold-run");
+    let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+        .args(["run", "--env", "ledger", "--provider", "gold", "--dataset"])
+        .arg(&file)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("gold run");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let result = std::fs::read_to_string(out.join("env-result.jsonl")).expect("env result");
+    let scored = score_file(&sessions, &fingerprint_hex(&text), &result, false).expect("scores");
+    let mut texts: BTreeMap<String, String> = BTreeMap::new();
+    for s in &sessions {
+        let env = SessionEnv::of(s).expect("scenario").expect("env");
+        texts.insert(
+            write_ledger(&env.scenario.initial, &header()),
+            format!("{} initial", s.id),
+        );
+        for t in 0..s.tasks.len() {
+            if let Some(exp) = env.replay.expected(t) {
+                texts
+                    .entry(write_ledger(exp, &header()))
+                    .or_insert(format!("{} task {t} expected", s.id));
+            }
+        }
+    }
+    let mut gold_ledgers = 0;
+    for (index, tasks) in &scored.sessions {
+        for t in tasks {
+            gold_ledgers += 1;
+            texts
+                .entry(write_ledger(&t.actual, &header()))
+                .or_insert(format!("session {index} task {} left by gold", t.task));
+        }
+    }
+    assert_eq!(gold_ledgers, 1024);
+    let files: Vec<PathBuf> = texts
+        .keys()
+        .enumerate()
+        .map(|(i, t)| write(&dir, &format!("gen-{i}.beancount"), t))
+        .collect();
+    let names: Vec<&String> = texts.values().collect();
+    let mut failed = Vec::new();
+    for (f, ok, out) in bean_check(&files) {
+        let i: usize = f
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.strip_prefix("gen-"))
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        if !ok || out.contains("\"message\"") {
+            failed.push(format!("{}: {out}", names[i]));
+        }
+    }
+    assert!(
+        failed.is_empty(),
+        "bean-check fails:\n{}",
+        failed.join("\n")
+    );
+    println!(
+        "bean-check: {} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)",
+        files.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
