@@ -84,7 +84,21 @@ impl SweepPlan {
             canonical.push(value);
             dirs.push(dir);
         }
+        let ledger = (0..plan.levels.len())
+            .filter(|&i| plan.level_spec(i).is_ok_and(|s| s.is_ledger()))
+            .count();
+        if ledger != 0 && ledger != plan.levels.len() {
+            return Err(SweepError::Plan(
+                "some levels are ledger-environment suites and some are not; a sweep's levels all run the same way".into(),
+            ));
+        }
         Ok(plan)
+    }
+
+    /// Whether the levels are ledger-environment suites (`env=ledger`, or a `challenge`):
+    /// they run in the ledger environment and are counted on `env_success`.
+    pub fn is_ledger(&self) -> bool {
+        self.level_spec(0).is_ok_and(|s| s.is_ledger())
     }
 
     /// The plan from the options both front doors take: `factor=level,…`, the seed, the
