@@ -135,6 +135,16 @@ pub struct ViewOutput {
 /// The sweep's document for `input` (the same as `wildtool sweep` writes).
 pub fn document(input: &ViewInput) -> Result<SweepDoc, LabError> {
     let plan = input.plan.plan()?;
+    if plan.is_ledger()
+        && input
+            .levels
+            .iter()
+            .any(|r| r.env.is_none() && !r.outcomes.is_empty())
+    {
+        return Err(LabError::Input(
+            "the levels are ledger-environment suites: a sweep of them is counted on env_success, so each level needs its env-result.jsonl (run it in the ledger environment)".into(),
+        ));
+    }
     let levels = (0..plan.levels.len())
         .map(|i| {
             let run = input.levels.get(i);
