@@ -216,6 +216,43 @@ mod tests {
     }
 
     #[test]
+    fn ledger_suites_are_the_cores_too() {
+        let input = GenerateInput {
+            spec: "seed=4,sessions=6,challenge=question".into(),
+            packs: packs(),
+        };
+        let out: GenerateOutput =
+            serde_json::from_str(&generate(&serde_json::to_string(&input).unwrap()).unwrap())
+                .unwrap();
+        let texts: Vec<PackText<'_>> = input
+            .packs
+            .iter()
+            .map(|p| PackText {
+                name: &p.name,
+                text: &p.text,
+            })
+            .collect();
+        let spec = GenerateSpec::parse(&input.spec).unwrap();
+        let core = wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
+        assert_eq!(out.text, core);
+        assert_eq!(out.text.lines().count(), 6);
+        assert!(out.text.lines().all(|l| l.contains("\"ledger_env\"")));
+        assert_eq!(out.spec, "seed=4,sessions=6,challenge=question");
+        let e = generate(
+            &serde_json::to_string(&GenerateInput {
+                spec: "seed=4,sessions=6,env=ledger,transitions=1".into(),
+                packs: packs(),
+            })
+            .unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("does not apply to env=ledger"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn bad_specs_and_packs_are_errors_with_the_cores_message() {
         let call = |spec: &str, packs: Vec<PackInput>| {
             generate(

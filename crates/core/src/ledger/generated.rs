@@ -21,14 +21,13 @@
 
 use std::collections::BTreeSet;
 
-use crate::generate::calendar::{civil_from_days, days_from_civil, hhmm, weekday};
+use crate::generate::calendar::{civil_from_days, days_from_civil, hhmm, weekday, WEEKDAYS};
 use crate::generate::ledger_pack::{LedgerPack, Merchant, Move};
 use crate::generate::pack::Pack;
 use crate::generate::rng::Rng;
 use crate::generate::template::value as json_value;
 use crate::generate::{
-    ChallengeLevel, Factor, GenerateError, GenerateSpec, PackText, Packs, GENERATOR_VERSION,
-    UNIQUE_BLOCK,
+    ChallengeLevel, GenerateError, GenerateSpec, PackText, Packs, GENERATOR_VERSION, UNIQUE_BLOCK,
 };
 use crate::json::{dumps, Escape, Map, Value};
 use crate::outcome::{TaskType, TurnSubtype};
@@ -58,15 +57,6 @@ const MONTHS: [&str; 12] = [
     "November",
     "December",
 ];
-const WEEKDAYS: [&str; 7] = [
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-    "Sunday",
-];
 
 /// The four challenges a session can have (`mixed` draws one).
 const CHALLENGES: [ChallengeLevel; 4] = [
@@ -90,19 +80,6 @@ pub fn generate_parsed(packs: &Packs, spec: &GenerateSpec) -> Result<String, Gen
     } else {
         packs.generate(spec)
     }
-}
-
-/// The suite of one sweep level: `spec` with `factor` set to `level` (see
-/// [`crate::generate::generate_level`]).
-pub fn generate_level(
-    packs: &[PackText<'_>],
-    spec: &GenerateSpec,
-    factor: Factor,
-    level: &str,
-) -> Result<String, GenerateError> {
-    let mut s = spec.clone();
-    s.set_factor(factor, level)?;
-    generate(packs, &s)
 }
 
 fn pack_err(message: impl Into<String>) -> GenerateError {
@@ -711,6 +688,21 @@ impl Builder<'_> {
         obj(pairs)
     }
 
+    fn import_args(&self, m: &Merchant) -> Value {
+        obj(vec![
+            ("merchant", Value::str(&m.short)),
+            ("date", Value::Str(self.today.to_string())),
+        ])
+    }
+
+    fn budget_args(&self, cat: &str, month: Month, amount: Dec) -> Value {
+        obj(vec![
+            ("category", Value::str(cat)),
+            ("month", Value::Str(month.to_string())),
+            ("amount", amount.to_value()),
+        ])
+    }
+
     fn amount_for(&mut self, m: &Merchant) -> Dec {
         cents(self.rng.range(m.cents[0], m.cents[1]))
     }
@@ -888,6 +880,96 @@ fn pick_fund(b: &mut Builder<'_>, world: &World<'_>) -> String {
     world.funding[b.rng.below(world.funding.len())].clone()
 }
 
+/// The id a write's result names.
+fn txn_id(o: &Value) -> String {
+    o.get("transaction_id")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// The `total` and `count` slots of a `ledger_spending` result.
+fn spending_slots(o: &Value) -> Result<Vec<(&'static str, Slot)>, GenerateError> {
+    let count = o
+        .get("transaction_count")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    Ok(vec![
+        ("total", num(dec_of(o, "total")?)),
+        ("count", int(count)),
+    ])
+}
+
+type Slots = Vec<(&'static str, Slot)>;
+
+/// What a task of the session is, besides its calls.
+struct TaskSpec<'a> {
+    /// Its templates.
+    kind: &'static str,
+    task_type: TaskType,
+    subtype: Option<TurnSubtype>,
+    /// The `ledger_env.tasks` challenge.
+    challenge: &'a str,
+    amends: Option<&'a str>,
+}
+
+impl TaskSpec<'_> {
+    /// The task: message and answer drawn from the templates with `slots`, the answer
+    /// node depending on `deps`.
+    fn build(
+        self,
+        b: &mut Builder<'_>,
+        slots: &[(&str, Slot)],
+        mut nodes: Vec<Value>,
+        deps: &[usize],
+    ) -> Result<BuiltTask, GenerateError> {
+        let message = b.say(self.kind, slots)?;
+        let (ans, must) = b.tell(self.kind, slots)?;
+        let answer = if self.task_type == TaskType::Chat {
+            "chat"
+        } else {
+            "tool"
+        };
+        nodes.push(Builder::prepare(nodes.len(), answer, ans, deps));
+        Ok(BuiltTask {
+            message,
+            task_type: self.task_type,
+            subtype: self.subtype,
+            nodes,
+            env: env_task(self.challenge, &must, self.amends),
+            kind: self.kind,
+        })
+    }
+}
+
+/// A Single-Tool task: the gold call runs, its result and `slots` fill the templates.
+fn one_call(
+    b: &mut Builder<'_>,
+    spec: TaskSpec<'_>,
+    tool: &str,
+    args: Value,
+    slots: impl FnOnce(&Value) -> Result<Slots, GenerateError>,
+) -> Result<(BuiltTask, Value), GenerateError> {
+    let o = b.run(tool, &args)?;
+    let slots = slots(&o)?;
+    let node = node(0, tool, args, o.clone(), &[]);
+    Ok((spec.build(b, &slots, vec![node], &[0])?, o))
+}
+
+fn single<'a>(
+    kind: &'static str,
+    challenge: &'a str,
+    subtype: Option<TurnSubtype>,
+) -> TaskSpec<'a> {
+    TaskSpec {
+        kind,
+        task_type: TaskType::SingleTool,
+        subtype,
+        challenge,
+        amends: None,
+    }
+}
+
 fn compositional(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, GenerateError> {
     let read = w.merchants[0];
     let cat = read.category.clone();
@@ -899,108 +981,71 @@ fn compositional(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, G
     // Task 1: spending ∥ (import → add).
     let a0 = b.spending_args(&cat, lm.first(), lm.last());
     let o0 = b.run("ledger_spending", &a0)?;
-    let a1 = obj(vec![
-        ("merchant", Value::str(&shop.short)),
-        ("date", Value::Str(w.today.to_string())),
-    ]);
+    let a1 = b.import_args(shop);
     let o1 = b.run("import_receipt", &a1)?;
     let a2 = b.add_args(shop, &fund, total, Some(&rid));
     let o2 = b.run("add_transaction", &a2)?;
-    let txn = o2
-        .get("transaction_id")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let spent = dec_of(&o0, "total")?;
-    let count = o0
-        .get("transaction_count")
-        .and_then(Value::as_i64)
-        .unwrap_or(0);
-    let slots = vec![
+    let mut slots = spending_slots(&o0)?;
+    slots.extend([
         ("cat", text(&cat)),
         ("rcat", text(&shop.category)),
         ("month_name", text(month_name(lm))),
         ("shop", text(&shop.short)),
         ("merchant", text(&shop.name)),
-        ("total", num(spent)),
-        ("count", int(count)),
         ("amount", num(total)),
         ("fund", text(&fund)),
-        ("txn", text(&txn)),
+        ("txn", text(txn_id(&o2))),
+    ]);
+    let nodes = vec![
+        node(0, "ledger_spending", a0, o0, &[]),
+        node(1, "import_receipt", a1, o1, &[]),
+        node(2, "add_transaction", a2, o2, &[1]),
     ];
-    let m1 = b.say("compositional", &slots)?;
-    let (ans1, must1) = b.tell("compositional", &slots)?;
-    let t1 = BuiltTask {
-        message: m1,
+    let spec = TaskSpec {
+        kind: "compositional",
         task_type: TaskType::MixedMultiTool,
         subtype: None,
-        nodes: vec![
-            node(0, "ledger_spending", a0, o0, &[]),
-            node(1, "import_receipt", a1, o1, &[]),
-            node(2, "add_transaction", a2, o2, &[1]),
-            Builder::prepare(3, "tool", ans1, &[0, 2]),
-        ],
-        env: env_task("compositional", &must1, None),
-        kind: "compositional",
+        challenge: "compositional",
+        amends: None,
     };
+    let t1 = spec.build(b, &slots, nodes, &[0, 2])?;
     // Task 2: the balance of the account it was paid from.
     let t2 = balance_task(b, &fund)?;
     // Task 3: a budget for that category this month.
     let month = w.today.month();
     let amount = b.budget_amount(&cat, Dec::ZERO);
-    let a = obj(vec![
-        ("category", Value::str(&cat)),
-        ("month", Value::Str(month.to_string())),
-        ("amount", amount.to_value()),
-    ]);
-    let o = b.run("set_budget", &a)?;
     let slots = vec![
         ("cat", text(&cat)),
         ("month", text(month.to_string())),
         ("amount", num(amount)),
     ];
-    let m3 = b.say("budget_set", &slots)?;
-    let (ans, must) = b.tell("budget_set", &slots)?;
-    let t3 = BuiltTask {
-        message: m3,
-        task_type: TaskType::SingleTool,
-        subtype: COREF,
-        nodes: vec![
-            node(0, "set_budget", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("write", &must, None),
-        kind: "budget_set",
-    };
+    let args = b.budget_args(&cat, month, amount);
+    let (t3, _) = one_call(
+        b,
+        single("budget_set", "write", COREF),
+        "set_budget",
+        args,
+        |_| Ok(slots),
+    )?;
     let t4 = budget_get_task(b, &cat, month)?;
     Ok(vec![t1, t2, t3, t4])
 }
 
 fn balance_task(b: &mut Builder<'_>, fund: &str) -> Result<BuiltTask, GenerateError> {
-    let a = obj(vec![
+    let today = b.today.to_string();
+    let args = obj(vec![
         ("account", Value::str(fund)),
-        ("as_of", Value::Str(b.today.to_string())),
+        ("as_of", Value::str(&today)),
     ]);
-    let o = b.run("ledger_balance", &a)?;
-    let bal = dec_of(&o, "balance")?;
-    let slots = vec![
-        ("fund", text(fund)),
-        ("balance", num(bal)),
-        ("today", text(b.today.to_string())),
-    ];
-    let message = b.say("balance", &slots)?;
-    let (ans, must) = b.tell("balance", &slots)?;
-    Ok(BuiltTask {
-        message,
-        task_type: TaskType::SingleTool,
-        subtype: COREF,
-        nodes: vec![
-            node(0, "ledger_balance", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("read", &must, None),
-        kind: "balance",
-    })
+    let spec = single("balance", "read", COREF);
+    let (t, _) = one_call(b, spec, "ledger_balance", args, |o| {
+        Ok(vec![
+            ("fund", text(fund)),
+            ("balance", num(dec_of(o, "balance")?)),
+            ("today", text(today)),
+        ])
+    })?;
+    Ok(t)
 }
 
 fn budget_get_task(
@@ -1008,31 +1053,32 @@ fn budget_get_task(
     cat: &str,
     month: Month,
 ) -> Result<BuiltTask, GenerateError> {
-    let a = obj(vec![
+    let args = obj(vec![
         ("category", Value::str(cat)),
         ("month", Value::Str(month.to_string())),
     ]);
-    let o = b.run("get_budget", &a)?;
-    let slots = vec![
-        ("cat", text(cat)),
-        ("month", text(month.to_string())),
-        ("spent", num(dec_of(&o, "spent")?)),
-        ("budgeted", num(dec_of(&o, "budgeted")?)),
-        ("remaining", num(dec_of(&o, "remaining")?)),
-    ];
-    let message = b.say("budget_get", &slots)?;
-    let (ans, must) = b.tell("budget_get", &slots)?;
-    Ok(BuiltTask {
-        message,
-        task_type: TaskType::SingleTool,
-        subtype: COREF,
-        nodes: vec![
-            node(0, "get_budget", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("read", &must, None),
-        kind: "budget_get",
-    })
+    let spec = single("budget_get", "read", COREF);
+    let (t, _) = one_call(b, spec, "get_budget", args, |o| {
+        Ok(vec![
+            ("cat", text(cat)),
+            ("month", text(month.to_string())),
+            ("spent", num(dec_of(o, "spent")?)),
+            ("budgeted", num(dec_of(o, "budgeted")?)),
+            ("remaining", num(dec_of(o, "remaining")?)),
+        ])
+    })?;
+    Ok(t)
+}
+
+/// The slots of a purchase of `m` paid from `fund`.
+fn purchase_slots(m: &Merchant, fund: &str, amount: Dec) -> Slots {
+    vec![
+        ("amount", num(amount)),
+        ("merchant", text(&m.name)),
+        ("cat", text(&m.category)),
+        ("fund", text(fund)),
+        ("fund_phrase", text(fund)),
+    ]
 }
 
 /// A plain add (`add` or `add_same` templates): the task and the new transaction's id.
@@ -1044,37 +1090,19 @@ fn add_task(
     amount: Dec,
     subtype: Option<TurnSubtype>,
 ) -> Result<(BuiltTask, String), GenerateError> {
-    let a = b.add_args(m, fund, amount, None);
-    let o = b.run("add_transaction", &a)?;
-    let txn = o
-        .get("transaction_id")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let slots = vec![
-        ("amount", num(amount)),
-        ("merchant", text(&m.name)),
-        ("cat", text(&m.category)),
-        ("fund", text(fund)),
-        ("fund_phrase", text(fund)),
-        ("txn", text(&txn)),
-    ];
-    let message = b.say(kind, &slots)?;
-    let (ans, must) = b.tell(kind, &slots)?;
-    Ok((
-        BuiltTask {
-            message,
-            task_type: TaskType::SingleTool,
-            subtype,
-            nodes: vec![
-                node(0, "add_transaction", a, o, &[]),
-                Builder::prepare(1, "tool", ans, &[0]),
-            ],
-            env: env_task("write", &must, None),
-            kind,
+    let args = b.add_args(m, fund, amount, None);
+    let (t, o) = one_call(
+        b,
+        single(kind, "write", subtype),
+        "add_transaction",
+        args,
+        |o| {
+            let mut slots = purchase_slots(m, fund, amount);
+            slots.push(("txn", text(txn_id(o))));
+            Ok(slots)
         },
-        txn,
-    ))
+    )?;
+    Ok((t, txn_id(&o)))
 }
 
 fn correction(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, GenerateError> {
@@ -1087,57 +1115,28 @@ fn correction(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, Gene
     }
     let (t1, txn) = add_task(b, "add", m, &fund, old, None)?;
     // Task 2: "make it {new} instead of {old}".
-    let a = obj(vec![
+    let args = obj(vec![
         ("transaction_id", Value::str(&txn)),
         (
             "changes",
             obj(vec![("postings", b.postings(&m.category, &fund, new))]),
         ),
     ]);
-    let o = b.run("amend_transaction", &a)?;
-    let slots = vec![("new", num(new)), ("old", num(old)), ("txn", text(&txn))];
-    let message = b.say("correction", &slots)?;
-    let (ans, must) = b.tell("correction", &slots)?;
-    let t2 = BuiltTask {
-        message,
-        task_type: TaskType::SingleTool,
-        subtype: COREF,
-        nodes: vec![
-            node(0, "amend_transaction", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("correction", &must, Some(&txn)),
-        kind: "correction",
+    let spec = TaskSpec {
+        amends: Some(&txn),
+        ..single("correction", "correction", COREF)
     };
+    let slots = vec![("new", num(new)), ("old", num(old)), ("txn", text(&txn))];
+    let (t2, _) = one_call(b, spec, "amend_transaction", args, |_| Ok(slots))?;
     let t3 = balance_task(b, &fund)?;
     // Task 4: that category so far this month.
-    let month = w.today.month();
-    let a = b.spending_args(&m.category, month.first(), w.today);
-    let o = b.run("ledger_spending", &a)?;
-    let slots = vec![
-        ("cat", text(&m.category)),
-        ("total", num(dec_of(&o, "total")?)),
-        (
-            "count",
-            int(o
-                .get("transaction_count")
-                .and_then(Value::as_i64)
-                .unwrap_or(0)),
-        ),
-    ];
-    let message = b.say("month_spending", &slots)?;
-    let (ans, must) = b.tell("month_spending", &slots)?;
-    let t4 = BuiltTask {
-        message,
-        task_type: TaskType::SingleTool,
-        subtype: COREF,
-        nodes: vec![
-            node(0, "ledger_spending", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("read", &must, None),
-        kind: "month_spending",
-    };
+    let args = b.spending_args(&m.category, w.today.month().first(), w.today);
+    let spec = single("month_spending", "read", COREF);
+    let (t4, _) = one_call(b, spec, "ledger_spending", args, |o| {
+        let mut slots = spending_slots(o)?;
+        slots.push(("cat", text(&m.category)));
+        Ok(slots)
+    })?;
     Ok(vec![t1, t2, t3, t4])
 }
 
@@ -1148,22 +1147,14 @@ fn chat_task(
     fund: &str,
     amount: Dec,
 ) -> Result<BuiltTask, GenerateError> {
-    let slots = vec![
-        ("amount", num(amount)),
-        ("merchant", text(&m.name)),
-        ("cat", text(&m.category)),
-        ("fund", text(fund)),
-    ];
-    let message = b.say(kind, &slots)?;
-    let (ans, must) = b.tell(kind, &slots)?;
-    Ok(BuiltTask {
-        message,
+    let spec = TaskSpec {
+        kind,
         task_type: TaskType::Chat,
         subtype: COREF,
-        nodes: vec![Builder::prepare(0, "chat", ans, &[])],
-        env: env_task("question_after_write", &must, None),
-        kind,
-    })
+        challenge: "question_after_write",
+        amends: None,
+    };
+    spec.build(b, &purchase_slots(m, fund, amount), Vec::new(), &[])
 }
 
 fn question(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, GenerateError> {
@@ -1172,40 +1163,27 @@ fn question(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, Genera
     let total = b.amount_for(shop);
     let rid = b.receipt(shop, &fund, total);
     // Task 1: import → add.
-    let a0 = obj(vec![
-        ("merchant", Value::str(&shop.short)),
-        ("date", Value::Str(w.today.to_string())),
-    ]);
+    let a0 = b.import_args(shop);
     let o0 = b.run("import_receipt", &a0)?;
     let a1 = b.add_args(shop, &fund, total, Some(&rid));
     let o1 = b.run("add_transaction", &a1)?;
-    let txn = o1
-        .get("transaction_id")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
     let slots = vec![
         ("shop", text(&shop.short)),
         ("merchant", text(&shop.name)),
         ("amount", num(total)),
         ("rcat", text(&shop.category)),
         ("fund", text(&fund)),
-        ("txn", text(&txn)),
+        ("txn", text(txn_id(&o1))),
     ];
-    let message = b.say("receipt", &slots)?;
-    let (ans, must) = b.tell("receipt", &slots)?;
-    let t1 = BuiltTask {
-        message,
+    let nodes = vec![
+        node(0, "import_receipt", a0, o0, &[]),
+        node(1, "add_transaction", a1, o1, &[0]),
+    ];
+    let spec = TaskSpec {
         task_type: TaskType::SequentialMultiTool,
-        subtype: None,
-        nodes: vec![
-            node(0, "import_receipt", a0, o0, &[]),
-            node(1, "add_transaction", a1, o1, &[0]),
-            Builder::prepare(2, "tool", ans, &[1]),
-        ],
-        env: env_task("write", &must, None),
-        kind: "receipt",
+        ..single("receipt", "write", None)
     };
+    let t1 = spec.build(b, &slots, nodes, &[1])?;
     let t2 = chat_task(b, "chat_category", shop, &fund, total)?;
     let other = w.merchants[1];
     let amount = b.amount_for(other);
@@ -1234,38 +1212,47 @@ fn ask_node(tool: &str, missing: &str, question: String, reply: String) -> Value
     n
 }
 
+/// A Clarify task: the question about `missing` (its reply filled with `reply_slots`),
+/// then the write, then the answer.
+fn clarify_task(
+    b: &mut Builder<'_>,
+    kind: &'static str,
+    (tool, missing, args): (&str, &str, Value),
+    slots: Slots,
+    reply_slots: &[(&str, Slot)],
+) -> Result<BuiltTask, GenerateError> {
+    let message = b.say(kind, &slots)?;
+    let (q, r) = b.ask(kind, reply_slots)?;
+    let o = b.run(tool, &args)?;
+    let mut slots = slots;
+    slots.push(("txn", text(txn_id(&o))));
+    let (ans, must) = b.tell(kind, &slots)?;
+    Ok(BuiltTask {
+        message,
+        task_type: TaskType::Clarify,
+        subtype: COREF,
+        nodes: vec![
+            ask_node(tool, missing, q, r),
+            node(1, tool, args, o, &[0]),
+            Builder::prepare(2, "tool", ans, &[1]),
+        ],
+        env: env_task("clarify", &must, None),
+        kind,
+    })
+}
+
 fn clarify(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, GenerateError> {
     let read = w.merchants[0];
     let cat = read.category.clone();
     let lm = last_month_of(w.today);
     // Task 1: last month's spending.
-    let a = b.spending_args(&cat, lm.first(), lm.last());
-    let o = b.run("ledger_spending", &a)?;
-    let slots = vec![
-        ("cat", text(&cat)),
-        ("month_name", text(month_name(lm))),
-        ("total", num(dec_of(&o, "total")?)),
-        (
-            "count",
-            int(o
-                .get("transaction_count")
-                .and_then(Value::as_i64)
-                .unwrap_or(0)),
-        ),
-    ];
-    let message = b.say("spending", &slots)?;
-    let (ans, must) = b.tell("spending", &slots)?;
-    let t1 = BuiltTask {
-        message,
-        task_type: TaskType::SingleTool,
-        subtype: None,
-        nodes: vec![
-            node(0, "ledger_spending", a, o, &[]),
-            Builder::prepare(1, "tool", ans, &[0]),
-        ],
-        env: env_task("read", &must, None),
-        kind: "spending",
-    };
+    let args = b.spending_args(&cat, lm.first(), lm.last());
+    let spec = single("spending", "read", None);
+    let (t1, _) = one_call(b, spec, "ledger_spending", args, |o| {
+        let mut slots = spending_slots(o)?;
+        slots.extend([("cat", text(&cat)), ("month_name", text(month_name(lm)))]);
+        Ok(slots)
+    })?;
     // The purchase of task 3, drawn first so the budget of task 2 stays above it.
     let shop = same_category(b, w, read);
     let fund = pick_fund(b, w);
@@ -1278,64 +1265,29 @@ fn clarify(b: &mut Builder<'_>, w: &World<'_>) -> Result<Vec<BuiltTask>, Generat
         ("month", text(month.to_string())),
         ("amount", num(amount)),
     ];
-    let reply_slots = vec![
+    let reply = vec![
         ("cat", text(&cat)),
         ("month", text(month.to_string())),
         ("amount", text(amount.plain())),
     ];
-    let message = b.say("clarify_budget", &slots)?;
-    let (q, r) = b.ask("clarify_budget", &reply_slots)?;
-    let a = obj(vec![
-        ("category", Value::str(&cat)),
-        ("month", Value::Str(month.to_string())),
-        ("amount", amount.to_value()),
-    ]);
-    let o = b.run("set_budget", &a)?;
-    let (ans, must) = b.tell("clarify_budget", &slots)?;
-    let t2 = BuiltTask {
-        message,
-        task_type: TaskType::Clarify,
-        subtype: COREF,
-        nodes: vec![
-            ask_node("set_budget", "amount", q, r),
-            node(1, "set_budget", a, o, &[0]),
-            Builder::prepare(2, "tool", ans, &[1]),
-        ],
-        env: env_task("clarify", &must, None),
-        kind: "clarify_budget",
-    };
+    let args = b.budget_args(&cat, month, amount);
+    let t2 = clarify_task(
+        b,
+        "clarify_budget",
+        ("set_budget", "amount", args),
+        slots,
+        &reply,
+    )?;
     // Task 3: a purchase in that category, after asking the amount.
-    let slots = vec![
-        ("merchant", text(&shop.name)),
-        ("cat", text(&cat)),
-        ("fund", text(&fund)),
-        ("fund_phrase", text(&fund)),
-        ("amount", num(price)),
-    ];
-    let message = b.say("clarify_add", &slots)?;
-    let (q, r) = b.ask("clarify_add", &slots)?;
-    let a = b.add_args(shop, &fund, price, None);
-    let o = b.run("add_transaction", &a)?;
-    let txn = o
-        .get("transaction_id")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_owned();
-    let mut slots = slots;
-    slots.push(("txn", text(&txn)));
-    let (ans, must) = b.tell("clarify_add", &slots)?;
-    let t3 = BuiltTask {
-        message,
-        task_type: TaskType::Clarify,
-        subtype: COREF,
-        nodes: vec![
-            ask_node("add_transaction", "postings", q, r),
-            node(1, "add_transaction", a, o, &[0]),
-            Builder::prepare(2, "tool", ans, &[1]),
-        ],
-        env: env_task("clarify", &must, None),
-        kind: "clarify_add",
-    };
+    let slots = purchase_slots(shop, &fund, price);
+    let args = b.add_args(shop, &fund, price, None);
+    let t3 = clarify_task(
+        b,
+        "clarify_add",
+        ("add_transaction", "postings", args),
+        slots.clone(),
+        &slots,
+    )?;
     let t4 = budget_get_task(b, &cat, month)?;
     Ok(vec![t1, t2, t3, t4])
 }

@@ -142,7 +142,9 @@ impl SweepPlan {
             .levels
             .get(i)
             .ok_or_else(|| GenerateError::Spec(format!("no level {i}")))?;
-        crate::ledger::generated::generate_level(packs, &self.base, self.factor, value)
+        let mut spec = self.base.clone();
+        spec.set_factor(self.factor, value)?;
+        crate::ledger::generated::generate(packs, &spec)
     }
 
     /// The directory (or label) of level `i`: `level-<value>`, characters other than
