@@ -51,6 +51,38 @@ fn packs() -> Vec<(String, String)> {
         .collect()
 }
 
+/// `wildtool generate --seed 7 --sessions 256 --env ledger --out FILE`.
+pub(crate) fn generate_256(file: &Path) {
+    let o = wildtool(&[
+        "generate",
+        "--seed",
+        "7",
+        "--sessions",
+        "256",
+        "--env",
+        "ledger",
+        "--out",
+        s(file),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+/// The gold agent on `file` into `out`, with `extra` options.
+fn gold_run(file: &Path, out: &Path, extra: &[&str]) {
+    let mut args = vec![
+        "run",
+        "--dataset",
+        s(file),
+        "--provider",
+        "gold",
+        "--out",
+        s(out),
+    ];
+    args.extend_from_slice(extra);
+    let o = wildtool(&args);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
 fn core_generate(spec: &str) -> String {
     let p = packs();
     let texts: Vec<PackText<'_>> = p
@@ -65,33 +97,11 @@ fn core_generate(spec: &str) -> String {
 fn a_generated_ledger_suite_validates_and_the_gold_agent_scores_everything_in_both_modes() {
     let dir = tmp("gen-ledger");
     let file = dir.join("suite.jsonl");
-    let o = wildtool(&[
-        "generate",
-        "--seed",
-        "7",
-        "--sessions",
-        "256",
-        "--env",
-        "ledger",
-        "--out",
-        s(&file),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    generate_256(&file);
     let bytes = std::fs::read_to_string(&file).expect("suite");
     assert_eq!(bytes, core_generate("seed=7,sessions=256,env=ledger"));
     let again = dir.join("again.jsonl");
-    let o = wildtool(&[
-        "generate",
-        "--seed",
-        "7",
-        "--sessions",
-        "256",
-        "--env",
-        "ledger",
-        "--out",
-        s(&again),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    generate_256(&again);
     assert_eq!(std::fs::read(&again).expect("again"), bytes.as_bytes());
 
     let v = wildtool(&["validate", "--semantic", "--env", s(&file)]);
@@ -125,16 +135,7 @@ fn a_generated_ledger_suite_validates_and_the_gold_agent_scores_everything_in_bo
 
     // Official gold history.
     let off = dir.join("official");
-    let o = wildtool(&[
-        "run",
-        "--dataset",
-        s(&file),
-        "--provider",
-        "gold",
-        "--out",
-        s(&off),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    gold_run(&file, &off, &[]);
     let m = std::fs::read_to_string(off.join("metric.json")).expect("metric");
     let m = loads(&m).expect("metric json");
     assert_eq!(metric(&m, &["total_info", "task", "accuracy"]), Some(1.0));
@@ -145,18 +146,7 @@ fn a_generated_ledger_suite_validates_and_the_gold_agent_scores_everything_in_bo
 
     // The ledger environment, gold history.
     let env = dir.join("env");
-    let o = wildtool(&[
-        "run",
-        "--dataset",
-        s(&file),
-        "--provider",
-        "gold",
-        "--env",
-        "ledger",
-        "--out",
-        s(&env),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    gold_run(&file, &env, &["--env", "ledger"]);
     let r = json(&env.join("env-report.json"));
     let l = r.get("ledger_env").expect("ledger_env");
     assert_eq!(
@@ -173,20 +163,7 @@ fn a_generated_ledger_suite_validates_and_the_gold_agent_scores_everything_in_bo
 
     // … and own history.
     let own = dir.join("own");
-    let o = wildtool(&[
-        "run",
-        "--dataset",
-        s(&file),
-        "--provider",
-        "gold",
-        "--env",
-        "ledger",
-        "--history",
-        "own",
-        "--out",
-        s(&own),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    gold_run(&file, &own, &["--env", "ledger", "--history", "own"]);
     let r = json(&own.join("own-report.json"));
     let l = r.get("ledger_env").expect("ledger_env");
     assert_eq!(metric(l, &["sessions"]), Some(256.0));

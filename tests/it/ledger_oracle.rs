@@ -561,21 +561,7 @@ fn ledger_oracle_passes_a_generated_256_session_suite() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("suite.jsonl");
-    let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args([
-            "generate",
-            "--seed",
-            "7",
-            "--sessions",
-            "256",
-            "--env",
-            "ledger",
-            "--out",
-        ])
-        .arg(&file)
-        .output()
-        .expect("generate");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    crate::generate_ledger::generate_256(&file);
     let text = std::fs::read_to_string(&file).expect("suite");
     let sessions = load_dataset(&text, Lang::En).sessions;
     assert_eq!(sessions.len(), 256);

@@ -42,6 +42,25 @@ fn all_correct(tasks: &serde_json::Value) -> bool {
         .is_some_and(|t| !t.is_empty() && t.iter().all(|x| x["correct"] == true))
 }
 
+/// The gold agent on the bundled suite in own history, with `extra` options.
+fn own_gold_run(out: &Path, extra: &[&str]) {
+    let suite = suite();
+    let mut args = vec![
+        "run",
+        "--dataset",
+        &suite,
+        "--provider",
+        "gold",
+        "--history",
+        "own",
+    ];
+    args.extend_from_slice(extra);
+    let out = s(out);
+    args.extend(["--out", &out]);
+    let o = wt(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn the_gold_agent_scores_everything_in_both_history_modes() {
     let own = tmp("own-gold");
@@ -68,20 +87,7 @@ fn the_gold_agent_scores_everything_in_both_history_modes() {
     assert!(!own.join("score.jsonl").exists() && !own.join("metric.json").exists());
 
     let ledger = tmp("own-gold-ledger");
-    let o = wt(&[
-        "run",
-        "--dataset",
-        &suite(),
-        "--provider",
-        "gold",
-        "--history",
-        "own",
-        "--env",
-        "ledger",
-        "--out",
-        &s(&ledger),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    own_gold_run(&ledger, &["--env", "ledger"]);
     let r = json(&ledger.join("own-report.json"));
     assert!(all_correct(&r["report"]["tasks"]));
     let env = &r["ledger_env"];
@@ -381,20 +387,7 @@ fn errors_propagate_in_own_history_only_and_the_figure_is_its_labels() {
 #[test]
 fn own_history_trials_give_pass_hat_k() {
     let own = tmp("own-trials");
-    let o = wt(&[
-        "run",
-        "--dataset",
-        &suite(),
-        "--provider",
-        "gold",
-        "--history",
-        "own",
-        "--trials",
-        "2",
-        "--out",
-        &s(&own),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    own_gold_run(&own, &["--trials", "2"]);
     let t = json(&own.join("own-trials.json"));
     assert!(t["extension"]
         .as_str()

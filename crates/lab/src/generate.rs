@@ -173,23 +173,29 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn the_suite_is_the_cores_with_its_card() {
-        let input = GenerateInput {
-            spec: "seed=9,sessions=5,width=3,types=single,parallel,chat,clarify".into(),
-            packs: packs(),
-        };
-        let out: GenerateOutput =
-            serde_json::from_str(&generate(&serde_json::to_string(&input).unwrap()).unwrap())
-                .unwrap();
-        let texts: Vec<PackText<'_>> = input
+    fn generated(input: &GenerateInput) -> GenerateOutput {
+        serde_json::from_str(&generate(&serde_json::to_string(input).unwrap()).unwrap()).unwrap()
+    }
+
+    fn pack_texts(input: &GenerateInput) -> Vec<PackText<'_>> {
+        input
             .packs
             .iter()
             .map(|p| PackText {
                 name: &p.name,
                 text: &p.text,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_suite_is_the_cores_with_its_card() {
+        let input = GenerateInput {
+            spec: "seed=9,sessions=5,width=3,types=single,parallel,chat,clarify".into(),
+            packs: packs(),
+        };
+        let out = generated(&input);
+        let texts = pack_texts(&input);
         let spec = GenerateSpec::parse(&input.spec).unwrap();
         let core = wildtool_core::generate::generate(&texts, &spec).unwrap();
         assert_eq!(out.text, core);
@@ -221,17 +227,8 @@ mod tests {
             spec: "seed=4,sessions=6,challenge=question".into(),
             packs: packs(),
         };
-        let out: GenerateOutput =
-            serde_json::from_str(&generate(&serde_json::to_string(&input).unwrap()).unwrap())
-                .unwrap();
-        let texts: Vec<PackText<'_>> = input
-            .packs
-            .iter()
-            .map(|p| PackText {
-                name: &p.name,
-                text: &p.text,
-            })
-            .collect();
+        let out = generated(&input);
+        let texts = pack_texts(&input);
         let spec = GenerateSpec::parse(&input.spec).unwrap();
         let core = wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
         assert_eq!(out.text, core);
