@@ -812,7 +812,7 @@ fn build_session(
         let t = section
             .tool(n)
             .ok_or_else(|| pack_err(format!("ledger.tools has no {n}")))?;
-        tools.push(json_value(t).map_err(|e| pack_err(e))?);
+        tools.push(json_value(t).map_err(pack_err)?);
     }
     let tools = Value::Array(tools);
     let initial = write_ledger(
