@@ -819,6 +819,28 @@ mod tests {
     }
 
     #[test]
+    fn ledger_factors() {
+        let s = GenerateSpec::parse("seed=2,sessions=8,challenge=question").unwrap_or_default();
+        assert!(s.is_ledger());
+        assert_eq!(s.to_text(), "seed=2,sessions=8,challenge=question");
+        assert!(s.check().is_ok());
+        let e = GenerateSpec::parse("seed=2,sessions=8,env=ledger").unwrap_or_default();
+        assert!(e.is_ledger() && e.challenge.is_none());
+        for bad in [
+            "seed=2,sessions=8,env=none,challenge=clarify",
+            "seed=2,sessions=8,env=ledger,distractors=1",
+            "seed=2,sessions=8,challenge=mixed,domains=weather",
+        ] {
+            let spec = GenerateSpec::parse(bad).unwrap_or_default();
+            assert!(spec.check().is_err(), "{bad}");
+        }
+        assert!(GenerateSpec::parse("seed=2,sessions=8,challenge=sometimes").is_err());
+        assert!(!GenerateSpec::parse("seed=2,sessions=8,env=none")
+            .unwrap_or_default()
+            .is_ledger());
+    }
+
+    #[test]
     fn bad_values_are_rejected() {
         let mut s = GenerateSpec::new(1, 1);
         assert!(s.set("width", "9").is_err());
