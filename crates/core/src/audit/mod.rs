@@ -431,3 +431,113 @@ impl AuditDoc {
         self.items.iter().filter(|i| i.suspicion() > 0)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::{RawErrorLabel, TaskType};
+
+    fn shape(session: u32) -> TaskShape {
+        TaskShape {
+            session,
+            position: 0,
+            task_type: TaskType::SingleTool,
+            subtype: None,
+            transitions: 0,
+            nodes_total: 1,
+            min_length: 1,
+        }
+    }
+
+    fn outcome(session: u32, correct: bool) -> TaskOutcome {
+        TaskOutcome {
+            session,
+            position: 0,
+            task_type: TaskType::SingleTool,
+            subtype: None,
+            transitions: 0,
+            correct,
+            name_correct: correct,
+            optimal: correct,
+            steps_logged: 1,
+            nodes_total: 1,
+            nodes_done: u16::from(correct),
+            error: (!correct).then_some(RawErrorLabel::ParamValue),
+            incomplete: false,
+        }
+    }
+
+    fn run(label: &str, correct: &[bool], answer: &str) -> AuditRun {
+        let outcomes = correct
+            .iter()
+            .enumerate()
+            .map(|(i, c)| outcome(i as u32, *c))
+            .collect();
+        let mut failures = Failures::new();
+        for (i, c) in correct.iter().enumerate() {
+            if !c {
+                failures.insert(
+                    (i as u32, 0),
+                    Failure {
+                        answer: format!("{answer}{i}"),
+                        argument: Some(format!("f.x = {i}")),
+                    },
+                );
+            }
+        }
+        AuditRun {
+            label: label.into(),
+            trials: vec![outcomes],
+            failures: vec![failures],
+        }
+    }
+
+    #[test]
+    fn the_fit_is_finite_converges_and_orders_items_by_their_passes() {
+        let y = vec![
+            vec![Some(true), Some(true), Some(false)],
+            vec![Some(true), Some(false), Some(false)],
+            vec![Some(true), None, Some(false)],
+        ];
+        let f = fit::rasch(&y, 3);
+        assert!(f.converged);
+        assert!(f.difficulty.iter().all(|b| b.is_finite()));
+        assert!(f.difficulty[0] < f.difficulty[1] && f.difficulty[1] < f.difficulty[2]);
+        assert!(f.ability[0] > f.ability[1]);
+        assert_eq!(
+            fit::point_biserial(&[Some(true), Some(true)], &[1.0, 2.0]),
+            0.0
+        );
+    }
+
+    #[test]
+    fn shared_failures_rank_first_and_a_lone_failure_shows_no_sign() {
+        // Item 2 is failed by both runs with the same answer; item 1 only by run b.
+        let a = run("a", &[true, true, false], "same");
+        let b = run("b", &[true, false, false], "same");
+        let shapes: Vec<TaskShape> = (0..3).map(shape).collect();
+        let doc = audit(&[a, b], &shapes, 7).unwrap();
+        let first = &doc.items[0];
+        assert_eq!((first.session, first.task), (3, 1));
+        assert_eq!(
+            first.flags,
+            [
+                "never_passed",
+                "shared_argument",
+                "shared_error",
+                "agree_against_gold"
+            ]
+        );
+        let lone = doc.items.iter().find(|i| i.session == 2).unwrap();
+        assert!(lone.flags.is_empty());
+        assert_eq!(doc.summary.always_passed, 1);
+        assert_eq!(doc.dataset, "0000000000000007");
+        assert!(doc.markdown("d").contains("| 1 | 3 | 1 |"));
+        assert_eq!(audit(&[], &shapes, 7), Err(AuditError::NoResponses));
+    }
+
+    #[test]
+    fn markdown_escapes_text_from_runs() {
+        assert_eq!(markdown::escape("<b>|x_y\n"), "&lt;b&gt;\\|x\\_y ");
+    }
+}
