@@ -115,3 +115,15 @@ pub struct HistoryRow {
     /// The run can be resumed.
     pub resumable: bool,
 }
+
+/// The item audit of runs of one dataset ([`crate::Call::AuditView`]). The shell sends the
+/// comparison call's input, of which these are the members the audit reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditInput {
+    /// Fingerprint of the loaded dataset.
+    pub fingerprint: u64,
+    /// Every task of the dataset, in dataset order.
+    pub shapes: Vec<TaskShape>,
+    /// The runs, with every trial's outcomes.
+    pub runs: Vec<wildtool_core::compare::RunInput>,
+}

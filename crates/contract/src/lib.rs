@@ -89,6 +89,8 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
+    AuditView => "audit_view",
 }
 
 #[cfg(test)]

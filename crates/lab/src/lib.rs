@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod compare;
 pub mod dashboard;
 pub mod generate;
@@ -141,6 +142,8 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The item audit of runs of one dataset (see [`audit`]).
+    AuditView, audit_view => crate::audit::view;
 }
 
 #[cfg(test)]

@@ -121,6 +121,8 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The item audit of the runs compared.
+    Audit,
 }
 
 /// What a request beside the run's own is for.
