@@ -38,3 +38,4 @@ mod runner_overhead;
 mod runner_stream;
 mod runner_transport;
 mod sweep_cli;
+mod verify_page;

@@ -127,3 +127,16 @@ pub struct AuditInput {
     /// The runs, with every trial's outcomes.
     pub runs: Vec<wildtool_core::compare::RunInput>,
 }
+
+/// A bundle dropped on the page, verified ([`crate::Call::VerifyView`]): the files as
+/// dropped (name and text) and the dataset loaded in the page (a dataset among the files
+/// is used instead).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyInput {
+    /// `(file name, text)` in the order dropped.
+    pub files: Vec<(String, String)>,
+    /// The loaded dataset's text, when one is loaded.
+    pub dataset: Option<String>,
+    /// `en` or `zh`.
+    pub lang: String,
+}

@@ -91,6 +91,8 @@ calls! {
     HistoryList => "history_list",
     /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
     AuditView => "audit_view",
+    /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
+    VerifyView => "verify_view",
 }
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
+pub mod verify;
 pub mod widgets;
 
 pub use wildtool_contract::Call;
@@ -144,6 +145,8 @@ calls! {
     HistoryList, history_list => crate::dashboard::history_list;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
+    /// A dropped bundle verified against the dataset (see [`verify`]).
+    VerifyView, verify_view => crate::verify::view;
 }
 
 #[cfg(test)]

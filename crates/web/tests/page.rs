@@ -1780,3 +1780,5 @@ mod audit;
 mod streaming;
 #[path = "page/traces.rs"]
 mod traces;
+#[path = "page/verify.rs"]
+mod verify;
