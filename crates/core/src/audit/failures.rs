@@ -148,24 +148,10 @@ fn failure_of(task: &Value) -> Option<Failure> {
 /// sessions are passed over).
 pub fn failures(score_text: &str) -> Failures {
     let mut out = Failures::new();
-    for line in score_text.split('\n') {
-        let Ok(session) = u32::try_from(crate::formats::score_file::sort_key(line)) else {
-            continue;
-        };
-        let Ok(value) = loads(line) else {
-            continue;
-        };
-        let Some(tasks) = value.get("results").and_then(Value::as_array) else {
-            continue;
-        };
-        for (position, task) in tasks.iter().enumerate() {
-            if task.get("label").and_then(Value::as_str) == Some("correct") {
-                continue;
-            }
-            if let (Some(f), Ok(position)) = (failure_of(task), u8::try_from(position)) {
-                out.insert((session, position), f);
-            }
+    crate::ci::junit::for_each_failed_task(score_text, |session, position, task| {
+        if let Some(f) = failure_of(task) {
+            out.insert((session, position), f);
         }
-    }
+    });
     out
 }

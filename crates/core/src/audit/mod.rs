@@ -451,19 +451,8 @@ mod tests {
 
     fn outcome(session: u32, correct: bool) -> TaskOutcome {
         TaskOutcome {
-            session,
-            position: 0,
-            task_type: TaskType::SingleTool,
-            subtype: None,
-            transitions: 0,
-            correct,
-            name_correct: correct,
-            optimal: correct,
-            steps_logged: 1,
-            nodes_total: 1,
-            nodes_done: u16::from(correct),
             error: (!correct).then_some(RawErrorLabel::ParamValue),
-            incomplete: false,
+            ..crate::outcome::sample_outcome(session, correct)
         }
     }
 
