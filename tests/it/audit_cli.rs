@@ -57,6 +57,9 @@ fn scripted(behaviour: Behaviour, pick: fn(usize) -> bool) -> MockServer {
     })
 }
 
+/// A scripted model's name, deviation and the tasks it deviates on.
+type Scripted = (&'static str, Behaviour, fn(usize) -> bool);
+
 /// Per run, per (line, position): correct or not, read from `score.jsonl`.
 fn labels(dir: &Path) -> BTreeMap<(u32, u8), bool> {
     let text = std::fs::read_to_string(dir.join("score.jsonl")).unwrap_or_default();
@@ -136,7 +139,7 @@ fn num(v: &Value, key: &str) -> f64 {
 fn a_planted_impossible_item_is_listed_first_and_its_figures_are_recomputable() {
     let dir = tmp("audit-planted");
     let dataset = planted_dataset(&dir);
-    let models: [(&str, Behaviour, fn(usize) -> bool); 4] = [
+    let models: [Scripted; 4] = [
         ("gold", Behaviour::Gold, |_| false),
         ("args", Behaviour::BadArguments, |k| k % 3 == 0),
         ("names", Behaviour::WrongNames, |k| k % 4 == 1),
