@@ -3,10 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, Lang, LoadedDataset};

@@ -166,6 +166,9 @@ fn score_jobs_out_of_range_is_a_usage_error() {
             .output()
             .expect("runs");
         assert_eq!(o.status.code(), Some(2), "--jobs {bad:?}");
-        assert!(!out.join("score.jsonl").exists(), "--jobs {bad:?} wrote files");
+        assert!(
+            !out.join("score.jsonl").exists(),
+            "--jobs {bad:?} wrote files"
+        );
     }
 }
