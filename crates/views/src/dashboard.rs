@@ -19,8 +19,22 @@ pub fn charts(input: &ChartsInput) -> Vec<Chart> {
         .collect();
     let mut rows = vec![dashboard::summarize(&input.label, &report)];
     rows.extend(input.others.iter().cloned());
+    unique_labels(&mut rows);
     out.push(Chart::of(&dashboard::comparison(&rows), layout));
     out
+}
+
+/// Series names told apart: a label seen before gets its place among its namesakes
+/// ("baseline", "baseline (2)"), so a legend never repeats a name.
+pub fn unique_labels(rows: &mut [wildtool_core::chart::dashboard::ComparisonRow]) {
+    let mut seen: Vec<String> = Vec::new();
+    for r in rows.iter_mut() {
+        let n = seen.iter().filter(|l| **l == r.label).count();
+        seen.push(r.label.clone());
+        if n > 0 {
+            r.label = format!("{} ({})", r.label, n + 1);
+        }
+    }
 }
 
 /// The charts block (`div#charts`).
@@ -78,4 +92,22 @@ pub fn class_links(outcomes: &[TaskOutcome]) -> Option<Element> {
             .child(el_text("p", "Open the traces of a class:"))
             .child(list)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wildtool_core::chart::dashboard::ComparisonRow;
+
+    #[test]
+    fn series_names_never_repeat() {
+        let row = |l: &str| ComparisonRow {
+            label: l.into(),
+            values: Vec::new(),
+        };
+        let mut rows = vec![row("baseline"), row("gold"), row("baseline"), row("baseline")];
+        unique_labels(&mut rows);
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["baseline", "gold", "baseline (2)", "baseline (3)"]);
+    }
 }
