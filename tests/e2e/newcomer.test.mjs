@@ -117,3 +117,94 @@ test('dataset=URL that cannot be fetched says why on the hooks', async () => {
   await page.close();
   await browser.context.unroute('**/gone/suite.jsonl');
 });
+
+test('runs are told apart: when, where from; unique series names; downloads named after label and start', async () => {
+  const fresh = await launchBrowser();
+  try {
+    for (let i = 0; i < 2; i += 1) {
+      const { page } = await openPage(fresh.context, `${server.url}?provider=gold&autorun=1`);
+      await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+      await page.waitForTimeout(1100); // the two runs start in different seconds
+      await page.close();
+    }
+    const { page, problems } = await openPage(fresh.context, `${server.url}?view=history`);
+    await page.waitForFunction(() => Number(document.body.dataset.history) === 2, null, { timeout: 20_000 });
+    await page.waitForSelector('[data-action="compare-add"]');
+    while (await page.$('[data-action="compare-add"]')) {
+      await page.click('[data-action="compare-add"]');
+      await page.waitForTimeout(200);
+    }
+    await page.click('nav [data-view="compare"]');
+    const rows = await page.$$eval('#compare-picker li', (li) => li.map((l) => l.textContent.trim()));
+    assert.equal(rows.length, 2);
+    assert.notEqual(rows[0], rows[1], 'two runs of one model have different rows');
+    for (const r of rows) assert.match(r, /started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · built-in gold agent/);
+    // Open the newest run: the comparison chart's legend names the two runs apart.
+    await page.click('nav [data-view="history"]');
+    await page.click('[data-action="history-open"]');
+    await page.waitForFunction(() => document.body.dataset.dashboard === 'ready', null, { timeout: 20_000 });
+    await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+    const legend = await page.$$eval('.chart svg text', (t) => t.map((x) => x.textContent));
+    assert.ok(legend.some((t) => t.includes('gold (2)')), `legend: ${legend.filter((t) => t.startsWith('gold')).join(' | ')}`);
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-metric')]);
+    assert.match(dl.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}_metric\.json$/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('a reload keeps the set-up (not the key) and the dataset loaded from a URL', async () => {
+  const fresh = await launchBrowser();
+  const MINI = join(ROOT, 'tests/fixtures/mini.jsonl');
+  await fresh.context.route('**/other/mini.jsonl', (r) => r.fulfill({ path: MINI, contentType: 'application/json' }));
+  try {
+    const { page, problems } = await openPage(fresh.context, server.url);
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    const bundled = (await hooks(page)).dataset;
+    await page.selectOption('#m-provider', 'openai');
+    await page.fill('#m-base', 'http://127.0.0.1:9999/v1');
+    await page.fill('#m-model', 'qwen-kept');
+    await page.fill('#m-conc', '3');
+    await page.fill('#m-key', 'sk-not-kept');
+    await page.check('input[name="ds-kind"][value="url"]');
+    await page.fill('#ds-url', `${server.url}other/mini.jsonl`);
+    await page.click('[data-action="load-dataset"]');
+    await page.waitForFunction((b) => document.body.dataset.datasetState === 'ready' && document.body.dataset.dataset !== b, bundled, { timeout: 20_000 });
+    const mini = (await hooks(page)).dataset;
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    assert.equal((await hooks(page)).dataset, mini, 'the dataset from the URL is loaded again');
+    assert.equal(await page.inputValue('#m-provider'), 'openai');
+    assert.equal(await page.inputValue('#m-base'), 'http://127.0.0.1:9999/v1');
+    assert.equal(await page.inputValue('#m-model'), 'qwen-kept');
+    assert.equal(await page.inputValue('#m-conc'), '3');
+    assert.equal(await page.inputValue('#m-key'), '', 'a key not remembered is not kept');
+    const stored = await page.evaluate(() => JSON.stringify(localStorage));
+    assert.doesNotMatch(stored, /sk-not-kept/);
+    // An address naming settings wins over what was kept.
+    await page.goto(`${server.url}?provider=baseline`);
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    assert.equal(await page.inputValue('#m-provider'), 'baseline');
+    assert.equal((await hooks(page)).dataset, bundled);
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
+});
+
+test('the "Ready … start a run" banner is shown on Setup only', async () => {
+  const { page } = await openPage(browser.context, server.url);
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  assert.match(await page.textContent('#status'), /^Ready: /);
+  for (const view of ['traces', 'history', 'compare', 'offline']) {
+    await page.click(`nav [data-view="${view}"]`);
+    await page.waitForFunction((v) => document.body.dataset.view === v, view);
+    assert.equal(await page.isVisible('#status'), false, `${view}: the Setup banner steps aside`);
+  }
+  await page.click('nav [data-view="setup"]');
+  assert.match(await page.textContent('#status'), /^Ready: /);
+  await page.close();
+});
