@@ -146,6 +146,12 @@ test('runs are told apart: when, where from; unique series names; downloads name
     await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
     const legend = await page.$$eval('.chart svg text', (t) => t.map((x) => x.textContent));
     assert.ok(legend.some((t) => t.includes('gold (2)')), `legend: ${legend.filter((t) => t.startsWith('gold')).join(' | ')}`);
+    // The comparison chart says what it shows (the leaderboard is hidden on the bundled
+    // suite); the error chart of a run without failures says so.
+    const titles = await page.$$eval('#charts figure', (f) => f.map((x) => x.textContent));
+    assert.ok(titles.some((t) => /gold beside 2 other run\(s\) or model\(s\), by task type/.test(t)), 'comparison title');
+    assert.ok(!titles.some((t) => t.includes('published leaderboard')));
+    assert.ok(legend.includes('No failed tasks'));
     const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-metric')]);
     assert.match(dl.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}_metric\.json$/);
     assert.deepEqual(problems, []);

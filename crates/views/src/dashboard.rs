@@ -17,10 +17,23 @@ pub fn charts(input: &ChartsInput) -> Vec<Chart> {
         .iter()
         .map(|s| Chart::of(s, layout))
         .collect();
+    // An error chart with nothing to draw because nothing failed says so.
+    if report.errors.failed == 0 {
+        for c in out.iter_mut().filter(|c| c.id == "errors") {
+            c.svg = c.svg.replace(">No data<", ">No failed tasks<");
+        }
+    }
     let mut rows = vec![dashboard::summarize(&input.label, &report)];
     rows.extend(input.others.iter().cloned());
     unique_labels(&mut rows);
-    out.push(Chart::of(&dashboard::comparison(&rows), layout));
+    let mut spec = dashboard::comparison(&rows);
+    // The title says what is drawn: on the page the leaderboard's models are among the
+    // rows only where it is shown, so the core's "published leaderboard" title would lie.
+    spec.title = match input.others.len() {
+        0 => format!("{} by task type (no other run chosen for comparison)", input.label),
+        n => format!("{} beside {n} other run(s) or model(s), by task type", input.label),
+    };
+    out.push(Chart::of(&spec, layout));
     out
 }
 
