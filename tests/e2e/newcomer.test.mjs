@@ -234,3 +234,16 @@ test('a damaged line of an upload is named on the dashboard, by its file line an
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('repeated trials: success and failure colours, and the note on deterministic agents', async () => {
+  const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&trials=2&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 90_000 });
+  await page.waitForFunction(() => document.body.dataset.trials === 'ready', null, { timeout: 30_000 });
+  const svg = await page.$eval('figure[data-chart="trials-consistency"] svg', (s) => s.outerHTML);
+  assert.ok(!svg.includes('#009E73'), '"passed in none" is not green');
+  assert.ok(svg.includes('#0072B2') && svg.includes('#D55E00'), 'blue for every trial, vermillion for none');
+  assert.match(await page.textContent('#trials-deterministic'), /built-in gold and baseline agents answer the same way every time/);
+  assert.deepEqual(await everyLook(page, 'trials'), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
