@@ -135,7 +135,8 @@ pub fn consistency(doc: &TrialsDoc) -> ChartSpec {
 /// palette's blue, "some" turns neutral grey and "none" takes the palette's vermillion
 /// (blue against vermillion stays apart for the common colour-vision deficiencies).
 pub fn outcome_colours(svg: &str) -> String {
-    svg.replace("#D55E00", "#767676").replace("#009E73", "#D55E00")
+    svg.replace("#D55E00", "#767676")
+        .replace("#009E73", "#D55E00")
 }
 
 fn figure(spec: &ChartSpec, page: &PageContext, line: bool) -> Element {

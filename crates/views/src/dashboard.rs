@@ -30,8 +30,14 @@ pub fn charts(input: &ChartsInput) -> Vec<Chart> {
     // The title says what is drawn: on the page the leaderboard's models are among the
     // rows only where it is shown, so the core's "published leaderboard" title would lie.
     spec.title = match input.others.len() {
-        0 => format!("{} by task type (no other run chosen for comparison)", input.label),
-        n => format!("{} beside {n} other run(s) or model(s), by task type", input.label),
+        0 => format!(
+            "{} by task type (no other run chosen for comparison)",
+            input.label
+        ),
+        n => format!(
+            "{} beside {n} other run(s) or model(s), by task type",
+            input.label
+        ),
     };
     out.push(Chart::of(&spec, layout));
     out
