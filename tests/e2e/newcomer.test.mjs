@@ -247,3 +247,34 @@ test('repeated trials: success and failure colours, and the note on deterministi
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a port the browser refuses is named as such, not as a server that is down', async () => {
+  const { page } = await openPage(browser.context, `${server.url}?provider=openai&base_url=http://127.0.0.1:9/v1&model=m&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  const h = await hooks(page);
+  assert.equal(h.runOutcome, 'failed');
+  assert.match(h.runError, /refuses to connect to port 9/);
+  assert.doesNotMatch(h.runError, /nothing answered/);
+  assert.doesNotMatch(await page.textContent('main'), /--api-key-env/);
+  await page.close();
+});
+
+test('dark mode draws charts on the dark surface; the focus ring is not the error colour', async () => {
+  const { page } = await openPage(browser.context, `${server.url}?provider=gold&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.body.dataset.dashboard === 'ready' && !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const backs = await page.$$eval('#charts .chart svg > rect[fill="#ffffff"]', (r) => r.map((x) => getComputedStyle(x).fill));
+  assert.ok(backs.length > 0);
+  for (const b of backs) assert.notEqual(b, 'rgb(255, 255, 255)', 'no bright white chart card');
+  const card = await page.$eval('#charts .chart', (c) => getComputedStyle(c).backgroundColor);
+  assert.notEqual(card, 'rgb(255, 255, 255)');
+  assert.deepEqual(await everyLook(page, 'dashboard-gold'), []);
+  await page.emulateMedia({ colorScheme: 'light' });
+  await page.focus('#exp-metric');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab');
+  const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineColor);
+  assert.notEqual(ring, 'rgb(194, 65, 12)', 'the focus ring is not the orange of an error');
+  await page.close();
+});
