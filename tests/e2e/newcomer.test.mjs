@@ -278,3 +278,26 @@ test('dark mode draws charts on the dark surface; the focus ring is not the erro
   assert.notEqual(ring, 'rgb(194, 65, 12)', 'the focus ring is not the orange of an error');
   await page.close();
 });
+
+test('Generate and Sweep: errors list the valid factors, the run button names the model, a sweep says what is loaded after it', async () => {
+  const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&view=generate`);
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  await page.fill('#gen-sessions', '8');
+  await page.fill('#gen-factors', 'foo=1');
+  await page.click('#generate');
+  await page.waitForFunction(() => document.body.dataset.generate === 'error', null, { timeout: 60_000 });
+  assert.match(await page.textContent('#generated-info'), /unknown factor "foo" \(known: seed, sessions, transitions, .*distractors/);
+  await page.fill('#gen-factors', 'transitions=1');
+  await page.click('#generate');
+  await page.waitForFunction(() => document.body.dataset.generate === 'done', null, { timeout: 60_000 });
+  assert.equal((await page.textContent('#generated-run')).trim(), 'Run it now with the baseline agent');
+  await page.click('nav [data-view="sweep"]');
+  await page.fill('#sweep-factor', 'transitions');
+  await page.fill('#sweep-levels', '0,2');
+  await page.fill('#sweep-per-level', '4');
+  await page.click('#sweep-start');
+  await page.waitForFunction(() => document.body.dataset.sweep === 'done', null, { timeout: 120_000 });
+  assert.match(await page.textContent('#status'), /^Sweep finished\. Loaded now: the generated suite .+ \(the last level's suite\)/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
