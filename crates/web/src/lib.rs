@@ -11,7 +11,6 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub mod damage;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;

@@ -100,8 +100,6 @@ pub struct ShownRun {
     pub share: Option<Result<String, String>>,
     /// The link was copied (`Some(false)`: the clipboard refused).
     pub copied: Option<bool>,
-    /// Lines of an uploaded file that could not be read, as the banner names them.
-    pub damage: Option<String>,
 }
 
 impl ShownRun {
@@ -141,7 +139,6 @@ impl ShownRun {
             shapes: &dataset.shapes,
             share,
             copied: None,
-            damage: None,
         }
     }
 
