@@ -738,13 +738,8 @@ impl AppState {
                 });
                 if sweep.phase == SweepPhase::Analysing {
                     sweep.phase = SweepPhase::Done;
-                    // The levels' suites were loaded one after another: say which is now.
-                    let loaded = self
-                        .dataset
-                        .map(|d| d.source.display())
-                        .unwrap_or_else(|| "no dataset".into());
                     self.status = Some(crate::state::Status {
-                        text: format!("Sweep finished. Loaded now: {loaded} (the last level's suite); load another in Setup."),
+                        text: "Sweep finished.".into(),
                         tone: Tone::Ok,
                     });
                 }

@@ -35,7 +35,6 @@ pub mod state;
 pub mod traces;
 pub mod upload;
 pub mod views;
-pub mod wording;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
 pub use wildtool_ui as ui;

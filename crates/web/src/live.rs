@@ -777,10 +777,7 @@ impl AppState {
                             .unwrap_or_else(|| "no task could be finished".to_owned())
                     })
                 }),
-            fix: end
-                .fix
-                .as_deref()
-                .map(|f| crate::wording::page_fix(&run.redactor.redact(f))),
+            fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
         });
         run.result_text = end
             .trials

@@ -132,13 +132,6 @@ async fn open(
         Err(_) if aborted() => Err(HttpReply::Aborted),
         Err(e) if !diagnose => Err(network(NetworkKind::Other, js_message(&e))),
         Err(e) => {
-            // A port the browser refuses is not a server that is down.
-            if let Some(why) = crate::wording::bad_port_reason(&req.url) {
-                return Err(network(
-                    NetworkKind::Other,
-                    format!("{}: {why}", js_message(&e)),
-                ));
-            }
             let kind = if reachable(&req.url).await {
                 NetworkKind::Cors
             } else {
