@@ -3,7 +3,7 @@
 //! from, in the key-value store under [`SETUP_KEY`]. An address that names settings or a
 //! dataset wins over what was kept (automation links stay exact).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::data::DatasetSource;
 use crate::msg::{Effect, GetPurpose};
@@ -51,21 +51,20 @@ pub const ADDRESSED: [&str; 14] = [
 impl AppState {
     /// Stores the set-up as it is now (after a setting changed or a dataset loaded).
     pub fn keep_setup(&self) -> Vec<Effect> {
-        // Written as text (the page's module carries no JSON value serializer for this).
-        let mut out = String::from("{");
+        let mut m = Map::new();
         for f in KEPT {
-            out.push_str(&serde_json::to_string(f.name()).unwrap_or_default());
-            out.push(':');
-            out.push_str(&serde_json::to_string(&self.setup.value(f)).unwrap_or_default());
-            out.push(',');
+            m.insert(f.name().to_owned(), Value::String(self.setup.value(f)));
         }
-        out.push_str("\"dataset\":");
-        match self.dataset {
-            Some(d) => out.push_str(&serde_json::to_string(&d.source).unwrap_or_default()),
-            None => out.push_str("null"),
+        if let Some(d) = self.dataset {
+            m.insert(
+                "dataset".into(),
+                serde_json::to_value(&d.source).unwrap_or(Value::Null),
+            );
         }
-        out.push('}');
-        vec![Effect::KvPut(vec![(SETUP_KEY.into(), out)])]
+        vec![Effect::KvPut(vec![(
+            SETUP_KEY.into(),
+            Value::Object(m).to_string(),
+        )])]
     }
 
     /// The effect that reads the kept set-up at start (the dataset is loaded once it
