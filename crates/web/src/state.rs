@@ -88,10 +88,6 @@ pub struct Boot {
     pub dataset_settled: bool,
     /// `dataset=generate:SPEC`: the suite to generate instead of fetching one.
     pub generate: Option<String>,
-    /// The address names settings or a dataset (they win over the kept set-up).
-    pub addressed: bool,
-    /// A word for the user once the first dataset is ready (`keep`).
-    pub note: Option<String>,
 }
 
 /// Automation hooks that are not derived from other state.
@@ -253,9 +249,6 @@ impl AppState {
                 link,
                 dataset_settled: false,
                 generate,
-                addressed: !loc.fragment.is_empty()
-                    || crate::keep::ADDRESSED.iter().any(|k| loc.get(k).is_some()),
-                note: None,
             },
             history: History::default(),
             leaderboard: None,
@@ -299,7 +292,6 @@ impl AppState {
         ];
         match self.boot.generate.clone() {
             Some(spec) => fx.extend(self.generate_dataset(spec, Now::default())),
-            None if !self.boot.addressed => fx.push(AppState::read_kept_setup()),
             None => fx.extend(self.load_dataset_from_setup()),
         }
         fx
@@ -394,13 +386,7 @@ impl AppState {
                 }
                 fx
             }
-            Msg::Set(field, value) => {
-                let mut fx = self.set_field(field, &value);
-                if !matches!(field, Field::Key | Field::Remember) {
-                    fx.extend(self.keep_setup());
-                }
-                fx
-            }
+            Msg::Set(field, value) => self.set_field(field, &value),
             Msg::OfficialUrl => {
                 self.setup.dataset = DatasetChoice::Url;
                 self.setup.dataset_url = data::OFFICIAL_DATA.to_owned();
@@ -766,8 +752,7 @@ impl AppState {
             ),
             if errors > 0 { Tone::Warn } else { Tone::Ok },
         );
-        self.kept_note();
-        let mut fx = self.keep_setup();
+        let mut fx = Vec::new();
         if let Some(link) = self.boot.link.clone() {
             fx.extend(self.open_link(&link, now));
         }
@@ -783,11 +768,7 @@ impl AppState {
 
     /// A dataset was not loaded: say why and what stays loaded (`datasetError`).
     fn dataset_refused(&mut self, name: &str, why: String, first: bool, now: Now) -> Vec<Effect> {
-        let why = if why.is_empty() {
-            "nothing could be read".to_owned()
-        } else {
-            why
-        };
+        let why = if why.is_empty() { "nothing could be read".to_owned() } else { why };
         let kept = match self.dataset {
             Some(d) => format!("Still loaded: {}.", d.source.display()),
             None => "No dataset is loaded.".to_owned(),
@@ -937,7 +918,6 @@ impl AppState {
 
     fn got(&mut self, purpose: GetPurpose, value: Option<String>, now: Now) -> Vec<Effect> {
         match purpose {
-            GetPurpose::Setup => self.kept_setup_arrived(value, now),
             GetPurpose::CompareSet => {
                 self.history.set_compare_ids(value.as_deref());
                 self.history_compare_fetch()
