@@ -124,7 +124,12 @@ mod tests {
             label: l.into(),
             values: Vec::new(),
         };
-        let mut rows = vec![row("baseline"), row("gold"), row("baseline"), row("baseline")];
+        let mut rows = vec![
+            row("baseline"),
+            row("gold"),
+            row("baseline"),
+            row("baseline"),
+        ];
         unique_labels(&mut rows);
         let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
         assert_eq!(labels, ["baseline", "gold", "baseline (2)", "baseline (3)"]);

@@ -16,7 +16,9 @@ pub fn refusal(text: &str) -> Option<String> {
         FileKind::Results | FileKind::Checkpoint | FileKind::RunExport { .. } => {
             "this is a result file (a model's answers), not a dataset — score it in Offline scoring"
         }
-        FileKind::Csv => "this looks like a CSV file; a dataset is JSON Lines, one session per line",
+        FileKind::Csv => {
+            "this looks like a CSV file; a dataset is JSON Lines, one session per line"
+        }
         FileKind::Binary => "this is not a text file (it holds binary data)",
         _ => "this is a scorer's or report's output, not a dataset",
     };
@@ -29,7 +31,10 @@ pub fn unrunnable(d: &Loaded) -> Option<String> {
         return None;
     }
     Some(match d.dataset.errors().next() {
-        Some(p) => format!("no task could be read from it ({} error(s); first: {p})", d.error_count()),
+        Some(p) => format!(
+            "no task could be read from it ({} error(s); first: {p})",
+            d.error_count()
+        ),
         None => "no task could be read from it".to_owned(),
     })
 }
@@ -58,6 +63,8 @@ mod tests {
             crate::data::DatasetSource::Bundled,
             wildtool_core::dataset::Lang::En,
         );
-        assert!(unrunnable(d).unwrap().starts_with("no task could be read from it (1 error(s); first: line 1"));
+        assert!(unrunnable(d)
+            .unwrap()
+            .starts_with("no task could be read from it (1 error(s); first: line 1"));
     }
 }

@@ -136,7 +136,10 @@ impl AppState {
         let file =
             |name: String, mime: &'static str, data: String| Effect::Download { name, mime, data };
         // Every file is named after the run's label and start, so two runs' files differ.
-        let model = run_stem(&shown.label, self.history.get(&shown.id).map(|e| e.started_ms));
+        let model = run_stem(
+            &shown.label,
+            self.history.get(&shown.id).map(|e| e.started_ms),
+        );
         let effect = match kind {
             "run" => Some(file(
                 format!("{model}.wildtool-run.json"),
@@ -153,9 +156,13 @@ impl AppState {
                     s.score_jsonl(),
                 )
             }),
-            "metric" => {
-                scored.map(|s| file(format!("{model}_metric.json"), "application/json", s.metric.clone()))
-            }
+            "metric" => scored.map(|s| {
+                file(
+                    format!("{model}_metric.json"),
+                    "application/json",
+                    s.metric.clone(),
+                )
+            }),
             "csv" => {
                 let d = self.dataset;
                 Some(file(
@@ -319,7 +326,12 @@ impl AppState {
 pub fn run_stem(label: &str, started_ms: Option<f64>) -> String {
     let when = started_ms.filter(|ms| *ms > 0.0).map(|ms| {
         let d = when(ms);
-        format!("_{}", d.trim_end_matches(" UTC").replace(' ', "_").replace(':', ""))
+        format!(
+            "_{}",
+            d.trim_end_matches(" UTC")
+                .replace(' ', "_")
+                .replace(':', "")
+        )
     });
     safe_name(&format!("{label}{}", when.unwrap_or_default()))
 }

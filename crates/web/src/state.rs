@@ -768,7 +768,11 @@ impl AppState {
 
     /// A dataset was not loaded: say why and what stays loaded (`datasetError`).
     fn dataset_refused(&mut self, name: &str, why: String, first: bool, now: Now) -> Vec<Effect> {
-        let why = if why.is_empty() { "nothing could be read".to_owned() } else { why };
+        let why = if why.is_empty() {
+            "nothing could be read".to_owned()
+        } else {
+            why
+        };
         let kept = match self.dataset {
             Some(d) => format!("Still loaded: {}.", d.source.display()),
             None => "No dataset is loaded.".to_owned(),

@@ -359,7 +359,11 @@ impl AppState {
         let label = self.upload.label.take().unwrap_or_else(|| {
             let name = self.upload.name.as_str();
             let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-            if stem.is_empty() { model.clone() } else { stem.to_owned() }
+            if stem.is_empty() {
+                model.clone()
+            } else {
+                stem.to_owned()
+            }
         });
         let errors = scored.errors.len();
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();

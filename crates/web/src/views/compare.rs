@@ -19,7 +19,10 @@ fn picker(state: &AppState) -> Element {
             (_, Some(host)) => format!("endpoint {host}"),
             ("upload", _) => "uploaded file".to_owned(),
             ("link", _) => "opened from a link".to_owned(),
-            _ => format!("built-in {} agent", e.provider.as_deref().unwrap_or(&e.model)),
+            _ => format!(
+                "built-in {} agent",
+                e.provider.as_deref().unwrap_or(&e.model)
+            ),
         };
         let trials = e.trials();
         let facts = format!(
@@ -31,7 +34,11 @@ fn picker(state: &AppState) -> Element {
             e.dataset_name,
             if other { " (another dataset)" } else { "" },
             crate::exports::when(e.started_ms),
-            if trials > 1 { format!(" · {trials} trials") } else { String::new() }
+            if trials > 1 {
+                format!(" · {trials} trials")
+            } else {
+                String::new()
+            }
         );
         el("li").key(e.id.clone()).child(
             el("label")
