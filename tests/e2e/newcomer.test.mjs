@@ -118,63 +118,6 @@ test('dataset=URL that cannot be fetched says why on the hooks', async () => {
   await browser.context.unroute('**/gone/suite.jsonl');
 });
 
-test('runs are told apart: when, where from; unique series names; downloads named after label and start', async () => {
-  const fresh = await launchBrowser();
-  try {
-    for (let i = 0; i < 2; i += 1) {
-      const { page } = await openPage(fresh.context, `${server.url}?provider=gold&autorun=1`);
-      await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
-      await page.waitForTimeout(1100); // the two runs start in different seconds
-      await page.close();
-    }
-    const { page, problems } = await openPage(fresh.context, `${server.url}?view=history`);
-    await page.waitForFunction(() => Number(document.body.dataset.history) === 2, null, { timeout: 20_000 });
-    await page.waitForSelector('[data-action="compare-add"]');
-    while (await page.$('[data-action="compare-add"]')) {
-      await page.click('[data-action="compare-add"]');
-      await page.waitForTimeout(200);
-    }
-    await page.click('nav [data-view="compare"]');
-    const rows = await page.$$eval('#compare-picker li', (li) => li.map((l) => l.textContent.trim()));
-    assert.equal(rows.length, 2);
-    assert.notEqual(rows[0], rows[1], 'two runs of one model have different rows');
-    for (const r of rows) assert.match(r, /started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · built-in gold agent/);
-    // Open the newest run: the comparison chart's legend names the two runs apart.
-    await page.click('nav [data-view="history"]');
-    await page.click('[data-action="history-open"]');
-    await page.waitForFunction(() => document.body.dataset.dashboard === 'ready', null, { timeout: 20_000 });
-    await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
-    const legend = await page.$$eval('.chart svg text', (t) => t.map((x) => x.textContent));
-    assert.ok(legend.some((t) => t.includes('gold (2)')), `legend: ${legend.filter((t) => t.startsWith('gold')).join(' | ')}`);
-    // The comparison chart says what it shows (the leaderboard is hidden on the bundled
-    // suite); the error chart of a run without failures says so.
-    const titles = await page.$$eval('#charts figure', (f) => f.map((x) => x.textContent));
-    assert.ok(titles.some((t) => /gold beside \d+ other run\(s\) or model\(s\), by task type/.test(t)), `comparison title: ${titles.map((t) => t.slice(0, 80)).join(' | ')}`);
-    assert.ok(!titles.some((t) => t.includes('published leaderboard')));
-    assert.ok(legend.includes('No failed tasks'));
-    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-metric')]);
-    assert.match(dl.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}_metric\.json$/);
-    assert.deepEqual(problems, []);
-    await page.close();
-  } finally {
-    await fresh.close();
-  }
-});
-
-test('the "Ready … start a run" banner is shown on Setup only', async () => {
-  const { page } = await openPage(browser.context, server.url);
-  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
-  assert.match(await page.textContent('#status'), /^Ready: /);
-  for (const view of ['traces', 'history', 'compare', 'offline']) {
-    await page.click(`nav [data-view="${view}"]`);
-    await page.waitForFunction((v) => document.body.dataset.view === v, view);
-    assert.equal(await page.isVisible('#status'), false, `${view}: the Setup banner steps aside`);
-  }
-  await page.click('nav [data-view="setup"]');
-  assert.match(await page.textContent('#status'), /^Ready: /);
-  await page.close();
-});
-
 test('repeated trials: success and failure colours, and the note on deterministic agents', async () => {
   const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&trials=2&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 90_000 });
@@ -221,4 +164,35 @@ test('Generate: an unknown factor lists the valid ones', async () => {
   await page.waitForFunction(() => document.body.dataset.generate === 'done', null, { timeout: 60_000 });
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('two runs of one model: unique series names, a comparison title that says what it shows, "No failed tasks"', async () => {
+  const fresh = await launchBrowser();
+  try {
+    for (let i = 0; i < 2; i += 1) {
+      const { page } = await openPage(fresh.context, `${server.url}?provider=gold&autorun=1`);
+      await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+      await page.close();
+    }
+    const { page, problems } = await openPage(fresh.context, `${server.url}?view=history`);
+    await page.waitForFunction(() => Number(document.body.dataset.history) === 2, null, { timeout: 20_000 });
+    await page.waitForSelector('[data-action="compare-add"]');
+    while (await page.$('[data-action="compare-add"]')) {
+      await page.click('[data-action="compare-add"]');
+      await page.waitForTimeout(200);
+    }
+    await page.click('[data-action="history-open"]');
+    await page.waitForFunction(() => document.body.dataset.dashboard === 'ready', null, { timeout: 20_000 });
+    await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+    const legend = await page.$$eval('.chart svg text', (t) => t.map((x) => x.textContent));
+    assert.ok(legend.some((t) => t.includes('gold (2)')), `legend: ${legend.filter((t) => t.startsWith('gold')).join(' | ')}`);
+    const titles = await page.$$eval('#charts figure', (f) => f.map((x) => x.textContent));
+    assert.ok(titles.some((t) => /gold beside \d+ other run\(s\) or model\(s\), by task type/.test(t)), `comparison title: ${titles.map((t) => t.slice(0, 80)).join(' | ')}`);
+    assert.ok(!titles.some((t) => t.includes('published leaderboard')));
+    assert.ok(legend.includes('No failed tasks'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
 });
