@@ -59,11 +59,11 @@ async function everyLook(page, name) {
 
 const RESULT_LINE = `${JSON.stringify({ id: 'wild_tool_bench_0', model_name: 'gold', result: [] })}\n`;
 const NOT_DATASETS = [
-  { name: 'result.jsonl', body: RESULT_LINE, says: /result file.*Offline scoring/ },
+  { name: 'result.jsonl', body: RESULT_LINE, says: /result file, not a dataset: score it in Offline scoring/ },
   { name: 'table.csv', body: 'id,model,passed\n1,a,true\n2,b,false\n', says: /CSV/ },
   { name: 'noise.bin', body: Buffer.from([0, 159, 146, 150, 0, 1, 2, 255, 254]), says: /binary/ },
   { name: 'empty.jsonl', body: '', says: /empty/ },
-  { name: 'objects.jsonl', body: '{"a": 1}\n{"b": 2}\n', says: /no task could be read from it \(\d+ error\(s\); first: line 1/ },
+  { name: 'objects.jsonl', body: '{"a": 1}\n{"b": 2}\n', says: /no task could be read \(\d+ error\(s\); first: line 1/ },
 ];
 
 test('an upload that is not a dataset is refused with its reason; the bundled suite stays loaded', async () => {
@@ -99,7 +99,7 @@ test('dataset=URL naming a result file: datasetState error with the reason, and 
   const { page } = await openPage(browser.context, `${server.url}?dataset=elsewhere/result.jsonl`);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'error', null, { timeout: 20_000 });
   const h = await hooks(page);
-  assert.match(h.datasetError, /was not loaded as the dataset: this is a result file .*Offline scoring\. No dataset is loaded\.$/);
+  assert.match(h.datasetError, /was not loaded as the dataset: this is a result file, not a dataset: score it in Offline scoring\. No dataset is loaded\.$/);
   assert.equal(h.dataset, undefined);
   assert.equal(await page.isDisabled('#start-run'), true, 'no run without a runnable dataset');
   assert.deepEqual(await everyLook(page, 'refused-url'), []);

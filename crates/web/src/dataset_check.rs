@@ -14,13 +14,11 @@ pub fn refusal(text: &str) -> Option<String> {
         FileKind::Dataset | FileKind::Other { .. } => return None,
         FileKind::Empty => "the file is empty",
         FileKind::Results | FileKind::Checkpoint | FileKind::RunExport { .. } => {
-            "this is a result file (a model's answers), not a dataset — score it in Offline scoring"
+            "this is a result file, not a dataset: score it in Offline scoring"
         }
-        FileKind::Csv => {
-            "this looks like a CSV file; a dataset is JSON Lines, one session per line"
-        }
-        FileKind::Binary => "this is not a text file (it holds binary data)",
-        _ => "this is a scorer's or report's output, not a dataset",
+        FileKind::Csv => "this is a CSV file, not JSON Lines",
+        FileKind::Binary => "this is binary data, not text",
+        _ => "this is a scorer's output, not a dataset",
     };
     Some(why.to_owned())
 }
@@ -35,7 +33,7 @@ pub fn unrunnable(d: &Loaded) -> Option<String> {
             "no task could be read from it ({} error(s); first: {p})",
             d.error_count()
         ),
-        None => "no task could be read from it".to_owned(),
+        None => "no task could be read".to_owned(),
     })
 }
 
@@ -65,6 +63,6 @@ mod tests {
         );
         assert!(unrunnable(d)
             .unwrap()
-            .starts_with("no task could be read from it (1 error(s); first: line 1"));
+            .starts_with("no task could be read (1 error(s); first: line 1"));
     }
 }
