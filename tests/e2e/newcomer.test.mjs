@@ -6,35 +6,11 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ROOT, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, axeSerious, launchBrowser, openPage, screenshot, suiteSetup } from './helpers.mjs';
 
-let server;
-let browser;
-let axeSource;
-
-before(async () => {
-  [server, browser, axeSource] = await Promise.all([
-    startServer(),
-    launchBrowser(),
-    readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'),
-  ]);
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
-
+const suite = suiteSetup(before, after);
 const hooks = (page) => page.evaluate(() => ({ ...document.body.dataset }));
-
-async function axe(page) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
+const axe = (page) => axeSerious(page, suite.axeSource);
 
 /** axe and screenshots of the page as it is, at both widths and in both schemes. */
 async function everyLook(page, name) {
@@ -67,7 +43,7 @@ const NOT_DATASETS = [
 ];
 
 test('an upload that is not a dataset is refused with its reason; the bundled suite stays loaded', async () => {
-  const { page, problems } = await openPage(browser.context, server.url);
+  const { page, problems } = await openPage(suite.browser.context, suite.server.url);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
   const bundled = (await hooks(page)).dataset;
   await page.check('input[name="ds-kind"][value="upload"]');
@@ -95,8 +71,8 @@ test('an upload that is not a dataset is refused with its reason; the bundled su
 });
 
 test('dataset=URL naming a result file: datasetState error with the reason, and Start stays disabled', async () => {
-  await browser.context.route('**/elsewhere/result.jsonl', (r) => r.fulfill({ body: RESULT_LINE, contentType: 'application/json' }));
-  const { page } = await openPage(browser.context, `${server.url}?dataset=elsewhere/result.jsonl`);
+  await suite.browser.context.route('**/elsewhere/result.jsonl', (r) => r.fulfill({ body: RESULT_LINE, contentType: 'application/json' }));
+  const { page } = await openPage(suite.browser.context, `${suite.server.url}?dataset=elsewhere/result.jsonl`);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'error', null, { timeout: 20_000 });
   const h = await hooks(page);
   assert.match(h.datasetError, /was not loaded as the dataset: this is a result file, not a dataset: score it in Offline scoring\. No dataset is loaded\.$/);
@@ -104,22 +80,22 @@ test('dataset=URL naming a result file: datasetState error with the reason, and 
   assert.equal(await page.isDisabled('#start-run'), true, 'no run without a runnable dataset');
   assert.deepEqual(await everyLook(page, 'refused-url'), []);
   await page.close();
-  await browser.context.unroute('**/elsewhere/result.jsonl');
+  await suite.browser.context.unroute('**/elsewhere/result.jsonl');
 });
 
 test('dataset=URL that cannot be fetched says why on the hooks', async () => {
-  await browser.context.route('**/gone/suite.jsonl', (r) => r.fulfill({ status: 404, body: 'not here' }));
-  const { page } = await openPage(browser.context, `${server.url}?dataset=gone/suite.jsonl`);
+  await suite.browser.context.route('**/gone/suite.jsonl', (r) => r.fulfill({ status: 404, body: 'not here' }));
+  const { page } = await openPage(suite.browser.context, `${suite.server.url}?dataset=gone/suite.jsonl`);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'error', null, { timeout: 20_000 });
   const h = await hooks(page);
   assert.match(h.datasetError, /gone\/suite\.jsonl was not loaded as the dataset: .+\. No dataset is loaded\.$/);
   assert.doesNotMatch(h.datasetError, /dataset: \. /, 'the reason is not empty');
   await page.close();
-  await browser.context.unroute('**/gone/suite.jsonl');
+  await suite.browser.context.unroute('**/gone/suite.jsonl');
 });
 
 test('repeated trials: success and failure colours, and the note on deterministic agents', async () => {
-  const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&trials=2&autorun=1`);
+  const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=baseline&trials=2&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 90_000 });
   await page.waitForFunction(() => document.body.dataset.trials === 'ready', null, { timeout: 30_000 });
   const svg = await page.$eval('figure[data-chart="trials-consistency"] svg', (s) => s.outerHTML);
@@ -132,7 +108,7 @@ test('repeated trials: success and failure colours, and the note on deterministi
 });
 
 test('the focus ring is not the error colour', async () => {
-  const { page } = await openPage(browser.context, `${server.url}?provider=gold&autorun=1`);
+  const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
   await page.waitForFunction(() => document.body.dataset.dashboard === 'ready' && !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
   await page.focus('#exp-metric');
@@ -144,7 +120,7 @@ test('the focus ring is not the error colour', async () => {
   await page.close();
 });
 test('Generate: an unknown factor lists the valid ones', async () => {
-  const { page, problems } = await openPage(browser.context, `${server.url}?provider=baseline&view=generate`);
+  const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=baseline&view=generate`);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
   await page.fill('#gen-sessions', '8');
   await page.fill('#gen-factors', 'foo=1');
@@ -162,11 +138,11 @@ test('two runs of one model: unique series names, a comparison title that says w
   const fresh = await launchBrowser();
   try {
     for (let i = 0; i < 2; i += 1) {
-      const { page } = await openPage(fresh.context, `${server.url}?provider=gold&autorun=1`);
+      const { page } = await openPage(fresh.context, `${suite.server.url}?provider=gold&autorun=1`);
       await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
       await page.close();
     }
-    const { page, problems } = await openPage(fresh.context, `${server.url}?view=history`);
+    const { page, problems } = await openPage(fresh.context, `${suite.server.url}?view=history`);
     await page.waitForFunction(() => Number(document.body.dataset.history) === 2, null, { timeout: 20_000 });
     await page.waitForSelector('[data-action="compare-add"]');
     while (await page.$('[data-action="compare-add"]')) {
