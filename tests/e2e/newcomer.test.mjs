@@ -39,7 +39,7 @@ const NOT_DATASETS = [
   { name: 'table.csv', body: 'id,model,passed\n1,a,true\n2,b,false\n', says: /CSV/ },
   { name: 'noise.bin', body: Buffer.from([0, 159, 146, 150, 0, 1, 2, 255, 254]), says: /binary/ },
   { name: 'empty.jsonl', body: '', says: /empty/ },
-  { name: 'objects.jsonl', body: '{"a": 1}\n{"b": 2}\n', says: /no task could be read \(\d+ error\(s\); first: line 1/ },
+  { name: 'objects.jsonl', body: '{"a": 1}\n{"b": 2}\n', says: /no task could be read from it \(\d+ error\(s\); first: line 1/ },
 ];
 
 test('an upload that is not a dataset is refused with its reason; the bundled suite stays loaded', async () => {

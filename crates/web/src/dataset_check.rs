@@ -63,6 +63,6 @@ mod tests {
         );
         assert!(unrunnable(d)
             .unwrap()
-            .starts_with("no task could be read (1 error(s); first: line 1"));
+            .starts_with("no task could be read from it (1 error(s); first: line 1"));
     }
 }
