@@ -91,3 +91,24 @@ export async function settledValue(page, selector, value, timeout = 5_000) {
   }
   return page.inputValue(selector);
 }
+
+/** A suite's shared server and browser with axe-core's source: `{ server, browser, axeSource }`, filled before the tests. */
+export function suiteSetup(before, after) {
+  const s = {};
+  before(async () => {
+    const { readFile } = await import('node:fs/promises');
+    [s.server, s.browser, s.axeSource] = await Promise.all([
+      startServer(), launchBrowser(), readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'),
+    ]);
+  });
+  after(async () => { await s.browser?.close(); s.server?.stop(); });
+  return s;
+}
+
+/** Serious and critical axe violations on the page (evaluated through the devtools protocol). */
+export async function axeSerious(page, axeSource) {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
+    .violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })));
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}

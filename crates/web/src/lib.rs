@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod data;
+pub mod dataset_check;
 pub mod engine;
 pub mod exports;
 pub mod generator;

@@ -768,6 +768,7 @@ impl AppState {
             reason: end
                 .reason
                 .as_deref()
+                .filter(|r| !r.trim().is_empty())
                 .map(|r| run.redactor.redact(r))
                 .or_else(|| {
                     (end.status == RunStatus::Failed).then(|| {

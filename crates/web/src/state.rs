@@ -103,6 +103,8 @@ pub struct Flags {
     pub resume: Option<&'static str>,
     /// jieba was installed.
     pub dictionary: bool,
+    /// `datasetError`: why the last dataset was not loaded (`datasetState` is `error`).
+    pub dataset_error: Option<String>,
 }
 
 /// The whole page.
@@ -726,17 +728,19 @@ impl AppState {
         let text = match text {
             Ok(t) => t,
             Err(e) => {
-                self.say(
-                    format!(
-                        "The dataset could not be loaded from {}: {e}",
-                        pending.source.display()
-                    ),
-                    Tone::Error,
-                );
-                return self.after_boot(first, now);
+                let shown = pending.source.display();
+                return self.dataset_refused(&shown, e, first, now);
             }
         };
-        let d = data::load(&text, pending.source, data::lang_of(&pending.lang));
+        let shown = pending.source.display();
+        let d = match crate::dataset_check::refusal(&text) {
+            None => data::load(&text, pending.source, data::lang_of(&pending.lang)),
+            Some(why) => return self.dataset_refused(&shown, why, first, now),
+        };
+        if let Some(why) = crate::dataset_check::unrunnable(d) {
+            return self.dataset_refused(&shown, why, first, now);
+        }
+        self.flags.dataset_error = None;
         if let Some(cut) = self.cut.clone() {
             d.segmenter.install(Box::new(move |s| cut(s)));
         }
@@ -770,6 +774,23 @@ impl AppState {
         }
         fx.extend(self.after_boot(first, now));
         fx
+    }
+
+    /// A dataset was not loaded: say why and what stays loaded (`datasetError`).
+    fn dataset_refused(&mut self, name: &str, why: String, first: bool, now: Now) -> Vec<Effect> {
+        let why = if why.is_empty() {
+            "nothing could be read".to_owned()
+        } else {
+            why
+        };
+        let kept = match self.dataset {
+            Some(d) => format!("Still loaded: {}.", d.source.display()),
+            None => "No dataset is loaded.".to_owned(),
+        };
+        let text = format!("{name} was not loaded as the dataset: {why}. {kept}");
+        self.flags.dataset_error = Some(text.clone());
+        self.say(text, Tone::Error);
+        self.after_boot(first, now)
     }
 
     /// Installs the Chinese segmenter (loaded by the glue) into this and later datasets.

@@ -159,6 +159,16 @@ fn hooks(state: &AppState) -> Hooks {
     if let Some(d) = state.dataset {
         h.insert("dataset", d.fingerprint.clone());
     }
+    let dataset_state = match &state.flags.dataset_error {
+        _ if state.pending_dataset.is_some() => "loading",
+        Some(e) => {
+            h.insert("datasetError", e.clone());
+            "error"
+        }
+        None if state.dataset.is_some() => "ready",
+        None => "loading",
+    };
+    h.insert("datasetState", dataset_state.to_owned());
     match &state.run {
         Some(run) => {
             h.insert("runState", run.phase.run_state().to_owned());

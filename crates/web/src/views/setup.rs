@@ -443,7 +443,11 @@ fn model_panel(state: &AppState) -> Element {
         el("div").class("row").child(
             button("Start run", "start", "")
                 .id("start-run")
-                .class("primary"),
+                .class("primary")
+                .flag(
+                    "disabled",
+                    state.pending_dataset.is_some() || state.dataset.is_none_or(|d| d.tasks == 0),
+                ),
         ),
     )
 }
