@@ -89,6 +89,9 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// The Compare view's planner ([`inputs::PlanInput`]): the smallest drop the gate
+    /// detects at a size, and the sessions a drop needs.
+    PlanView => "plan_view",
 }
 
 #[cfg(test)]

@@ -17,6 +17,7 @@ pub mod compare;
 pub mod dashboard;
 pub mod generate;
 pub mod leaderboard;
+pub mod plan;
 pub mod probe;
 pub mod stream;
 pub mod sweep;
@@ -141,6 +142,8 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The Compare view's planner (see [`plan`]).
+    PlanView, plan_view => crate::plan::view;
 }
 
 #[cfg(test)]

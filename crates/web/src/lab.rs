@@ -590,7 +590,11 @@ impl AppState {
                 fx.extend(self.leaderboard_refresh());
                 fx
             }
-            View::Compare => self.compare_refresh(),
+            View::Compare => {
+                let mut fx = self.compare_refresh();
+                fx.extend(self.plan_refresh());
+                fx
+            }
             View::History => {
                 let input = crate::views::history::input(self);
                 self.movable_refresh(
@@ -637,7 +641,7 @@ impl AppState {
 
     /// History run `id` as the statistics read it (all its trials), once its outcomes
     /// are read.
-    fn run_input(&self, id: &str) -> Option<RunInput> {
+    pub(crate) fn run_input(&self, id: &str) -> Option<RunInput> {
         let e = self.history.get(id)?;
         let trials = match self.lab.trials(id) {
             Some(t) if e.trials() > 1 => t.to_vec(),

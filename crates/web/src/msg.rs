@@ -121,6 +121,8 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The Compare view's planner.
+    Plan,
 }
 
 /// What a request beside the run's own is for.
@@ -190,6 +192,8 @@ pub enum Msg {
     ComparePick(String, bool),
     /// Which rows a pair's per-task table shows (pair index, class name).
     CompareDiff(String, String),
+    /// A field of the Compare view's planner (name, value).
+    PlanSet(String, String),
     /// More rows of a pair's per-task table (pair index).
     CompareMore(String),
     /// Leave the comparison a link opened (compare runs of the history instead).
@@ -341,6 +345,7 @@ impl Msg {
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "plan-set" => Msg::PlanSet(arg.to_owned(), value.to_owned()),
             "compare-more" => Msg::CompareMore(arg.to_owned()),
             "compare-link-close" => Msg::CompareLinkClose,
             "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),

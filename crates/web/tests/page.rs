@@ -264,6 +264,7 @@ impl Browser {
                             | Call::ChartFile
                             | Call::ShareDecode
                             | Call::HistoryList
+                            | Call::PlanView
                     ) {
                         self.lab_calls.push(call.name());
                     }
@@ -1774,6 +1775,8 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .contains(&format!("of {} models", models.len())));
 }
 
+#[path = "page/budget.rs"]
+mod budget;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
