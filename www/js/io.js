@@ -126,6 +126,15 @@ export async function makeIo(requestRender) {
         localStorage.removeItem('wildtool.apiKey');
       } catch { /* storage disabled */ }
     },
+    pricesGet() {
+      try { return localStorage.getItem('wildtool.prices'); } catch { return null; }
+    },
+    pricesSet(value) {
+      try {
+        if (value == null) localStorage.removeItem('wildtool.prices');
+        else localStorage.setItem('wildtool.prices', value);
+      } catch { /* storage disabled */ }
+    },
     /** jieba's module and dictionary, fetched once: resolves to cut(text) -> string[]. */
     loadJieba() {
       if (!segmenter) {

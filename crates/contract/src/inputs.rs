@@ -136,3 +136,66 @@ pub struct PlanInput {
     /// A drop in points to find the sessions for (empty: none).
     pub difference: String,
 }
+
+/// The cost of runs in money ([`crate::Call::CostView`]): each run priced from its
+/// recorded usage with the price table (the figures of `report.json`'s `cost`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostInput {
+    /// The price table the user saved (its JSON text); `None`: the bundled table.
+    pub prices: Option<String>,
+    /// The runs.
+    pub runs: Vec<CostRun>,
+    /// The element id of the table (`cost` on the dashboard, `compare-cost` …).
+    pub id: String,
+}
+
+/// One run to price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostRun {
+    /// The run's label.
+    pub label: String,
+    /// The model name (the price table entry looked up).
+    pub model: String,
+    /// Each trial's outcomes, trial 1 first (one per dataset task, unscored ones
+    /// `incomplete`).
+    pub trials: Vec<Vec<TaskOutcome>>,
+    /// Checkpoint lines (header first): every trial's task results with their usage.
+    pub records: Option<Vec<String>>,
+    /// Without records: the result or score file's text (one trial).
+    pub text: Option<String>,
+}
+
+/// The price table editor ([`crate::Call::PriceEditor`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriceEditorInput {
+    /// The table the user saved; `None`: the bundled one is in use.
+    pub saved: Option<String>,
+    /// The text being edited (`None`: the table in use).
+    pub draft: Option<String>,
+    /// Why the last save was refused, naming the field.
+    pub error: Option<String>,
+}
+
+/// The "What will this cost?" line of Setup ([`crate::Call::CostEstimate`]): the
+/// estimate of `wildtool run --dry-run` for the form's settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EstimateInput {
+    /// The dataset's fingerprint (the lab module keeps the dataset it read by it).
+    pub fingerprint: String,
+    /// The dataset's sessions as JSON Lines (each session's line as read).
+    pub dataset: String,
+    /// `en` or `zh`.
+    pub lang: String,
+    /// Provider name (`openai`, `anthropic`, `gemini`); `None` for a built-in agent.
+    pub provider: Option<String>,
+    /// The endpoint's base URL.
+    pub base_url: String,
+    /// The model name.
+    pub model: String,
+    /// Sampling temperature.
+    pub temperature: f64,
+    /// Trials per task.
+    pub trials: u32,
+    /// The price table the user saved; `None`: the bundled one.
+    pub prices: Option<String>,
+}

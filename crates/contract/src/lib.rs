@@ -92,6 +92,15 @@ calls! {
     /// The Compare view's planner ([`inputs::PlanInput`]): the smallest drop the gate
     /// detects at a size, and the sessions a drop needs.
     PlanView => "plan_view",
+    /// Runs' cost in money ([`inputs::CostInput`]).
+    CostView => "cost_view",
+    /// The price table editor ([`inputs::PriceEditorInput`]).
+    PriceEditor => "price_editor",
+    /// A price table checked (its JSON text in, the table as saved out, or the field
+    /// that is wrong).
+    PriceCheck => "price_check",
+    /// The estimate of a run before it is started ([`inputs::EstimateInput`]).
+    CostEstimate => "cost_estimate",
 }
 
 #[cfg(test)]

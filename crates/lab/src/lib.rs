@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod compare;
+pub mod cost;
 pub mod dashboard;
 pub mod generate;
 pub mod leaderboard;
@@ -144,6 +145,14 @@ calls! {
     HistoryList, history_list => crate::dashboard::history_list;
     /// The Compare view's planner (see [`plan`]).
     PlanView, plan_view => crate::plan::view;
+    /// Runs' cost in money (see [`cost::view`]).
+    CostView, cost_view => crate::cost::view;
+    /// The price table editor (see [`cost::editor`]).
+    PriceEditor, price_editor => crate::cost::editor;
+    /// A price table checked (see [`cost::check`]).
+    PriceCheck, price_check => crate::cost::check;
+    /// The estimate before a run (see [`cost::estimate`]).
+    CostEstimate, cost_estimate => crate::cost::estimate;
 }
 
 #[cfg(test)]

@@ -50,6 +50,10 @@ extern "C" {
     fn key_set(this: &Io, value: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = keyRemove)]
     fn key_remove(this: &Io);
+    #[wasm_bindgen(method, js_name = pricesGet)]
+    fn prices_get(this: &Io) -> Option<String>;
+    #[wasm_bindgen(method, js_name = pricesSet)]
+    fn prices_set(this: &Io, value: Option<&str>);
     #[wasm_bindgen(method, js_name = loadJieba)]
     fn load_jieba(this: &Io) -> js_sys::Promise;
     #[wasm_bindgen(method, js_name = loadLab)]
@@ -262,6 +266,7 @@ impl Inner {
                 }
             }
             Effect::ForgetKey => self.io.key_remove(),
+            Effect::SavePrices(text) => self.io.prices_set(text.as_deref()),
             Effect::LoadJieba => {
                 let p = self.io.load_jieba();
                 let me = self.clone();
@@ -433,7 +438,8 @@ impl App {
     #[wasm_bindgen(constructor)]
     pub fn new(io: Io, href: String) -> App {
         let key = io.key_get();
-        let state = AppState::new(&href, key.as_deref());
+        let mut state = AppState::new(&href, key.as_deref());
+        state.budget.prices = io.prices_get();
         App {
             inner: Rc::new(Inner {
                 state: RefCell::new(state),

@@ -588,6 +588,7 @@ impl AppState {
                 let mut fx = self.dashboard_refresh();
                 fx.extend(self.trials_refresh());
                 fx.extend(self.leaderboard_refresh());
+                fx.extend(self.cost_refresh());
                 fx
             }
             View::Compare => {
@@ -604,6 +605,7 @@ impl AppState {
                     &input,
                 )
             }
+            View::Setup => self.setup_refresh(),
             _ => Vec::new(),
         }
     }

@@ -123,6 +123,14 @@ pub enum LabPurpose {
     HistoryList,
     /// The Compare view's planner.
     Plan,
+    /// The price table editor.
+    PriceEditor,
+    /// A price table checked before it is saved.
+    PriceCheck,
+    /// Setup's estimate of the run's cost.
+    Estimate,
+    /// The dashboard's cost of the run shown.
+    Cost,
 }
 
 /// What a request beside the run's own is for.
@@ -194,6 +202,8 @@ pub enum Msg {
     CompareDiff(String, String),
     /// A field of the Compare view's planner (name, value).
     PlanSet(String, String),
+    /// A budget action (what, value): the price table editor, the estimate.
+    Budget(String, String),
     /// More rows of a pair's per-task table (pair index).
     CompareMore(String),
     /// Leave the comparison a link opened (compare runs of the history instead).
@@ -346,6 +356,7 @@ impl Msg {
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
             "plan-set" => Msg::PlanSet(arg.to_owned(), value.to_owned()),
+            "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
             "compare-more" => Msg::CompareMore(arg.to_owned()),
             "compare-link-close" => Msg::CompareLinkClose,
             "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
@@ -439,6 +450,9 @@ pub enum Effect {
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,
+    /// Keep the user's price table in `localStorage` (`None`: remove it, the bundled one
+    /// is used).
+    SavePrices(Option<String>),
     /// Load jieba; answer with [`Msg::JiebaLoaded`].
     LoadJieba,
     /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].

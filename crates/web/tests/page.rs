@@ -126,6 +126,7 @@ impl Browser {
             lab_fails: None,
             now: 1000.0,
         };
+        b.state.budget.prices = b.kv.get(PRICES_STORAGE).cloned();
         let fx = b.state.start();
         b.carry_out(fx);
         b.settle();
@@ -198,6 +199,13 @@ impl Browser {
                 Effect::Copy(_) => self.queue.push_back(Msg::Copied(true)),
                 Effect::PushUrl(u) | Effect::ReplaceUrl(u) => self.urls.push(u),
                 Effect::SaveKey(_) | Effect::ForgetKey => {}
+                // localStorage, kept with the store so a reopened browser has it.
+                Effect::SavePrices(Some(t)) => {
+                    self.kv.insert(PRICES_STORAGE.to_owned(), t);
+                }
+                Effect::SavePrices(None) => {
+                    self.kv.remove(PRICES_STORAGE);
+                }
                 Effect::LoadJieba if self.jieba_fails => {
                     self.queue
                         .push_back(Msg::JiebaLoaded(Err("HTTP 404 for the dictionary".into())));
@@ -400,6 +408,9 @@ impl Browser {
             .collect()
     }
 }
+
+/// Where the test browser keeps what the page puts in `localStorage` (the user's prices).
+const PRICES_STORAGE: &str = "localStorage/wildtool.prices";
 
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())

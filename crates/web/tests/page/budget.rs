@@ -84,3 +84,188 @@ fn the_planner_states_the_cores_plan_of_the_compared_runs() {
     b.act("plan-set", "trials", "");
     assert_eq!(shown(&b) + "\n", expected(false, 200, 1, Some(5.0)));
 }
+
+const PRICES: &str = r#"{"wildtool_prices": 1, "currency": "USD", "models": {"m": {"input": 2.0, "cached_input": 1.0, "output": 8.0}}}"#;
+
+/// Answers every request with the same text reply; with `usage`, 12 prompt tokens (4
+/// read from cache) and 3 completion tokens.
+fn server(usage: bool) -> Server {
+    Box::new(move |_| {
+        let usage = if usage {
+            r#", "usage": {"prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 4}}"#
+        } else {
+            ""
+        };
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done."}}, "finish_reason": "stop"}}]{usage}}}"#
+            ),
+        ))
+    })
+}
+
+fn run(b: &mut Browser, usage: bool) {
+    b.server = Some(server(usage));
+    b.act("start", "", "");
+    for _ in 0..200 {
+        if b.hook("runOutcome").is_some() {
+            break;
+        }
+        if let Some(t) = b.timer.take() {
+            b.now = b.now.max(t);
+            b.deliver(Msg::Tick);
+            b.settle();
+        }
+    }
+    assert_eq!(
+        b.hook("runOutcome").as_deref(),
+        Some("done"),
+        "{:?}",
+        b.hook("runError")
+    );
+}
+
+#[test]
+fn prices_are_edited_checked_and_kept_only_when_saved() {
+    let mut b = open(&endpoint("&backoff=0.01"));
+    assert!(
+        b.frame().root.by_id("prices-editor").is_none(),
+        "closed at first"
+    );
+    assert!(
+        b.lab_calls.is_empty(),
+        "Setup loads no lab module by itself"
+    );
+    b.act("toggle", "prices", "true");
+    assert!(b.deep_text("prices-source").contains("bundled price table"));
+    assert!(b.deep_text("prices-area").contains("gpt-4o"));
+    // An invalid entry is refused, naming the field; nothing is stored.
+    b.act(
+        "budget",
+        "prices-draft",
+        &PRICES.replace("8.0", "\"eight\""),
+    );
+    b.act("budget", "prices-save", "");
+    assert!(
+        b.deep_text("prices-error").contains("models.m.output"),
+        "{}",
+        b.deep_text("prices-error")
+    );
+    assert!(!b.kv.contains_key(PRICES_STORAGE));
+    b.act("budget", "prices-draft", "{\"wildtool_prices\": 1");
+    b.act("budget", "prices-save", "");
+    assert!(b.deep_text("prices-error").contains("not JSON"));
+    // Typing alone stores nothing; a valid table saved is kept and used.
+    b.act("budget", "prices-draft", PRICES);
+    assert!(!b.kv.contains_key(PRICES_STORAGE));
+    b.act("budget", "prices-save", "");
+    assert_eq!(b.kv.get(PRICES_STORAGE).map(String::as_str), Some(PRICES));
+    assert!(b.frame().root.by_id("prices-error").is_none());
+    assert!(b
+        .deep_text("prices-source")
+        .contains("saved in this browser"));
+    // A reopened page has it; "Use the bundled prices" removes it.
+    let mut r = Browser::open(&endpoint("&backoff=0.01"), b.kv.clone());
+    r.act("toggle", "prices", "true");
+    assert!(r
+        .deep_text("prices-source")
+        .contains("saved in this browser"));
+    r.act("budget", "prices-reset", "");
+    assert!(!r.kv.contains_key(PRICES_STORAGE));
+    assert!(r.deep_text("prices-source").contains("bundled price table"));
+}
+
+#[test]
+fn the_estimate_is_the_dry_runs_and_the_dashboard_prices_the_recorded_usage() {
+    let mut b = open(&endpoint("&backoff=0.01&trials=2"));
+    b.kv.insert(PRICES_STORAGE.to_owned(), PRICES.to_owned());
+    let mut b = Browser::open(&endpoint("&backoff=0.01&trials=2"), b.kv.clone());
+    assert!(b
+        .deep_text("cost-estimate")
+        .starts_with("What will this cost?"));
+    b.act("budget", "estimate", "");
+    let d = b.state.dataset.unwrap();
+    let sessions: Vec<_> = d.dataset.sessions.iter().collect();
+    let table = wildtool_core::cost::PriceTable::parse(PRICES).unwrap();
+    let est = wildtool_core::runner::dry_run::estimate_run(
+        &sessions,
+        2,
+        wildtool_core::runner::provider::ProviderKind::OpenAi,
+        &wildtool_core::runner::provider::Endpoint {
+            base_url: "http://127.0.0.1:9/v1".into(),
+            browser: false,
+        },
+        "m",
+        0.0,
+        table.lookup("m").map(|(_, p)| p),
+    );
+    let line = b.deep_text("cost-estimate");
+    let cost = wildtool_core::cost::figures::money(est.cost.unwrap());
+    assert!(
+        line.contains(&format!("About {cost} USD (± 30%")),
+        "{line} vs {est:?}"
+    );
+    assert!(
+        line.contains(&format!(
+            "{} prompt and {} completion tokens",
+            est.input_tokens, est.output_tokens
+        )),
+        "{line}"
+    );
+    // It follows the form.
+    b.act("set", "m-trials", "1");
+    assert!(b
+        .deep_text("cost-estimate")
+        .contains(&format!("{} task(s)", est.tasks / 2)));
+    b.act("set", "m-model", "unpriced");
+    assert!(b
+        .deep_text("cost-estimate")
+        .contains("Unknown: no price for \"unpriced\""));
+    b.act("set", "m-model", "m");
+    // The run's cost: every recorded request at 8 uncached + 4 cached prompt and 3
+    // completion tokens.
+    run(&mut b, true);
+    b.act("nav", "dashboard", "");
+    let text = b.deep_text("cost-area");
+    let scored: Vec<_> = b
+        .state
+        .shown
+        .as_ref()
+        .unwrap()
+        .outcomes
+        .iter()
+        .filter(|o| !o.incomplete)
+        .cloned()
+        .collect();
+    let requests: u64 = scored.iter().map(|o| u64::from(o.steps_logged)).sum();
+    let solved = scored.iter().filter(|o| o.correct).count() as f64;
+    let unit = (8.0 * 2.0 + 4.0 * 1.0 + 3.0 * 8.0) / 1e6;
+    let total = requests as f64 * unit;
+    let money = wildtool_core::cost::figures::money;
+    assert!(
+        text.contains(&format!("{} USD", money(total))),
+        "{text} (expected {total})"
+    );
+    assert!(
+        text.contains(&format!("{} USD", money(total / scored.len() as f64))),
+        "{text}"
+    );
+    if solved > 0.0 {
+        assert!(
+            text.contains(&format!("{} USD", money(total / solved))),
+            "{text}"
+        );
+    }
+    assert!(text.contains(&format!("{requests} requests")), "{text}");
+    // A server that reports no usage: no number, the honest state.
+    b.act("nav", "setup", "");
+    run(&mut b, false);
+    b.act("nav", "dashboard", "");
+    let text = b.deep_text("cost-area");
+    assert!(
+        text.contains("cost unknown: the server reported no usage"),
+        "{text}"
+    );
+    assert!(!text.contains("USD"), "{text}");
+}
