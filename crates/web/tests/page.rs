@@ -263,8 +263,9 @@ impl Browser {
                     input,
                     purpose,
                 } => {
-                    // The dashboard's own calls (its charts, share link, chart files) are
-                    // made for every run shown; the tests count the others.
+                    // The dashboard's own calls (its charts, share link, chart files, cost)
+                    // are made for every run shown, the planner beside every comparison;
+                    // the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
@@ -273,6 +274,7 @@ impl Browser {
                             | Call::ShareDecode
                             | Call::HistoryList
                             | Call::PlanView
+                            | Call::CostView
                     ) {
                         self.lab_calls.push(call.name());
                     }
