@@ -116,17 +116,10 @@ pub struct HistoryRow {
     pub resumable: bool,
 }
 
-/// The planner of the Compare view ([`crate::Call::PlanView`]): the pilot runs (the
-/// first, and the second when `pair`) and the question, as typed (the lab module reads
-/// the numbers and names a field it cannot read).
+/// The Compare view's planner, as typed (the lab module reads the numbers and names a
+/// field it cannot read); part of the comparison's input.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanInput {
-    /// Fingerprint of the loaded dataset.
-    pub fingerprint: u64,
-    /// Every task of the dataset, in dataset order.
-    pub shapes: Vec<TaskShape>,
-    /// The compared runs, in the order chosen.
-    pub runs: Vec<wildtool_core::compare::RunInput>,
+pub struct PlanFields {
     /// Use the second run as a second pilot (`wildtool plan --pilot-b`).
     pub pair: bool,
     /// Sessions per planned run (empty: the dataset's).

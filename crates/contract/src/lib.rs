@@ -89,9 +89,6 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
-    /// The Compare view's planner ([`inputs::PlanInput`]): the smallest drop the gate
-    /// detects at a size, and the sessions a drop needs.
-    PlanView => "plan_view",
     /// Runs' cost in money ([`inputs::CostInput`]).
     CostView => "cost_view",
     /// The price table editor ([`inputs::PriceEditorInput`]).

@@ -143,8 +143,6 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
-    /// The Compare view's planner (see [`plan`]).
-    PlanView, plan_view => crate::plan::view;
     /// Runs' cost in money (see [`cost::view`]).
     CostView, cost_view => crate::cost::view;
     /// The price table editor (see [`cost::editor`]).

@@ -1,37 +1,53 @@
 //! The Compare view's planner: from the compared runs as pilots, the smallest drop the
 //! regression gate detects with 80% power at N sessions × K trials, and the sessions a
 //! given drop needs — the core's [`plan`], the numbers and lines of `wildtool plan
-//! --pilot A [--pilot-b B]` for the same runs.
+//! --pilot A [--pilot-b B]` for the same runs. It is drawn below the comparison (its
+//! fields are part of the comparison's input).
 
-use wildtool_contract::inputs::PlanInput;
+use wildtool_contract::inputs::PlanFields;
 use wildtool_core::compare::gate::GateRule;
-use wildtool_core::compare::DatasetRef;
+use wildtool_core::compare::{DatasetRef, RunInput};
 use wildtool_core::plan::{plan, PlanDoc, PlanPilot, PlanSettings};
+use wildtool_core::share::TaskShape;
 use wildtool_ui::{el, el_text, Element};
 
-use crate::{read, LabError};
+use crate::LabError;
+
+/// What the planner plans from: the dataset, the compared runs and the fields.
+#[derive(Debug, Clone, Copy)]
+pub struct PlanInput<'a> {
+    /// Fingerprint of the loaded dataset.
+    pub fingerprint: u64,
+    /// Every task of the dataset, in dataset order.
+    pub shapes: &'a [TaskShape],
+    /// The compared runs, in the order chosen.
+    pub runs: &'a [RunInput],
+    /// The fields as typed.
+    pub fields: &'a PlanFields,
+}
 
 /// The plan for `input` (the document `wildtool plan --json` writes).
-pub fn document(input: &PlanInput) -> Result<PlanDoc, LabError> {
+pub fn document(input: &PlanInput<'_>) -> Result<PlanDoc, LabError> {
     let a = input
         .runs
         .first()
         .ok_or_else(|| LabError::Message("Choose a run to plan from.".to_owned()))?;
-    let b = if input.pair { input.runs.get(1) } else { None };
+    let f = input.fields;
+    let b = if f.pair { input.runs.get(1) } else { None };
     let dataset = DatasetRef {
         fingerprint: input.fingerprint,
-        shapes: &input.shapes,
+        shapes: input.shapes,
     };
     let pilot = PlanPilot::new(a, b, dataset).map_err(|e| LabError::Message(e.to_string()))?;
     let mut sessions: Vec<u32> = input.shapes.iter().map(|s| s.session).collect();
     sessions.dedup();
     let settings = PlanSettings {
-        sessions: whole(&input.sessions, "Sessions", sessions.len() as u64)?,
-        trials: u32::try_from(whole(&input.trials, "Trials", 1)?)
+        sessions: whole(&f.sessions, "Sessions", sessions.len() as u64)?,
+        trials: u32::try_from(whole(&f.trials, "Trials", 1)?)
             .map_err(|_| LabError::Message("Trials: too large.".to_owned()))?,
         rule: GateRule::default(),
         power: 0.8,
-        difference_points: match input.difference.trim() {
+        difference_points: match f.difference.trim() {
             "" => None,
             t => Some(
                 t.parse::<f64>()
@@ -80,13 +96,12 @@ fn field(id: &str, label: &str, value: &str, hint: &str) -> Element {
         )
 }
 
-/// The planner panel (wire JSON of a `section`): its fields and the plan's lines, or the
-/// reason there is none.
-pub fn view(input: &str) -> Result<String, LabError> {
-    let input: PlanInput = read(input)?;
+/// The planner panel: its fields and the plan's lines, or the reason there is none.
+pub fn panel(input: &PlanInput<'_>) -> Element {
+    let f = input.fields;
     let mut sessions: Vec<u32> = input.shapes.iter().map(|s| s.session).collect();
     sessions.dedup();
-    let pilots = match (input.pair, input.runs.get(1)) {
+    let pilots = match (f.pair, input.runs.get(1)) {
         (true, Some(b)) => format!(
             "Pilots: {} and {} (their disagreement is the noise).",
             input.runs[0].label, b.label
@@ -106,14 +121,14 @@ pub fn view(input: &str) -> Result<String, LabError> {
         .child(field(
             "plan-sessions",
             "Sessions",
-            &input.sessions,
+            &f.sessions,
             &sessions.len().to_string(),
         ))
-        .child(field("plan-trials", "Trials", &input.trials, "1"))
+        .child(field("plan-trials", "Trials", &f.trials, "1"))
         .child(field(
             "plan-difference",
             "Drop to detect (points)",
-            &input.difference,
+            &f.difference,
             "e.g. 5",
         ))
         .child(
@@ -123,13 +138,13 @@ pub fn view(input: &str) -> Result<String, LabError> {
                     el("input")
                         .attr("type", "checkbox")
                         .id("plan-pair")
-                        .flag("checked", input.pair)
+                        .flag("checked", f.pair)
                         .flag("disabled", input.runs.len() < 2)
                         .action("plan-set", "pair"),
                 )
                 .text(" Second run as a second pilot"),
         );
-    let body = match document(&input) {
+    let body = match document(input) {
         Ok(doc) => {
             let lines = doc.summary_text();
             el("div")
@@ -164,7 +179,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
                     .class("banner banner-error"),
             ),
     };
-    Ok(el("section")
+    el("section")
         .id("plan-panel")
         .class("panel")
         .attr("aria-labelledby", "plan-title")
@@ -172,18 +187,15 @@ pub fn view(input: &str) -> Result<String, LabError> {
         .child(el_text("p", pilots).class("muted"))
         .child(form)
         .child(body)
-        .to_json())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wildtool_core::compare::RunInput;
     use wildtool_core::outcome::{TaskOutcome, TaskType};
-    use wildtool_core::share::TaskShape;
 
-    fn input(sessions: &str, trials: &str, difference: &str) -> PlanInput {
-        let shapes: Vec<TaskShape> = (0..30u32)
+    fn shapes() -> Vec<TaskShape> {
+        (0..30u32)
             .flat_map(|s| {
                 (0..3u8).map(move |p| TaskShape {
                     session: s,
@@ -195,8 +207,11 @@ mod tests {
                     min_length: 1,
                 })
             })
-            .collect();
-        let run = |label: &str, flip: u32| RunInput {
+            .collect()
+    }
+
+    fn run(shapes: &[TaskShape], label: &str, flip: u32) -> RunInput {
+        RunInput {
             label: label.to_owned(),
             fingerprint: 7,
             trials: vec![shapes
@@ -220,11 +235,11 @@ mod tests {
                     }
                 })
                 .collect()],
-        };
-        PlanInput {
-            fingerprint: 7,
-            runs: vec![run("a", 0), run("b", 1)],
-            shapes,
+        }
+    }
+
+    fn fields(sessions: &str, trials: &str, difference: &str) -> PlanFields {
+        PlanFields {
             pair: true,
             sessions: sessions.to_owned(),
             trials: trials.to_owned(),
@@ -234,12 +249,20 @@ mod tests {
 
     #[test]
     fn the_plan_is_the_cores_and_bad_fields_are_named() {
-        let i = input("", "", "10");
-        let doc = document(&i).expect("plan");
+        let sh = shapes();
+        let runs = [run(&sh, "a", 0), run(&sh, "b", 1)];
+        let f = fields("", "", "10");
+        let input = PlanInput {
+            fingerprint: 7,
+            shapes: &sh,
+            runs: &runs,
+            fields: &f,
+        };
+        let doc = document(&input).expect("plan");
         assert_eq!(doc.sessions, 30, "the dataset's sessions by default");
         assert_eq!(doc.trials, 1);
         assert!(doc.sessions_needed.is_some());
-        let text = view(&serde_json::to_string(&i).unwrap_or_default()).expect("view");
+        let text = panel(&input).to_json();
         let first = doc.summary_text();
         assert!(text.contains(first.lines().nth(2).unwrap_or("?")), "{text}");
         for (s, t, d, named) in [
@@ -248,7 +271,13 @@ mod tests {
             ("", "", "abc", "Drop to detect: \"abc\""),
             ("", "", "200", "Drop to detect must be"),
         ] {
-            let e = document(&input(s, t, d)).unwrap_err().to_string();
+            let f = fields(s, t, d);
+            let e = document(&PlanInput {
+                fields: &f,
+                ..input
+            })
+            .unwrap_err()
+            .to_string();
             assert!(e.contains(named), "{e}");
         }
     }

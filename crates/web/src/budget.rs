@@ -1,11 +1,12 @@
-//! Evaluating on a budget, the page's part: the Compare view's planner (the lab module's
-//! `plan_view`, the numbers of `wildtool plan` for the compared runs), the price table
+//! Evaluating on a budget, the page's part: the Compare view's planner (its fields, sent
+//! with the comparison; the lab module draws the numbers of `wildtool plan` for the
+//! compared runs below it), the price table
 //! (bundled, or the user's, kept in `localStorage` once saved), the "What will this
 //! cost?" line of Setup (`wildtool run --dry-run`'s estimate) and the cost of the run on
 //! the dashboard (`report.json`'s `cost`). The shell keeps what is typed and asks the lab
 //! module; it computes nothing itself.
 
-use wildtool_contract::inputs::{CostInput, CostRun, EstimateInput, PlanInput, PriceEditorInput};
+use wildtool_contract::inputs::PlanFields;
 use wildtool_contract::Call;
 
 use crate::msg::{Effect, LabPurpose};
@@ -13,15 +14,35 @@ use crate::state::{AppState, Tone};
 use crate::ui::{el, Element, Node};
 use crate::views::widgets::note;
 
+/// A JSON object from members whose values are JSON already: the inputs of the lab's
+/// budget calls (`wildtool_contract::inputs::{PlanInput, CostInput, EstimateInput,
+/// PriceEditorInput}`) are written this way, so the app shell carries no serializer of
+/// its own for each of them.
+fn object(members: &[(&str, String)]) -> String {
+    let mut out = String::from("{");
+    for (i, (k, v)) in members.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(k);
+        out.push_str("\":");
+        out.push_str(v);
+    }
+    out.push('}');
+    out
+}
+
+/// A JSON value of `v`.
+fn js<T: serde::Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned())
+}
+
 /// What the page's budget features keep.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BudgetState {
-    /// The planner's fields as typed: sessions, trials, drop in points.
-    pub plan: [String; 3],
-    /// The second compared run is a second pilot.
-    pub plan_pair: bool,
-    /// What the planner shown was asked for.
-    plan_key: Option<String>,
+    /// The Compare view's planner fields as typed.
+    pub plan: PlanFields,
     /// The price table the user saved (its JSON text); `None`: the bundled one.
     pub prices: Option<String>,
     /// The price table's text being edited.
@@ -41,9 +62,12 @@ pub struct BudgetState {
 impl Default for BudgetState {
     fn default() -> Self {
         BudgetState {
-            plan: Default::default(),
-            plan_pair: true,
-            plan_key: None,
+            plan: PlanFields {
+                pair: true,
+                sessions: String::new(),
+                trials: String::new(),
+                difference: String::new(),
+            },
             prices: None,
             prices_draft: None,
             prices_error: None,
@@ -57,55 +81,19 @@ impl Default for BudgetState {
 }
 
 impl AppState {
-    /// A planner field changed (`sessions`, `trials`, `difference`, `pair`).
+    /// A planner field changed (`sessions`, `trials`, `difference`, `pair`); the
+    /// comparison's input carries the fields, so the comparison view is asked again.
     pub fn plan_set(&mut self, field: &str, value: &str) -> Vec<Effect> {
-        let slot = match field {
-            "sessions" => 0,
-            "trials" => 1,
-            "difference" => 2,
-            "pair" => {
-                self.budget.plan_pair = value == "true";
-                return Vec::new();
-            }
-            _ => return Vec::new(),
-        };
-        self.budget.plan[slot] = value.chars().take(24).collect();
+        let p = &mut self.budget.plan;
+        let v: String = value.chars().take(24).collect();
+        match field {
+            "sessions" => p.sessions = v,
+            "trials" => p.trials = v,
+            "difference" => p.difference = v,
+            "pair" => p.pair = value == "true",
+            _ => {}
+        }
         Vec::new()
-    }
-
-    /// The planner's work after any message on the Compare view: ask the lab module when
-    /// the runs or the fields changed.
-    pub fn plan_refresh(&mut self) -> Vec<Effect> {
-        if self.lab.compare_link.is_some() || self.compare_wait().is_some() {
-            return Vec::new();
-        }
-        let Some(dataset) = self.dataset else {
-            return Vec::new();
-        };
-        let ids: Vec<String> = self.compare_chosen().iter().map(|e| e.id.clone()).collect();
-        let key = format!(
-            "{}|{}|{:?}|{}",
-            dataset.fingerprint,
-            ids.join("|"),
-            self.budget.plan,
-            self.budget.plan_pair
-        );
-        if self.budget.plan_key.as_deref() == Some(key.as_str()) {
-            return Vec::new();
-        }
-        let [sessions, trials, difference] = self.budget.plan.clone();
-        let input = PlanInput {
-            fingerprint: dataset.fingerprint_u64(),
-            shapes: dataset.shapes.clone(),
-            runs: ids.iter().filter_map(|id| self.run_input(id)).collect(),
-            pair: self.budget.plan_pair,
-            sessions,
-            trials,
-            difference,
-        };
-        self.budget.plan_key = Some(key);
-        let input = serde_json::to_string(&input).unwrap_or_default();
-        self.lab_call(Call::PlanView, input, LabPurpose::Plan)
     }
 }
 
@@ -139,7 +127,7 @@ impl AppState {
                     );
                     return Vec::new();
                 };
-                let input = serde_json::to_string(&text).unwrap_or_default();
+                let input = js(&text);
                 self.lab_call(Call::PriceCheck, input, LabPurpose::PriceCheck)
             }
             "prices-reset" => {
@@ -187,15 +175,12 @@ impl AppState {
     pub fn setup_refresh(&mut self) -> Vec<Effect> {
         let mut fx = Vec::new();
         if self.open.iter().any(|n| n == PRICES_ID) {
-            let key = format!("{:?}|{:?}", self.budget.prices, self.budget.prices_error);
+            let saved = ("saved", js(&self.budget.prices));
+            let error = ("error", js(&self.budget.prices_error));
+            let key = saved.1.clone() + &error.1;
             if self.budget.editor_key.as_deref() != Some(key.as_str()) {
                 self.budget.editor_key = Some(key);
-                let input = serde_json::to_string(&PriceEditorInput {
-                    saved: self.budget.prices.clone(),
-                    draft: self.budget.prices_draft.clone(),
-                    error: self.budget.prices_error.clone(),
-                })
-                .unwrap_or_default();
+                let input = object(&[saved, ("draft", js(&self.budget.prices_draft)), error]);
                 fx.extend(self.lab_call(Call::PriceEditor, input, LabPurpose::PriceEditor));
             }
         }
@@ -203,13 +188,34 @@ impl AppState {
         fx
     }
 
-    /// The estimate's input for the form as it is, or why there is none.
-    fn estimate_input(&mut self) -> Result<EstimateInput, String> {
+    /// The estimate's input for the form as it is (without and with the dataset's
+    /// text), or why there is none.
+    fn estimate_input(&mut self) -> Result<(String, String), String> {
         let Some(d) = self.dataset else {
             return Err("What will this cost? Load a dataset first.".to_owned());
         };
         let spec = crate::engine::spec_from_form(&self.setup, &d.fingerprint, None)
             .map_err(|e| format!("What will this cost? Complete the settings first: {e}"))?;
+        let (provider, base_url, temperature) = match spec.backend() {
+            wildtool_core::runner::engine::Backend::Http {
+                provider,
+                base_url,
+                temperature,
+                ..
+            } => (js(provider.name()), js(&base_url.to_string()), *temperature),
+            wildtool_core::runner::engine::Backend::Agent(_) => ("null".to_owned(), js(""), 0.0),
+        };
+        let mut members = vec![
+            ("fingerprint", js(&d.fingerprint)),
+            ("lang", js(crate::data::lang_name(d.lang))),
+            ("provider", provider),
+            ("base_url", base_url),
+            ("model", js(spec.model())),
+            ("temperature", js(&temperature)),
+            ("trials", spec.trials().to_string()),
+            ("prices", js(&self.budget.prices)),
+        ];
+        let key = object(&members);
         let text = match &self.budget.dataset_text {
             Some((fp, t)) if *fp == d.fingerprint => t.clone(),
             _ => {
@@ -219,64 +225,32 @@ impl AppState {
                     .iter()
                     .map(|s| wildtool_core::json::dumps(&s.raw, wildtool_core::json::Escape::Utf8))
                     .collect();
-                let t = std::rc::Rc::new(lines.join("\n"));
+                let t = std::rc::Rc::new(js(&lines.join("\n")));
                 self.budget.dataset_text = Some((d.fingerprint.clone(), t.clone()));
                 t
             }
         };
-        let (provider, base_url, temperature) = match spec.backend() {
-            wildtool_core::runner::engine::Backend::Http {
-                provider,
-                base_url,
-                temperature,
-                ..
-            } => (
-                Some(provider.name().to_owned()),
-                base_url.to_string(),
-                *temperature,
-            ),
-            wildtool_core::runner::engine::Backend::Agent(_) => (None, String::new(), 0.0),
-        };
-        Ok(EstimateInput {
-            fingerprint: d.fingerprint.clone(),
-            dataset: text.to_string(),
-            lang: crate::data::lang_name(d.lang).to_owned(),
-            provider,
-            base_url,
-            model: spec.model().to_owned(),
-            temperature,
-            trials: spec.trials(),
-            prices: self.budget.prices.clone(),
-        })
+        members.push(("dataset", text.to_string()));
+        Ok((key, object(&members)))
     }
 
     fn estimate_refresh(&mut self) -> Vec<Effect> {
         if !self.budget.estimate_on {
             return Vec::new();
         }
-        let input = self.estimate_input();
-        let key = match &input {
-            Ok(i) => format!(
-                "{}|{:?}|{}|{}|{}|{}|{:?}",
-                i.fingerprint, i.provider, i.base_url, i.model, i.temperature, i.trials, i.prices
-            ),
-            Err(e) => e.clone(),
+        let (key, input) = match self.estimate_input() {
+            Ok(k) => k,
+            Err(e) => (e, String::new()),
         };
         if self.budget.estimate_key.as_deref() == Some(key.as_str()) {
             return Vec::new();
         }
         self.budget.estimate_key = Some(key);
-        match input {
-            Ok(i) => {
-                let input = serde_json::to_string(&i).unwrap_or_default();
-                self.lab_call(Call::CostEstimate, input, LabPurpose::Estimate)
-            }
-            Err(e) => {
-                self.lab.clear(LabPurpose::Estimate);
-                self.budget.estimate_key = Some(e);
-                Vec::new()
-            }
+        if input.is_empty() {
+            self.lab.clear(LabPurpose::Estimate);
+            return Vec::new();
         }
+        self.lab_call(Call::CostEstimate, input, LabPurpose::Estimate)
     }
 
     /// The dashboard's cost of the run shown, once its score files (and trials) are read.
@@ -302,29 +276,29 @@ impl AppState {
             None => (None, None),
         };
         let key = format!(
-            "{}|{}|{}|{}|{:?}",
+            "{}|{}|{}|{}|{}",
             s.id,
             s.label,
             trials.len(),
             records.as_ref().map_or(0, Vec::len) + text.as_ref().map_or(0, String::len),
-            self.budget.prices
+            js(&self.budget.prices)
         );
         if self.budget.cost_key.as_deref() == Some(key.as_str()) {
             return Vec::new();
         }
         self.budget.cost_key = Some(key);
-        let input = serde_json::to_string(&CostInput {
-            prices: self.budget.prices.clone(),
-            runs: vec![CostRun {
-                label: s.label.clone(),
-                model: s.model.clone(),
-                trials,
-                records,
-                text,
-            }],
-            id: "cost".to_owned(),
-        })
-        .unwrap_or_default();
+        let run = object(&[
+            ("label", js(&s.label)),
+            ("model", js(&s.model)),
+            ("trials", js(&trials)),
+            ("records", js(&records)),
+            ("text", js(&text)),
+        ]);
+        let input = object(&[
+            ("prices", js(&self.budget.prices)),
+            ("runs", format!("[{run}]")),
+            ("id", js("cost")),
+        ]);
         self.lab_call(Call::CostView, input, LabPurpose::Cost)
     }
 }
@@ -390,20 +364,4 @@ pub fn cost_panel(state: &AppState) -> Option<Element> {
             .child(el("h3").id("cost-title").text("Cost in money"))
             .child(holder(state, "cost-area", LabPurpose::Cost, "Pricing…")),
     )
-}
-
-/// The planner on the Compare view (rendered by the lab module), once runs are compared.
-pub fn plan_panel(state: &AppState) -> Option<Element> {
-    if state.lab.compare_link.is_some() || state.compare_wait().is_some() {
-        return None;
-    }
-    let busy = state.lab.busy(LabPurpose::Plan);
-    let holder = el("div")
-        .id("plan-area")
-        .attr_opt("aria-busy", busy.then_some("true"));
-    Some(match state.lab.answer(LabPurpose::Plan) {
-        Some(Ok(json)) => holder.child(Node::Raw(json.clone())),
-        Some(Err(e)) if !busy => holder.child(note("plan-error", e, Tone::Error)),
-        _ => holder.child(note("plan-wait", "Planning…", Tone::Info)),
-    })
 }

@@ -231,6 +231,7 @@ struct CompareCall<'a> {
     ids: Vec<Option<&'a str>>,
     page: PageCall<'a>,
     diff: &'a [DiffChoice],
+    plan: &'a wildtool_contract::inputs::PlanFields,
 }
 
 /// The link call's input (the lab module's `LinkInput`).
@@ -241,6 +242,7 @@ struct LinkCall<'a> {
     shapes: &'a [TaskShape],
     page: PageCall<'a>,
     diff: &'a [DiffChoice],
+    plan: &'a wildtool_contract::inputs::PlanFields,
 }
 
 /// The trials call's input (the lab module's `TrialsInput`).
@@ -591,11 +593,7 @@ impl AppState {
                 fx.extend(self.cost_refresh());
                 fx
             }
-            View::Compare => {
-                let mut fx = self.compare_refresh();
-                fx.extend(self.plan_refresh());
-                fx
-            }
+            View::Compare => self.compare_refresh(),
             View::History => {
                 let input = crate::views::history::input(self);
                 self.movable_refresh(
@@ -643,7 +641,7 @@ impl AppState {
 
     /// History run `id` as the statistics read it (all its trials), once its outcomes
     /// are read.
-    pub(crate) fn run_input(&self, id: &str) -> Option<RunInput> {
+    fn run_input(&self, id: &str) -> Option<RunInput> {
         let e = self.history.get(id)?;
         let trials = match self.lab.trials(id) {
             Some(t) if e.trials() > 1 => t.to_vec(),
@@ -764,9 +762,16 @@ impl AppState {
         if self.lab.compare_runs_key.as_deref() != Some(runs_key.as_str()) {
             self.lab.diff.clear();
         }
+        let p = &self.budget.plan;
         let key = format!(
-            "{runs_key}|{:?}|{}|{}",
-            self.lab.diff, self.layout.width, self.layout.min_font
+            "{runs_key}|{:?}|{}|{}|{}|{}|{}|{}",
+            self.lab.diff,
+            self.layout.width,
+            self.layout.min_font,
+            p.pair,
+            p.sessions,
+            p.trials,
+            p.difference
         );
         if self.lab.compare_key.as_deref() == Some(key.as_str()) {
             return fx;
@@ -778,6 +783,7 @@ impl AppState {
                 shapes: &dataset.shapes,
                 page: self.page_call(),
                 diff: &self.lab.diff,
+                plan: &self.budget.plan,
             }),
             None => {
                 let chosen = self.compare_chosen();
@@ -791,6 +797,7 @@ impl AppState {
                     ids: chosen.iter().map(|e| Some(e.id.as_str())).collect(),
                     page: self.page_call(),
                     diff: &self.lab.diff,
+                    plan: &self.budget.plan,
                 })
             }
         }

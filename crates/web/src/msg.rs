@@ -121,8 +121,6 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
-    /// The Compare view's planner.
-    Plan,
     /// The price table editor.
     PriceEditor,
     /// A price table checked before it is saved.

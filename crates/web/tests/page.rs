@@ -264,8 +264,7 @@ impl Browser {
                     purpose,
                 } => {
                     // The dashboard's own calls (its charts, share link, chart files, cost)
-                    // are made for every run shown, the planner beside every comparison;
-                    // the tests count the others.
+                    // are made for every run shown; the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
@@ -273,7 +272,6 @@ impl Browser {
                             | Call::ChartFile
                             | Call::ShareDecode
                             | Call::HistoryList
-                            | Call::PlanView
                             | Call::CostView
                     ) {
                         self.lab_calls.push(call.name());

@@ -190,5 +190,4 @@ pub fn view(state: &AppState) -> Element {
         .child_opt(link_banner(state))
         .child(picker(state))
         .child(result(state))
-        .child_opt(crate::budget::plan_panel(state))
 }

@@ -10,7 +10,7 @@ fn the_planner_states_the_cores_plan_of_the_compared_runs() {
     let (mut b, gold, baseline) = gold_and_baseline();
     b.act("nav", "compare", "");
     assert!(
-        b.frame().root.by_id("plan-area").is_none(),
+        b.frame().root.by_id("plan-panel").is_none(),
         "no runs, no plan"
     );
     b.act("compare-pick", &gold, "true");
