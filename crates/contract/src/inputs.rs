@@ -138,8 +138,6 @@ pub struct CostInput {
     pub prices: Option<String>,
     /// The runs.
     pub runs: Vec<CostRun>,
-    /// The element id of the table (`cost` on the dashboard, `compare-cost` …).
-    pub id: String,
 }
 
 /// One run to price.
@@ -158,8 +156,11 @@ pub struct CostRun {
     pub text: Option<String>,
 }
 
-/// The price table editor ([`crate::Call::PriceEditor`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// Setup's cost panel ([`crate::Call::PriceEditor`]): "What will this cost?" — the
+/// estimate of `wildtool run --dry-run` for the form's settings — and the price table
+/// editor.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct PriceEditorInput {
     /// The table the user saved; `None`: the bundled one is in use.
     pub saved: Option<String>,
@@ -167,18 +168,8 @@ pub struct PriceEditorInput {
     pub draft: Option<String>,
     /// Why the last save was refused, naming the field.
     pub error: Option<String>,
-}
-
-/// The "What will this cost?" line of Setup ([`crate::Call::CostEstimate`]): the
-/// estimate of `wildtool run --dry-run` for the form's settings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct EstimateInput {
-    /// The dataset's fingerprint (the lab module keeps the dataset it read by it).
-    pub fingerprint: String,
-    /// The dataset's sessions as JSON Lines (each session's line as read).
-    pub dataset: String,
-    /// `en` or `zh`.
-    pub lang: String,
+    /// Why the form's run cannot be estimated (its settings' error).
+    pub note: Option<String>,
     /// Provider name (`openai`, `anthropic`, `gemini`); `None` for a built-in agent.
     pub provider: Option<String>,
     /// The endpoint's base URL.
@@ -189,6 +180,11 @@ pub struct EstimateInput {
     pub temperature: f64,
     /// Trials per task.
     pub trials: u32,
-    /// The price table the user saved; `None`: the bundled one.
-    pub prices: Option<String>,
+    /// The dataset's fingerprint (the lab module keeps the dataset it read by it); `None`:
+    /// no dataset (or no valid form), no estimate.
+    pub fingerprint: Option<String>,
+    /// `en` or `zh`.
+    pub lang: String,
+    /// The dataset's sessions as JSON Lines (each session's line as read).
+    pub dataset: String,
 }

@@ -91,13 +91,12 @@ calls! {
     HistoryList => "history_list",
     /// Runs' cost in money ([`inputs::CostInput`]).
     CostView => "cost_view",
-    /// The price table editor ([`inputs::PriceEditorInput`]).
+    /// Setup's cost panel: the estimate and the price table editor
+    /// ([`inputs::PriceEditorInput`]).
     PriceEditor => "price_editor",
     /// A price table checked (its JSON text in, the table as saved out, or the field
     /// that is wrong).
     PriceCheck => "price_check",
-    /// The estimate of a run before it is started ([`inputs::EstimateInput`]).
-    CostEstimate => "cost_estimate",
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use wildtool_contract::inputs::{CostInput, CostRun, EstimateInput, PriceEditorInput};
+use wildtool_contract::inputs::{CostInput, CostRun, PriceEditorInput};
 use wildtool_core::cost::figures::{money, run_figures};
 use wildtool_core::cost::usage::{record_cached, task_steps, StepTokens};
 use wildtool_core::cost::{CostFigures, PriceTable, Pricing};
@@ -15,7 +15,7 @@ use wildtool_core::dataset::{load_dataset, Lang, LoadedDataset};
 use wildtool_core::runner::checkpoint::TaskRecord;
 use wildtool_core::runner::dry_run::estimate_run;
 use wildtool_core::runner::provider::{Endpoint, ProviderKind};
-use wildtool_ui::{data_table, el, el_text};
+use wildtool_ui::{data_table, el, el_text, Element};
 
 use crate::widgets::button;
 use crate::{read, LabError};
@@ -103,8 +103,8 @@ pub fn run_cost(run: &CostRun, table: &PriceTable, source: &str) -> RunCost {
     }
 }
 
-/// The runs' cost (wire JSON of a `div`): a table of cost, cost per task and per solved
-/// task, each run's state said in words where there is no number.
+/// The runs' cost (wire JSON of a `section`): a table of cost, cost per task and per
+/// solved task, each run's state said in words where there is no number.
 pub fn view(input: &str) -> Result<String, LabError> {
     let input: CostInput = read(input)?;
     let (table, source) = table(input.prices.as_deref())?;
@@ -150,9 +150,10 @@ pub fn view(input: &str) -> Result<String, LabError> {
         })
         .collect();
     let headers = ["Run", "Cost", "Per task", "Per solved task", "From"].map(str::to_owned);
-    Ok(el("div")
-        .id(input.id.as_str())
-        .class("cost")
+    Ok(el("section")
+        .id("cost")
+        .attr("aria-labelledby", "cost-title")
+        .child(el_text("h3", "Cost in money").id("cost-title"))
         .child(el("div").class("table-box").child(data_table(
             "Cost in money: every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
             &headers,
@@ -174,6 +175,7 @@ pub fn check(input: &str) -> Result<String, LabError> {
 /// table's text to edit, Save and Use the bundled prices.
 pub fn editor(input: &str) -> Result<String, LabError> {
     let input: PriceEditorInput = read(input)?;
+    let estimate = estimate(&input);
     let text = input
         .draft
         .clone()
@@ -205,6 +207,7 @@ pub fn editor(input: &str) -> Result<String, LabError> {
     let headers = ["Model", "Input", "Cached input", "Output", "Tiers"].map(str::to_owned);
     Ok(el("div")
         .id("prices-editor")
+        .child(estimate)
         .child(el_text(
             "p",
             format!(
@@ -261,13 +264,13 @@ thread_local! {
     static DATASET: RefCell<Option<(String, Rc<LoadedDataset>)>> = const { RefCell::new(None) };
 }
 
-fn dataset(input: &EstimateInput) -> Rc<LoadedDataset> {
+fn dataset(input: &PriceEditorInput, fingerprint: &str) -> Rc<LoadedDataset> {
     let lang = if input.lang == "zh" {
         Lang::Zh
     } else {
         Lang::En
     };
-    let key = format!("{}|{}", input.fingerprint, input.lang);
+    let key = format!("{fingerprint}|{}", input.lang);
     if let Some(d) = DATASET.with(|d| {
         d.borrow()
             .as_ref()
@@ -281,29 +284,39 @@ fn dataset(input: &EstimateInput) -> Rc<LoadedDataset> {
     d
 }
 
-/// The "What will this cost?" line (wire JSON of a `p`): the dry run's estimate of the
-/// form's run with its stated error, or why there is no number.
-pub fn estimate(input: &str) -> Result<String, LabError> {
-    let input: EstimateInput = read(input)?;
-    let line = |text: String| Ok(el_text("p", text).id("cost-estimate").to_json());
+/// The "What will this cost?" line: the dry run's estimate of the form's run with its
+/// stated error, or why there is no number.
+pub fn estimate(input: &PriceEditorInput) -> Element {
+    let line = |text: String| el_text("p", text).id("cost-estimate");
+    if let Some(note) = &input.note {
+        return line(format!(
+            "What will this cost? Complete the settings first: {note}"
+        ));
+    }
+    let Some(fingerprint) = input.fingerprint.as_deref() else {
+        return line("What will this cost? Load a dataset first.".to_owned());
+    };
     let Some(provider) = input.provider.as_deref() else {
         return line(
             "What will this cost? Nothing: a built-in agent answers, no requests are sent."
                 .to_owned(),
         );
     };
-    let provider = ProviderKind::from_name(provider)
-        .ok_or_else(|| LabError::Message(format!("unknown provider {provider:?}")))?;
-    let (table, source) = match table(input.prices.as_deref()) {
+    let Some(provider) = ProviderKind::from_name(provider) else {
+        return line(format!(
+            "What will this cost? Unknown provider {provider:?}."
+        ));
+    };
+    let (table, source) = match table(input.saved.as_deref()) {
         Ok(t) => t,
         Err(e) => return line(format!("What will this cost? Unknown: the saved {e}")),
     };
     let pricing = Pricing::find(&table, &input.model, &source);
-    let data = dataset(&input);
+    let data = dataset(input, fingerprint);
     let sessions: Vec<_> = data.sessions.iter().collect();
     let est = estimate_run(
         &sessions,
-        input.trials,
+        input.trials.max(1),
         provider,
         &Endpoint {
             base_url: input.base_url.clone(),

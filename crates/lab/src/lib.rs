@@ -145,12 +145,10 @@ calls! {
     HistoryList, history_list => crate::dashboard::history_list;
     /// Runs' cost in money (see [`cost::view`]).
     CostView, cost_view => crate::cost::view;
-    /// The price table editor (see [`cost::editor`]).
+    /// Setup's cost panel: the estimate and the price table editor (see [`cost::editor`]).
     PriceEditor, price_editor => crate::cost::editor;
     /// A price table checked (see [`cost::check`]).
     PriceCheck, price_check => crate::cost::check;
-    /// The estimate before a run (see [`cost::estimate`]).
-    CostEstimate, cost_estimate => crate::cost::estimate;
 }
 
 #[cfg(test)]

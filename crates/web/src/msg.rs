@@ -121,12 +121,10 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
-    /// The price table editor.
+    /// Setup's cost panel (the estimate and the price table editor).
     PriceEditor,
     /// A price table checked before it is saved.
     PriceCheck,
-    /// Setup's estimate of the run's cost.
-    Estimate,
     /// The dashboard's cost of the run shown.
     Cost,
 }
