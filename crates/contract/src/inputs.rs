@@ -168,20 +168,18 @@ pub struct PriceEditorInput {
     pub draft: Option<String>,
     /// Why the last save was refused, naming the field.
     pub error: Option<String>,
-    /// Why the form's run cannot be estimated (its settings' error).
-    pub note: Option<String>,
-    /// Provider name (`openai`, `anthropic`, `gemini`); `None` for a built-in agent.
-    pub provider: Option<String>,
+    /// The form's provider or built-in agent, as chosen.
+    pub provider: String,
     /// The endpoint's base URL.
     pub base_url: String,
-    /// The model name.
+    /// The model name, as typed.
     pub model: String,
-    /// Sampling temperature.
-    pub temperature: f64,
-    /// Trials per task.
-    pub trials: u32,
+    /// Sampling temperature, as typed.
+    pub temperature: String,
+    /// Trials per task, as typed.
+    pub trials: String,
     /// The dataset's fingerprint (the lab module keeps the dataset it read by it); `None`:
-    /// no dataset (or no valid form), no estimate.
+    /// no dataset, no estimate.
     pub fingerprint: Option<String>,
     /// `en` or `zh`.
     pub lang: String,

@@ -288,42 +288,61 @@ fn dataset(input: &PriceEditorInput, fingerprint: &str) -> Rc<LoadedDataset> {
 /// stated error, or why there is no number.
 pub fn estimate(input: &PriceEditorInput) -> Element {
     let line = |text: String| el_text("p", text).id("cost-estimate");
-    if let Some(note) = &input.note {
-        return line(format!(
-            "What will this cost? Complete the settings first: {note}"
-        ));
-    }
     let Some(fingerprint) = input.fingerprint.as_deref() else {
         return line("What will this cost? Load a dataset first.".to_owned());
     };
-    let Some(provider) = input.provider.as_deref() else {
+    if wildtool_core::runner::registry::agent(&input.provider).is_some() {
         return line(
             "What will this cost? Nothing: a built-in agent answers, no requests are sent."
                 .to_owned(),
         );
+    }
+    let settings = || -> Result<(ProviderKind, f64, u32, &str), String> {
+        let provider = ProviderKind::from_name(&input.provider)
+            .ok_or_else(|| format!("unknown provider {:?}", input.provider))?;
+        let t = input.temperature.trim();
+        let temperature = t
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .ok_or_else(|| format!("temperature: {t:?} is not a number"))?;
+        let k = input.trials.trim();
+        let trials = k
+            .parse::<u32>()
+            .ok()
+            .filter(|k| *k >= 1)
+            .ok_or_else(|| format!("trials: {k:?} is not a whole number of at least 1"))?;
+        let model = input.model.trim();
+        if model.is_empty() {
+            return Err("the model name is missing".to_owned());
+        }
+        Ok((provider, temperature, trials, model))
     };
-    let Some(provider) = ProviderKind::from_name(provider) else {
-        return line(format!(
-            "What will this cost? Unknown provider {provider:?}."
-        ));
+    let (provider, temperature, trials, model) = match settings() {
+        Ok(s) => s,
+        Err(e) => {
+            return line(format!(
+                "What will this cost? Complete the settings first: {e}."
+            ))
+        }
     };
     let (table, source) = match table(input.saved.as_deref()) {
         Ok(t) => t,
         Err(e) => return line(format!("What will this cost? Unknown: the saved {e}")),
     };
-    let pricing = Pricing::find(&table, &input.model, &source);
+    let pricing = Pricing::find(&table, model, &source);
     let data = dataset(input, fingerprint);
     let sessions: Vec<_> = data.sessions.iter().collect();
     let est = estimate_run(
         &sessions,
-        input.trials.max(1),
+        trials,
         provider,
         &Endpoint {
             base_url: input.base_url.clone(),
             browser: false,
         },
-        &input.model,
-        input.temperature,
+        model,
+        temperature,
         pricing.as_ref().map(|p| &p.prices),
     );
     let err = est.relative_error * 100.0;
@@ -342,8 +361,7 @@ pub fn estimate(input: &PriceEditorInput) -> Element {
             p.source
         ),
         _ => format!(
-            "What will this cost? Unknown: no price for \"{}\" in the {source} (add it under Prices); {size}.",
-            input.model
+            "What will this cost? Unknown: no price for \"{model}\" in the {source} (add it under Prices); {size}."
         ),
     })
 }

@@ -32,9 +32,17 @@ fn object(members: &[(&str, String)]) -> String {
     out
 }
 
-/// `v` as JSON.
-fn js<T: serde::Serialize + ?Sized>(v: &T) -> String {
-    serde_json::to_string(v).unwrap_or_else(|_| "null".to_owned())
+/// A JSON string (the core's writer, which the shell carries anyway).
+fn q(s: &str) -> String {
+    wildtool_core::json::dumps(
+        &wildtool_core::json::Value::str(s),
+        wildtool_core::json::Escape::Utf8,
+    )
+}
+
+/// A JSON string or `null`.
+fn qo(s: Option<&str>) -> String {
+    s.map_or_else(|| "null".to_owned(), q)
 }
 
 /// What the page's budget features keep.
@@ -77,11 +85,6 @@ impl Default for BudgetState {
 /// The `details` element of Setup's cost panel (its name in [`AppState::open`]).
 pub const PRICES_ID: &str = "prices";
 
-/// Whether a lab answer for `purpose` is the budget's to take.
-pub fn owns(purpose: LabPurpose) -> bool {
-    purpose == LabPurpose::PriceCheck
-}
-
 impl AppState {
     /// A planner field changed (`sessions`, `trials`, `difference`, `pair`); the
     /// comparison's input carries the fields, so the comparison view is asked again.
@@ -105,7 +108,7 @@ impl AppState {
             "prices-draft" => b.draft = Some(value.to_owned()),
             "prices-save" => {
                 if let Some(text) = b.draft.clone().or_else(|| b.prices.clone()) {
-                    return self.lab_call(Call::PriceCheck, js(&text), LabPurpose::PriceCheck);
+                    return self.lab_call(Call::PriceCheck, q(&text), LabPurpose::PriceCheck);
                 }
             }
             "prices-reset" => {
@@ -117,67 +120,48 @@ impl AppState {
         Vec::new()
     }
 
-    /// The lab module checked a price table to save: saved (in this browser only), or
-    /// refused with the field named.
-    pub fn budget_answered(
-        &mut self,
-        purpose: LabPurpose,
-        answer: Result<String, String>,
-    ) -> Vec<Effect> {
-        let Some(answer) = self.lab.settle(purpose, answer) else {
-            return Vec::new();
-        };
-        let b = &mut self.budget;
-        b.error = answer.as_ref().err().cloned();
-        let Ok(text) = answer else {
-            return Vec::new();
-        };
-        (b.prices, b.draft) = (Some(text.clone()), None);
-        self.say("Prices saved in this browser.", Tone::Ok);
-        vec![Effect::SavePrices(Some(text))]
-    }
-
     /// Setup's cost panel, while it is open: the estimate of the form's run and the price
     /// table, asked of the lab module when the form, the prices or the refusal changed.
     pub fn setup_refresh(&mut self) -> Vec<Effect> {
-        if !self.open.iter().any(|n| n == PRICES_ID) {
-            return Vec::new();
-        }
-        let b = &self.budget;
-        let mut members = vec![("saved", js(&b.prices)), ("error", js(&b.error))];
-        let spec = self.dataset.map(|d| {
-            crate::engine::spec_from_form(&self.setup, &d.fingerprint, None)
-                .map_err(|e| e.to_string())
-        });
-        match &spec {
-            Some(Ok(spec)) => {
-                let (provider, base_url, temperature) = match spec.backend() {
-                    wildtool_core::runner::engine::Backend::Http {
-                        provider,
-                        base_url,
-                        temperature,
-                        ..
-                    } => (js(provider.name()), js(&base_url.to_string()), *temperature),
-                    _ => ("null".to_owned(), js(""), 0.0),
-                };
-                members.extend([
-                    ("provider", provider),
-                    ("base_url", base_url),
-                    ("model", js(spec.model())),
-                    ("temperature", js(&temperature)),
-                    ("trials", spec.trials().to_string()),
-                ]);
+        let mut fx = Vec::new();
+        // A checked table is saved (in this browser only); a refusal names the field.
+        if let Some(answer) = self.lab.answer(LabPurpose::PriceCheck).cloned() {
+            self.lab.clear(LabPurpose::PriceCheck);
+            let b = &mut self.budget;
+            b.error = answer.as_ref().err().cloned();
+            if let Ok(text) = answer {
+                (b.prices, b.draft) = (Some(text.clone()), None);
+                fx.push(Effect::SavePrices(Some(text)));
             }
-            Some(Err(e)) => members.push(("note", js(e))),
-            None => {}
         }
+        if !self.open.iter().any(|n| n == PRICES_ID) {
+            return fx;
+        }
+        let (b, f) = (&self.budget, &self.setup);
+        let mut members = vec![
+            ("saved", qo(b.prices.as_deref())),
+            ("error", qo(b.error.as_deref())),
+            ("provider", q(&f.provider)),
+            ("base_url", q(&f.effective_base_url())),
+            ("model", q(&f.model)),
+            ("temperature", q(&f.temperature)),
+            ("trials", q(&f.trials)),
+            (
+                "fingerprint",
+                qo(self.dataset.map(|d| d.fingerprint.as_str())),
+            ),
+            (
+                "lang",
+                qo(self.dataset.map(|d| crate::data::lang_name(d.lang))),
+            ),
+        ];
         let key = object(&members);
         if self.budget.setup_key.as_deref() == Some(key.as_str()) {
-            return Vec::new();
+            return fx;
         }
         self.budget.setup_key = Some(key);
-        members.push(("draft", js(&self.budget.draft)));
-        if let (Some(d), Some(Ok(_))) = (self.dataset, &spec) {
+        members.push(("draft", qo(self.budget.draft.as_deref())));
+        if let Some(d) = self.dataset {
             let text = match &self.budget.dataset_text {
                 Some((fp, t)) if *fp == d.fingerprint => t.clone(),
                 _ => {
@@ -189,18 +173,15 @@ impl AppState {
                             wildtool_core::json::dumps(&s.raw, wildtool_core::json::Escape::Utf8)
                         })
                         .collect();
-                    let t = Rc::new(js(&lines.join("\n")));
+                    let t = Rc::new(q(&lines.join("\n")));
                     self.budget.dataset_text = Some((d.fingerprint.clone(), t.clone()));
                     t
                 }
             };
-            members.extend([
-                ("fingerprint", js(&d.fingerprint)),
-                ("lang", js(crate::data::lang_name(d.lang))),
-                ("dataset", text.to_string()),
-            ]);
+            members.push(("dataset", text.to_string()));
         }
-        self.lab_call(Call::PriceEditor, object(&members), LabPurpose::PriceEditor)
+        fx.extend(self.lab_call(Call::PriceEditor, object(&members), LabPurpose::PriceEditor));
+        fx
     }
 
     /// The dashboard's cost of the run shown, once its score files (and trials) are read.
@@ -225,27 +206,35 @@ impl AppState {
             None if self.rescore.as_ref().is_some_and(|r| r.id == s.id) => return Vec::new(),
             None => (None, None),
         };
-        let key = format!(
-            "{}|{}|{}|{}|{}",
-            s.id,
-            s.label,
-            trials.len(),
-            records.as_ref().map_or(0, Vec::len) + text.as_ref().map_or(0, String::len),
-            js(&self.budget.prices)
-        );
+        let size = records.as_ref().map_or(0, Vec::len) + text.as_ref().map_or(0, String::len);
+        let key = [
+            &s.id,
+            &s.label,
+            &qo(self.budget.prices.as_deref()),
+            &size.to_string(),
+            &trials.len().to_string(),
+        ]
+        .map(|x| x.as_str())
+        .join("|");
         if self.budget.cost_key.as_deref() == Some(key.as_str()) {
             return Vec::new();
         }
         self.budget.cost_key = Some(key);
         let run = object(&[
-            ("label", js(&s.label)),
-            ("model", js(&s.model)),
-            ("trials", js(&trials)),
-            ("records", js(&records)),
-            ("text", js(&text)),
+            ("label", q(&s.label)),
+            ("model", q(&s.model)),
+            ("trials", serde_json::to_string(&trials).unwrap_or_default()),
+            (
+                "records",
+                records.as_ref().map_or_else(
+                    || "null".to_owned(),
+                    |r| format!("[{}]", r.iter().map(|l| q(l)).collect::<Vec<_>>().join(",")),
+                ),
+            ),
+            ("text", qo(text.as_deref())),
         ]);
         let input = object(&[
-            ("prices", js(&self.budget.prices)),
+            ("prices", qo(self.budget.prices.as_deref())),
             ("runs", format!("[{run}]")),
         ]);
         self.lab_call(Call::CostView, input, LabPurpose::Cost)

@@ -591,12 +591,6 @@ impl AppState {
             Msg::CompareMore(pair) => self.compare_more(&pair),
             Msg::PlanSet(field, value) => self.plan_set(&field, &value),
             Msg::Budget(what, value) => self.budget_action(&what, &value),
-            Msg::LabDone { purpose, output } if crate::budget::owns(purpose) => {
-                self.budget_answered(purpose, Ok(output))
-            }
-            Msg::LabFailed { purpose, error } if crate::budget::owns(purpose) => {
-                self.budget_answered(purpose, Err(error))
-            }
             Msg::CompareLinkClose => self.compare_link_close(),
             Msg::CopyCompareLink(url) => self.copy_compare_link(url),
             Msg::Go(address) => self.go_address(&address),
