@@ -92,7 +92,7 @@ fn field(id: &str, label: &str, value: &str, hint: &str) -> Element {
                 .attr("autocomplete", "off")
                 .attr("value", value.to_owned())
                 .attr("placeholder", hint.to_owned())
-                .action("plan-set", &id["plan-".len()..]),
+                .action("budget", id),
         )
 }
 
@@ -140,7 +140,7 @@ pub fn panel(input: &PlanInput<'_>) -> Element {
                         .id("plan-pair")
                         .flag("checked", f.pair)
                         .flag("disabled", input.runs.len() < 2)
-                        .action("plan-set", "pair"),
+                        .action("budget", "plan-pair"),
                 )
                 .text(" Second run as a second pilot"),
         );

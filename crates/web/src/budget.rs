@@ -5,8 +5,6 @@
 //! saved), and the cost of the run on the dashboard (`report.json`'s `cost`). The shell
 //! keeps what is typed and asks the lab module; it computes nothing itself.
 
-use std::rc::Rc;
-
 use wildtool_contract::inputs::PlanFields;
 use wildtool_contract::Call;
 
@@ -59,8 +57,6 @@ pub struct BudgetState {
     /// What Setup's panel and the dashboard's cost shown were asked for.
     setup_key: Option<String>,
     cost_key: Option<String>,
-    /// The loaded dataset's sessions as a JSON string of JSON Lines, by fingerprint.
-    dataset_text: Option<(String, Rc<String>)>,
 }
 
 impl Default for BudgetState {
@@ -77,7 +73,6 @@ impl Default for BudgetState {
             error: None,
             setup_key: None,
             cost_key: None,
-            dataset_text: None,
         }
     }
 }
@@ -104,6 +99,9 @@ impl AppState {
     /// A price table action of Setup (`prices-draft`, `prices-save`, `prices-reset`).
     pub fn budget_action(&mut self, what: &str, value: &str) -> Vec<Effect> {
         let b = &mut self.budget;
+        if let Some(field) = what.strip_prefix("plan-") {
+            return self.plan_set(field, value);
+        }
         match what {
             "prices-draft" => b.draft = Some(value.to_owned()),
             "prices-save" => {
@@ -162,23 +160,13 @@ impl AppState {
         self.budget.setup_key = Some(key);
         members.push(("draft", qo(self.budget.draft.as_deref())));
         if let Some(d) = self.dataset {
-            let text = match &self.budget.dataset_text {
-                Some((fp, t)) if *fp == d.fingerprint => t.clone(),
-                _ => {
-                    let lines: Vec<String> = d
-                        .dataset
-                        .sessions
-                        .iter()
-                        .map(|s| {
-                            wildtool_core::json::dumps(&s.raw, wildtool_core::json::Escape::Utf8)
-                        })
-                        .collect();
-                    let t = Rc::new(q(&lines.join("\n")));
-                    self.budget.dataset_text = Some((d.fingerprint.clone(), t.clone()));
-                    t
-                }
-            };
-            members.push(("dataset", text.to_string()));
+            let lines: Vec<String> = d
+                .dataset
+                .sessions
+                .iter()
+                .map(|s| wildtool_core::json::dumps(&s.raw, wildtool_core::json::Escape::Utf8))
+                .collect();
+            members.push(("dataset", q(&lines.join("\n"))));
         }
         fx.extend(self.lab_call(Call::PriceEditor, object(&members), LabPurpose::PriceEditor));
         fx
@@ -241,17 +229,15 @@ impl AppState {
     }
 }
 
-/// A lab answer in a holder: the answer, its error, or a note while it is computed.
+/// A lab answer in a holder, or a note while it is computed (a refusal is said as the
+/// page's message).
 fn holder(state: &AppState, id: &str, purpose: LabPurpose) -> Element {
     let holder = el("div").id(id);
     match state.lab.answer(purpose) {
         Some(Ok(json)) => holder.child(Node::Raw(json.clone())),
-        Some(Err(e)) => holder.child(note(&format!("{id}-error"), e, Tone::Error)),
-        None => holder.attr("aria-busy", "true").child(note(
-            &format!("{id}-wait"),
-            "Computing…",
-            Tone::Info,
-        )),
+        _ => holder
+            .attr("aria-busy", "true")
+            .child(note(&[id, "-note"].concat(), "Computing…", Tone::Info)),
     }
 }
 

@@ -196,8 +196,6 @@ pub enum Msg {
     ComparePick(String, bool),
     /// Which rows a pair's per-task table shows (pair index, class name).
     CompareDiff(String, String),
-    /// A field of the Compare view's planner (name, value).
-    PlanSet(String, String),
     /// A budget action (what, value): the price table editor, the estimate.
     Budget(String, String),
     /// More rows of a pair's per-task table (pair index).
@@ -351,7 +349,6 @@ impl Msg {
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
-            "plan-set" => Msg::PlanSet(arg.to_owned(), value.to_owned()),
             "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
             "compare-more" => Msg::CompareMore(arg.to_owned()),
             "compare-link-close" => Msg::CompareLinkClose,

@@ -589,7 +589,6 @@ impl AppState {
             Msg::SweepDownload(what) => self.sweep_download(&what),
             Msg::CompareDiff(pair, filter) => self.compare_diff(&pair, &filter),
             Msg::CompareMore(pair) => self.compare_more(&pair),
-            Msg::PlanSet(field, value) => self.plan_set(&field, &value),
             Msg::Budget(what, value) => self.budget_action(&what, &value),
             Msg::CompareLinkClose => self.compare_link_close(),
             Msg::CopyCompareLink(url) => self.copy_compare_link(url),

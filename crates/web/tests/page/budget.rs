@@ -65,23 +65,23 @@ fn the_planner_states_the_cores_plan_of_the_compared_runs() {
     assert_eq!(shown(&b) + "\n", expected(true, n, 1, None));
     assert!(shown(&b).contains("80% power"), "{}", shown(&b));
     // Sessions, trials and a drop typed: the same numbers as the core's.
-    b.act("plan-set", "sessions", "200");
-    b.act("plan-set", "trials", "3");
-    b.act("plan-set", "difference", "5");
+    b.act("budget", "plan-sessions", "200");
+    b.act("budget", "plan-trials", "3");
+    b.act("budget", "plan-difference", "5");
     assert_eq!(shown(&b) + "\n", expected(true, 200, 3, Some(5.0)));
     assert!(shown(&b).contains("for a drop of 5.0 points"));
     // One pilot only.
-    b.act("plan-set", "pair", "false");
+    b.act("budget", "plan-pair", "false");
     assert_eq!(shown(&b) + "\n", expected(false, 200, 3, Some(5.0)));
     // A field that cannot be read is named, and nothing is planned.
-    b.act("plan-set", "trials", "three");
+    b.act("budget", "plan-trials", "three");
     assert!(shown(&b).is_empty());
     assert!(
         b.deep_text("plan-error").contains("Trials: \"three\""),
         "{}",
         b.deep_text("plan-error")
     );
-    b.act("plan-set", "trials", "");
+    b.act("budget", "plan-trials", "");
     assert_eq!(shown(&b) + "\n", expected(false, 200, 1, Some(5.0)));
 }
 
