@@ -177,33 +177,28 @@ impl AppState {
         let Some(s) = self.shown.as_ref() else {
             return Vec::new();
         };
-        let trials = match self.shown_trials() {
-            Some(_) => match self.lab.trials(&s.id) {
-                Some(t) => t.to_vec(),
-                None => return Vec::new(),
-            },
-            None => vec![s.outcomes.clone()],
-        };
-        let (records, text) = match &s.scored {
-            Some(sc) => (
-                sc.records.clone(),
-                sc.records
-                    .is_none()
-                    .then(|| sc.result_text.clone().unwrap_or_else(|| sc.score_jsonl())),
-            ),
-            None if self.rescore.as_ref().is_some_and(|r| r.id == s.id) => return Vec::new(),
-            None => (None, None),
-        };
-        let size = records.as_ref().map_or(0, Vec::len) + text.as_ref().map_or(0, String::len);
-        let key = [
-            &s.id,
-            &s.label,
-            &qo(self.budget.prices.as_deref()),
-            &size.to_string(),
-            &trials.len().to_string(),
-        ]
-        .map(|x| x.as_str())
-        .join("|");
+        let trials = match (self.shown_trials(), self.lab.trials(&s.id)) {
+            (Some(_), Some(t)) => serde_json::to_string(t),
+            (Some(_), None) => return Vec::new(),
+            (None, _) => serde_json::to_string(&[&s.outcomes]),
+        }
+        .unwrap_or_default();
+        if s.scored.is_none() && self.rescore.as_ref().is_some_and(|r| r.id == s.id) {
+            return Vec::new();
+        }
+        let sc = s.scored.as_ref();
+        let records = sc.and_then(|sc| sc.records.as_ref());
+        let text = sc
+            .filter(|_| records.is_none())
+            .map(|sc| sc.result_text.as_deref().unwrap_or(&sc.score_jsonl));
+        let key = format!(
+            "{}|{}|{}|{}|{:?}",
+            s.id,
+            s.label,
+            trials.len(),
+            records.map_or(0, Vec::len) + text.map_or(0, str::len),
+            self.budget.prices
+        );
         if self.budget.cost_key.as_deref() == Some(key.as_str()) {
             return Vec::new();
         }
@@ -211,15 +206,9 @@ impl AppState {
         let run = object(&[
             ("label", q(&s.label)),
             ("model", q(&s.model)),
-            ("trials", serde_json::to_string(&trials).unwrap_or_default()),
-            (
-                "records",
-                records.as_ref().map_or_else(
-                    || "null".to_owned(),
-                    |r| format!("[{}]", r.iter().map(|l| q(l)).collect::<Vec<_>>().join(",")),
-                ),
-            ),
-            ("text", qo(text.as_deref())),
+            ("trials", trials),
+            ("records", serde_json::to_string(&records).unwrap_or_default()),
+            ("text", qo(text)),
         ]);
         let input = object(&[
             ("prices", qo(self.budget.prices.as_deref())),
