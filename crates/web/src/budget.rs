@@ -2,8 +2,8 @@
 //! with the comparison; the lab module draws the numbers of `wildtool plan` for the
 //! compared runs below it), Setup's "What will this cost?" (`wildtool run --dry-run`'s
 //! estimate) with the price table (bundled, or the user's, kept in `localStorage` once
-//! saved), and the cost of the run on the dashboard (`report.json`'s `cost`). The shell
-//! keeps what is typed and asks the lab module; it computes nothing itself.
+//! saved). The shell keeps what is typed and asks the lab module; it computes nothing
+//! itself.
 
 use wildtool_contract::inputs::PlanFields;
 use wildtool_contract::Call;
@@ -14,7 +14,7 @@ use crate::ui::{el, Element, Node};
 use crate::views::widgets::note;
 
 /// A JSON object from members whose values are JSON already: the inputs of the lab's
-/// budget calls (`wildtool_contract::inputs::{CostInput, PriceEditorInput}`).
+/// budget calls (`wildtool_contract::inputs::PriceEditorInput`).
 fn object(members: &[(&str, String)]) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in members.iter().enumerate() {
@@ -54,9 +54,8 @@ pub struct BudgetState {
     pub draft: Option<String>,
     /// Why the last save was refused (naming the field).
     pub error: Option<String>,
-    /// What Setup's panel and the dashboard's cost shown were asked for.
+    /// What Setup's panel shown was asked for.
     setup_key: Option<String>,
-    cost_key: Option<String>,
 }
 
 impl Default for BudgetState {
@@ -72,7 +71,6 @@ impl Default for BudgetState {
             draft: None,
             error: None,
             setup_key: None,
-            cost_key: None,
         }
     }
 }
@@ -171,51 +169,6 @@ impl AppState {
         fx.extend(self.lab_call(Call::PriceEditor, object(&members), LabPurpose::PriceEditor));
         fx
     }
-
-    /// The dashboard's cost of the run shown, once its score files (and trials) are read.
-    pub fn cost_refresh(&mut self) -> Vec<Effect> {
-        let Some(s) = self.shown.as_ref() else {
-            return Vec::new();
-        };
-        let trials = match (self.shown_trials(), self.lab.trials(&s.id)) {
-            (Some(_), Some(t)) => serde_json::to_string(t),
-            (Some(_), None) => return Vec::new(),
-            (None, _) => serde_json::to_string(&[&s.outcomes]),
-        }
-        .unwrap_or_default();
-        if s.scored.is_none() && self.rescore.as_ref().is_some_and(|r| r.id == s.id) {
-            return Vec::new();
-        }
-        let sc = s.scored.as_ref();
-        let records = sc.and_then(|sc| sc.records.as_ref());
-        let text = sc
-            .filter(|_| records.is_none())
-            .map(|sc| sc.result_text.as_deref().unwrap_or(&sc.score_jsonl));
-        let key = format!(
-            "{}|{}|{}|{}|{:?}",
-            s.id,
-            s.label,
-            trials.len(),
-            records.map_or(0, Vec::len) + text.map_or(0, str::len),
-            self.budget.prices
-        );
-        if self.budget.cost_key.as_deref() == Some(key.as_str()) {
-            return Vec::new();
-        }
-        self.budget.cost_key = Some(key);
-        let run = object(&[
-            ("label", q(&s.label)),
-            ("model", q(&s.model)),
-            ("trials", trials),
-            ("records", serde_json::to_string(&records).unwrap_or_default()),
-            ("text", qo(text)),
-        ]);
-        let input = object(&[
-            ("prices", qo(self.budget.prices.as_deref())),
-            ("runs", format!("[{run}]")),
-        ]);
-        self.lab_call(Call::CostView, input, LabPurpose::Cost)
-    }
 }
 
 /// A lab answer in a holder, or a note while it is computed (a refusal is said as the
@@ -224,9 +177,11 @@ fn holder(state: &AppState, id: &str, purpose: LabPurpose) -> Element {
     let holder = el("div").id(id);
     match state.lab.answer(purpose) {
         Some(Ok(json)) => holder.child(Node::Raw(json.clone())),
-        _ => holder
-            .attr("aria-busy", "true")
-            .child(note(&[id, "-note"].concat(), "Computing…", Tone::Info)),
+        _ => holder.attr("aria-busy", "true").child(note(
+            &[id, "-note"].concat(),
+            "Computing…",
+            Tone::Info,
+        )),
     }
 }
 
@@ -240,10 +195,4 @@ pub fn setup_panel(state: &AppState) -> Element {
         .action("toggle", PRICES_ID)
         .child(el("summary").text("What will this cost? (estimate and prices)"))
         .child_opt(open.then(|| holder(state, "prices-area", LabPurpose::PriceEditor)))
-}
-
-/// The dashboard's cost of the run shown.
-pub fn cost_panel(state: &AppState) -> Option<Element> {
-    state.shown.as_ref()?;
-    Some(holder(state, "cost-area", LabPurpose::Cost))
 }

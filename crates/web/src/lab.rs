@@ -590,7 +590,6 @@ impl AppState {
                 let mut fx = self.dashboard_refresh();
                 fx.extend(self.trials_refresh());
                 fx.extend(self.leaderboard_refresh());
-                fx.extend(self.cost_refresh());
                 fx
             }
             View::Compare => self.compare_refresh(),

@@ -125,8 +125,6 @@ pub enum LabPurpose {
     PriceEditor,
     /// A price table checked before it is saved.
     PriceCheck,
-    /// The dashboard's cost of the run shown.
-    Cost,
 }
 
 /// What a request beside the run's own is for.

@@ -263,8 +263,8 @@ impl Browser {
                     input,
                     purpose,
                 } => {
-                    // The dashboard's own calls (its charts, share link, chart files, cost)
-                    // are made for every run shown; the tests count the others.
+                    // The dashboard's own calls (its charts, share link, chart files) are
+                    // made for every run shown; the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
@@ -272,7 +272,6 @@ impl Browser {
                             | Call::ChartFile
                             | Call::ShareDecode
                             | Call::HistoryList
-                            | Call::CostView
                     ) {
                         self.lab_calls.push(call.name());
                     }

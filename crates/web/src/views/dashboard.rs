@@ -175,7 +175,6 @@ pub fn view(state: &AppState) -> Element {
             "Drawing the charts…",
         ));
         section = section.child_opt(super::compare::trials_panel(state));
-        section = section.child_opt(crate::budget::cost_panel(state));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;

@@ -87,45 +87,6 @@ fn the_planner_states_the_cores_plan_of_the_compared_runs() {
 
 const PRICES: &str = r#"{"wildtool_prices": 1, "currency": "USD", "models": {"m": {"input": 2.0, "cached_input": 1.0, "output": 8.0}}}"#;
 
-/// Answers every request with the same text reply; with `usage`, 12 prompt tokens (4
-/// read from cache) and 3 completion tokens.
-fn server(usage: bool) -> Server {
-    Box::new(move |_| {
-        let usage = if usage {
-            r#", "usage": {"prompt_tokens": 12, "completion_tokens": 3, "prompt_tokens_details": {"cached_tokens": 4}}"#
-        } else {
-            ""
-        };
-        Reply::Response(HttpResponse::new(
-            200,
-            format!(
-                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done."}}, "finish_reason": "stop"}}]{usage}}}"#
-            ),
-        ))
-    })
-}
-
-fn run(b: &mut Browser, usage: bool) {
-    b.server = Some(server(usage));
-    b.act("start", "", "");
-    for _ in 0..200 {
-        if b.hook("runOutcome").is_some() {
-            break;
-        }
-        if let Some(t) = b.timer.take() {
-            b.now = b.now.max(t);
-            b.deliver(Msg::Tick);
-            b.settle();
-        }
-    }
-    assert_eq!(
-        b.hook("runOutcome").as_deref(),
-        Some("done"),
-        "{:?}",
-        b.hook("runError")
-    );
-}
-
 #[test]
 fn prices_are_edited_checked_and_kept_only_when_saved() {
     let mut b = open(&endpoint("&backoff=0.01"));
@@ -177,7 +138,7 @@ fn prices_are_edited_checked_and_kept_only_when_saved() {
 }
 
 #[test]
-fn the_estimate_is_the_dry_runs_and_the_dashboard_prices_the_recorded_usage() {
+fn the_estimate_is_the_dry_runs_for_the_forms_run() {
     let mut b = open(&endpoint("&backoff=0.01&trials=2"));
     b.kv.insert(PRICES_STORAGE.to_owned(), PRICES.to_owned());
     let mut b = Browser::open(&endpoint("&backoff=0.01&trials=2"), b.kv.clone());
@@ -223,50 +184,4 @@ fn the_estimate_is_the_dry_runs_and_the_dashboard_prices_the_recorded_usage() {
     assert!(b
         .deep_text("cost-estimate")
         .contains("Unknown: no price for \"unpriced\""));
-    b.act("set", "m-model", "m");
-    // The run's cost: every recorded request at 8 uncached + 4 cached prompt and 3
-    // completion tokens.
-    run(&mut b, true);
-    b.act("nav", "dashboard", "");
-    let text = b.deep_text("cost-area");
-    let scored: Vec<_> = b
-        .state
-        .shown
-        .as_ref()
-        .unwrap()
-        .outcomes
-        .iter()
-        .filter(|o| !o.incomplete)
-        .cloned()
-        .collect();
-    let requests: u64 = scored.iter().map(|o| u64::from(o.steps_logged)).sum();
-    let solved = scored.iter().filter(|o| o.correct).count() as f64;
-    let unit = (8.0 * 2.0 + 4.0 * 1.0 + 3.0 * 8.0) / 1e6;
-    let total = requests as f64 * unit;
-    let money = wildtool_core::cost::figures::money;
-    assert!(
-        text.contains(&format!("{} USD", money(total))),
-        "{text} (expected {total})"
-    );
-    assert!(
-        text.contains(&format!("{} USD", money(total / scored.len() as f64))),
-        "{text}"
-    );
-    if solved > 0.0 {
-        assert!(
-            text.contains(&format!("{} USD", money(total / solved))),
-            "{text}"
-        );
-    }
-    assert!(text.contains(&format!("{requests} requests")), "{text}");
-    // A server that reports no usage: no number, the honest state.
-    b.act("nav", "setup", "");
-    run(&mut b, false);
-    b.act("nav", "dashboard", "");
-    let text = b.deep_text("cost-area");
-    assert!(
-        text.contains("cost unknown: the server reported no usage"),
-        "{text}"
-    );
-    assert!(!text.contains("USD"), "{text}");
 }
