@@ -225,11 +225,12 @@ pub fn editor(input: &str) -> Result<String, LabError> {
             &headers,
             &rows,
         )))
-        .child(el("label").attr("for", "prices-text").text("Price table (JSON, the format of wildtool --prices)"))
-        .child(
+        .child(el("p").child(el("label").attr("for", "prices-text").text("Price table (JSON, the format of wildtool --prices)")))
+        .child(el("div").child(
             el("textarea")
                 .id("prices-text")
                 .attr("rows", "10")
+                .attr("cols", "34")
                 .attr("spellcheck", "false")
                 .attr_opt("aria-invalid", input.error.is_some().then_some("true"))
                 .attr_opt(
@@ -238,7 +239,7 @@ pub fn editor(input: &str) -> Result<String, LabError> {
                 )
                 .attr("value", text)
                 .action("budget", "prices-draft"),
-        )
+        ))
         .child_opt(input.error.map(|e| {
             el_text("p", e)
                 .id("prices-error")
