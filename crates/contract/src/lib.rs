@@ -97,6 +97,10 @@ calls! {
     /// A price table checked (its JSON text in, the table as saved out, or the field
     /// that is wrong).
     PriceCheck => "price_check",
+    /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
+    AuditView => "audit_view",
+    /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
+    VerifyView => "verify_view",
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod compare;
 pub mod cost;
 pub mod dashboard;
@@ -24,6 +25,7 @@ pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
+pub mod verify;
 pub mod widgets;
 
 pub use wildtool_contract::Call;
@@ -149,6 +151,10 @@ calls! {
     PriceEditor, price_editor => crate::cost::editor;
     /// A price table checked (see [`cost::check`]).
     PriceCheck, price_check => crate::cost::check;
+    /// The item audit of runs of one dataset (see [`audit`]).
+    AuditView, audit_view => crate::audit::view;
+    /// A dropped bundle verified against the dataset (see [`verify`]).
+    VerifyView, verify_view => crate::verify::view;
 }
 
 #[cfg(test)]
