@@ -185,6 +185,8 @@ pub struct PriceEditorInput {
     pub lang: String,
     /// The dataset's sessions as JSON Lines (each session's line as read).
     pub dataset: String,
+}
+
 /// The item audit of runs of one dataset ([`crate::Call::AuditView`]). The shell sends the
 /// comparison call's input, of which these are the members the audit reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

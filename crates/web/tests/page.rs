@@ -1786,10 +1786,10 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .contains(&format!("of {} models", models.len())));
 }
 
-#[path = "page/budget.rs"]
-mod budget;
 #[path = "page/audit.rs"]
 mod audit;
+#[path = "page/budget.rs"]
+mod budget;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
