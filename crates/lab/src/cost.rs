@@ -373,21 +373,7 @@ mod tests {
     use wildtool_core::outcome::{TaskOutcome, TaskType};
 
     fn outcome(session: u32, correct: bool) -> TaskOutcome {
-        TaskOutcome {
-            session,
-            position: 0,
-            task_type: TaskType::ALL[0],
-            subtype: None,
-            transitions: 0,
-            correct,
-            name_correct: correct,
-            optimal: false,
-            steps_logged: 1,
-            nodes_total: 1,
-            nodes_done: u16::from(correct),
-            error: None,
-            incomplete: false,
-        }
+        crate::test_outcome(session, 0, TaskType::ALL[0], correct)
     }
 
     fn record(session: u32, input: &str, output: &str, cached: Option<&str>) -> String {

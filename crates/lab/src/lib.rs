@@ -56,6 +56,31 @@ pub enum LabError {
     Share(#[from] wildtool_core::share::ShareError),
 }
 
+/// A scored task's outcome for the tests.
+#[cfg(test)]
+pub(crate) fn test_outcome(
+    session: u32,
+    position: u8,
+    task_type: wildtool_core::outcome::TaskType,
+    correct: bool,
+) -> wildtool_core::outcome::TaskOutcome {
+    wildtool_core::outcome::TaskOutcome {
+        session,
+        position,
+        task_type,
+        subtype: None,
+        transitions: 0,
+        correct,
+        name_correct: correct,
+        optimal: false,
+        steps_logged: 1,
+        nodes_total: 1,
+        nodes_done: u16::from(correct),
+        error: None,
+        incomplete: false,
+    }
+}
+
 /// Reads a call's JSON input.
 pub(crate) fn read<T: serde::de::DeserializeOwned>(input: &str) -> Result<T, LabError> {
     serde_json::from_str(input).map_err(|e| LabError::Input(e.to_string()))

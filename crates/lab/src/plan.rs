@@ -192,7 +192,7 @@ pub fn panel(input: &PlanInput<'_>) -> Element {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wildtool_core::outcome::{TaskOutcome, TaskType};
+    use wildtool_core::outcome::TaskType;
 
     fn shapes() -> Vec<TaskShape> {
         (0..30u32)
@@ -218,21 +218,7 @@ mod tests {
                 .iter()
                 .map(|s| {
                     let correct = (s.session * 3 + u32::from(s.position) + flip) % 4 != 0;
-                    TaskOutcome {
-                        session: s.session,
-                        position: s.position,
-                        task_type: s.task_type,
-                        subtype: None,
-                        transitions: 0,
-                        correct,
-                        name_correct: correct,
-                        optimal: false,
-                        steps_logged: 1,
-                        nodes_total: 1,
-                        nodes_done: u16::from(correct),
-                        error: None,
-                        incomplete: false,
-                    }
+                    crate::test_outcome(s.session, s.position, s.task_type, correct)
                 })
                 .collect()],
         }

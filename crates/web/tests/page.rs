@@ -1231,6 +1231,15 @@ fn a_local_server_is_spread_over_host_names_that_answer_and_the_cap_is_shown() {
 }
 
 /// Two finished runs of the bundled suite in one browser: gold, then baseline.
+/// History run `id` as the statistics read it, from its stored outcomes.
+fn stored_run(b: &Browser, id: &str) -> wildtool_core::compare::RunInput {
+    wildtool_core::compare::RunInput {
+        label: b.state.history.get(id).unwrap().label.clone(),
+        fingerprint: b.state.dataset.unwrap().fingerprint_u64(),
+        trials: vec![serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()],
+    }
+}
+
 fn gold_and_baseline() -> (Browser, String, String) {
     let mut b = open("http://page/?provider=gold");
     b.act("start", "", "");
@@ -1261,15 +1270,8 @@ fn the_comparison_view_asks_the_lab_module_once_per_selection() {
     assert_eq!(b.lab_calls, ["compare_view", "audit_view"]);
     assert_eq!(b.hook("compare").as_deref(), Some("ready"));
     // The numbers are the core's comparison of the two stored runs.
-    let stored = |id: &str| -> Vec<wildtool_core::outcome::TaskOutcome> {
-        serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()
-    };
     let d = b.state.dataset.unwrap();
-    let run = |id: &str| wildtool_core::compare::RunInput {
-        label: b.state.history.get(id).unwrap().label.clone(),
-        fingerprint: d.fingerprint_u64(),
-        trials: vec![stored(id)],
-    };
+    let run = |id: &str| stored_run(&b, id);
     let doc = wildtool_core::compare::compare_runs(
         &[run(&gold), run(&baseline)],
         wildtool_core::compare::DatasetRef {

@@ -15,15 +15,8 @@ fn the_planner_states_the_cores_plan_of_the_compared_runs() {
     );
     b.act("compare-pick", &gold, "true");
     b.act("compare-pick", &baseline, "true");
-    let stored = |id: &str| -> Vec<wildtool_core::outcome::TaskOutcome> {
-        serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()
-    };
     let d = b.state.dataset.unwrap();
-    let run = |id: &str| wildtool_core::compare::RunInput {
-        label: b.state.history.get(id).unwrap().label.clone(),
-        fingerprint: d.fingerprint_u64(),
-        trials: vec![stored(id)],
-    };
+    let run = |id: &str| stored_run(&b, id);
     let dataset = wildtool_core::compare::DatasetRef {
         fingerprint: d.fingerprint_u64(),
         shapes: &d.shapes,
