@@ -158,13 +158,7 @@ impl AppState {
         self.budget.setup_key = Some(key);
         members.push(("draft", qo(self.budget.draft.as_deref())));
         if let Some(d) = self.dataset {
-            let lines: Vec<String> = d
-                .dataset
-                .sessions
-                .iter()
-                .map(|s| wildtool_core::json::dumps(&s.raw, wildtool_core::json::Escape::Utf8))
-                .collect();
-            members.push(("dataset", q(&lines.join("\n"))));
+            members.push(("dataset", q(&d.text)));
         }
         fx.extend(self.lab_call(Call::PriceEditor, object(&members), LabPurpose::PriceEditor));
         fx
