@@ -89,6 +89,14 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// Runs' cost in money ([`inputs::CostInput`]).
+    CostView => "cost_view",
+    /// Setup's cost panel: the estimate and the price table editor
+    /// ([`inputs::PriceEditorInput`]).
+    PriceEditor => "price_editor",
+    /// A price table checked (its JSON text in, the table as saved out, or the field
+    /// that is wrong).
+    PriceCheck => "price_check",
     /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
     AuditView => "audit_view",
     /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).

@@ -15,9 +15,11 @@
 
 pub mod audit;
 pub mod compare;
+pub mod cost;
 pub mod dashboard;
 pub mod generate;
 pub mod leaderboard;
+pub mod plan;
 pub mod probe;
 pub mod stream;
 pub mod sweep;
@@ -52,6 +54,31 @@ pub enum LabError {
     /// A comparison link cannot be read (the core's reason).
     #[error("this comparison link cannot be opened: {0}")]
     Share(#[from] wildtool_core::share::ShareError),
+}
+
+/// A scored task's outcome for the tests.
+#[cfg(test)]
+pub(crate) fn test_outcome(
+    session: u32,
+    position: u8,
+    task_type: wildtool_core::outcome::TaskType,
+    correct: bool,
+) -> wildtool_core::outcome::TaskOutcome {
+    wildtool_core::outcome::TaskOutcome {
+        session,
+        position,
+        task_type,
+        subtype: None,
+        transitions: 0,
+        correct,
+        name_correct: correct,
+        optimal: false,
+        steps_logged: 1,
+        nodes_total: 1,
+        nodes_done: u16::from(correct),
+        error: None,
+        incomplete: false,
+    }
 }
 
 /// Reads a call's JSON input.
@@ -143,6 +170,12 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// Runs' cost in money (see [`cost::view`]).
+    CostView, cost_view => crate::cost::view;
+    /// Setup's cost panel: the estimate and the price table editor (see [`cost::editor`]).
+    PriceEditor, price_editor => crate::cost::editor;
+    /// A price table checked (see [`cost::check`]).
+    PriceCheck, price_check => crate::cost::check;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).

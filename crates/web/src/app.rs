@@ -19,6 +19,10 @@ use crate::msg::{Effect, FileRef, Msg};
 use crate::state::{AppState, Now};
 use crate::views;
 
+/// The `localStorage` entries (`wildtool.<name>`): the remembered key, the user's prices.
+const KEY: &str = "rememberedKey";
+const PRICES: &str = "prices";
+
 #[wasm_bindgen]
 extern "C" {
     /// The IO adapters of `www/js/io.js`.
@@ -45,11 +49,11 @@ extern "C" {
     #[wasm_bindgen(method, js_name = replaceUrl)]
     fn replace_url(this: &Io, url: &str);
     #[wasm_bindgen(method, js_name = keyGet)]
-    fn key_get(this: &Io) -> Option<String>;
+    fn key_get(this: &Io, name: &str) -> Option<String>;
     #[wasm_bindgen(method, catch, js_name = keySet)]
-    fn key_set(this: &Io, value: &str) -> Result<(), JsValue>;
+    fn key_set(this: &Io, name: &str, value: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = keyRemove)]
-    fn key_remove(this: &Io);
+    fn key_remove(this: &Io, name: &str);
     #[wasm_bindgen(method, js_name = loadJieba)]
     fn load_jieba(this: &Io) -> js_sys::Promise;
     #[wasm_bindgen(method, js_name = loadLab)]
@@ -251,7 +255,7 @@ impl Inner {
             Effect::PushUrl(url) => self.io.push_url(&url),
             Effect::ReplaceUrl(url) => self.io.replace_url(&url),
             Effect::SaveKey(json) => {
-                if let Err(e) = self.io.key_set(&json) {
+                if let Err(e) = self.io.key_set(KEY, &json) {
                     let me = self.clone();
                     let msg = js_message(&e);
                     spawn_local(async move {
@@ -261,7 +265,11 @@ impl Inner {
                     });
                 }
             }
-            Effect::ForgetKey => self.io.key_remove(),
+            Effect::ForgetKey => self.io.key_remove(KEY),
+            Effect::SavePrices(Some(text)) => {
+                let _ = self.io.key_set(PRICES, &text);
+            }
+            Effect::SavePrices(None) => self.io.key_remove(PRICES),
             Effect::LoadJieba => {
                 let p = self.io.load_jieba();
                 let me = self.clone();
@@ -432,8 +440,9 @@ impl App {
     /// The page at `href`, with the IO adapters.
     #[wasm_bindgen(constructor)]
     pub fn new(io: Io, href: String) -> App {
-        let key = io.key_get();
-        let state = AppState::new(&href, key.as_deref());
+        let key = io.key_get(KEY);
+        let mut state = AppState::new(&href, key.as_deref());
+        state.budget.prices = io.key_get(PRICES);
         App {
             inner: Rc::new(Inner {
                 state: RefCell::new(state),

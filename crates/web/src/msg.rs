@@ -123,6 +123,10 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// Setup's cost panel (the estimate and the price table editor).
+    PriceEditor,
+    /// A price table checked before it is saved.
+    PriceCheck,
     /// The item audit of the runs compared.
     Audit,
     /// The verdicts of the files dropped to verify.
@@ -196,6 +200,8 @@ pub enum Msg {
     ComparePick(String, bool),
     /// Which rows a pair's per-task table shows (pair index, class name).
     CompareDiff(String, String),
+    /// A budget action (what, value): the price table editor, the estimate.
+    Budget(String, String),
     /// More rows of a pair's per-task table (pair index).
     CompareMore(String),
     /// Leave the comparison a link opened (compare runs of the history instead).
@@ -350,6 +356,7 @@ impl Msg {
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
             "compare-more" => Msg::CompareMore(arg.to_owned()),
             "compare-link-close" => Msg::CompareLinkClose,
             "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
@@ -444,6 +451,9 @@ pub enum Effect {
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,
+    /// Keep the user's price table in `localStorage` (`None`: remove it, the bundled one
+    /// is used).
+    SavePrices(Option<String>),
     /// Load jieba; answer with [`Msg::JiebaLoaded`].
     LoadJieba,
     /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].

@@ -177,6 +177,8 @@ pub struct AppState {
     pub cut: Option<data::SharedCut>,
     /// Calls into the lab module and their answers.
     pub lab: crate::lab::LabState,
+    /// The planner's fields (and the page's other budget features).
+    pub budget: crate::budget::BudgetState,
     /// Generated suites and sweeps.
     pub gen: crate::generator::GenState,
     /// The second run of traces side by side (the address's `vs=`).
@@ -278,6 +280,7 @@ impl AppState {
             rescore: None,
             cut: None,
             lab: crate::lab::LabState::default(),
+            budget: Default::default(),
             gen: crate::generator::GenState::default(),
             vs: None,
         }
@@ -598,6 +601,7 @@ impl AppState {
             Msg::SweepDownload(what) => self.sweep_download(&what),
             Msg::CompareDiff(pair, filter) => self.compare_diff(&pair, &filter),
             Msg::CompareMore(pair) => self.compare_more(&pair),
+            Msg::Budget(what, value) => self.budget_action(&what, &value),
             Msg::CompareLinkClose => self.compare_link_close(),
             Msg::CopyCompareLink(url) => self.copy_compare_link(url),
             Msg::Go(address) => self.go_address(&address),

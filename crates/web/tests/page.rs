@@ -126,6 +126,7 @@ impl Browser {
             lab_fails: None,
             now: 1000.0,
         };
+        b.state.budget.prices = b.kv.get(PRICES_STORAGE).cloned();
         let fx = b.state.start();
         b.carry_out(fx);
         b.settle();
@@ -198,6 +199,13 @@ impl Browser {
                 Effect::Copy(_) => self.queue.push_back(Msg::Copied(true)),
                 Effect::PushUrl(u) | Effect::ReplaceUrl(u) => self.urls.push(u),
                 Effect::SaveKey(_) | Effect::ForgetKey => {}
+                // localStorage, kept with the store so a reopened browser has it.
+                Effect::SavePrices(Some(t)) => {
+                    self.kv.insert(PRICES_STORAGE.to_owned(), t);
+                }
+                Effect::SavePrices(None) => {
+                    self.kv.remove(PRICES_STORAGE);
+                }
                 Effect::LoadJieba if self.jieba_fails => {
                     self.queue
                         .push_back(Msg::JiebaLoaded(Err("HTTP 404 for the dictionary".into())));
@@ -399,6 +407,9 @@ impl Browser {
             .collect()
     }
 }
+
+/// Where the test browser keeps what the page puts in `localStorage` (the user's prices).
+const PRICES_STORAGE: &str = "localStorage/wildtool.prices";
 
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())
@@ -1220,6 +1231,15 @@ fn a_local_server_is_spread_over_host_names_that_answer_and_the_cap_is_shown() {
 }
 
 /// Two finished runs of the bundled suite in one browser: gold, then baseline.
+/// History run `id` as the statistics read it, from its stored outcomes.
+fn stored_run(b: &Browser, id: &str) -> wildtool_core::compare::RunInput {
+    wildtool_core::compare::RunInput {
+        label: b.state.history.get(id).unwrap().label.clone(),
+        fingerprint: b.state.dataset.unwrap().fingerprint_u64(),
+        trials: vec![serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()],
+    }
+}
+
 fn gold_and_baseline() -> (Browser, String, String) {
     let mut b = open("http://page/?provider=gold");
     b.act("start", "", "");
@@ -1250,15 +1270,8 @@ fn the_comparison_view_asks_the_lab_module_once_per_selection() {
     assert_eq!(b.lab_calls, ["compare_view", "audit_view"]);
     assert_eq!(b.hook("compare").as_deref(), Some("ready"));
     // The numbers are the core's comparison of the two stored runs.
-    let stored = |id: &str| -> Vec<wildtool_core::outcome::TaskOutcome> {
-        serde_json::from_str(&b.kv[&format!("out/{id}")]).unwrap()
-    };
     let d = b.state.dataset.unwrap();
-    let run = |id: &str| wildtool_core::compare::RunInput {
-        label: b.state.history.get(id).unwrap().label.clone(),
-        fingerprint: d.fingerprint_u64(),
-        trials: vec![stored(id)],
-    };
+    let run = |id: &str| stored_run(&b, id);
     let doc = wildtool_core::compare::compare_runs(
         &[run(&gold), run(&baseline)],
         wildtool_core::compare::DatasetRef {
@@ -1777,6 +1790,8 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 
 #[path = "page/audit.rs"]
 mod audit;
+#[path = "page/budget.rs"]
+mod budget;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
