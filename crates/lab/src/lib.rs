@@ -15,6 +15,7 @@
 
 pub mod compare;
 pub mod dashboard;
+pub mod env;
 pub mod generate;
 pub mod leaderboard;
 pub mod probe;
@@ -141,6 +142,22 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The ledger environment's version (see [`env::info`]).
+    EnvInfo, env_info => crate::env::info;
+    /// One step's tool answers (see [`env::step`]).
+    EnvStep, env_step => crate::env::step;
+    /// An env run's end (see [`env::finish`]).
+    EnvFinish, env_finish => crate::env::finish;
+    /// An `env-result.jsonl` scored (see [`env::score`]).
+    EnvScore, env_score => crate::env::score;
+    /// The dashboard's ledger environment section (see [`env::view`]).
+    EnvView, env_view => crate::env::view;
+    /// One task of an env run (see [`env::task_view`]).
+    EnvTask, env_task => crate::env::task_view;
+    /// One task's ledger as a file (see [`env::export`]).
+    EnvExport, env_export => crate::env::export;
+    /// The summary of an env share link (see [`env::share_decode`]).
+    EnvShareDecode, env_share_decode => crate::env::share_decode;
 }
 
 #[cfg(test)]
