@@ -13,6 +13,7 @@
 
 pub mod data;
 pub mod engine;
+pub mod envrun;
 pub mod exports;
 pub mod generator;
 pub mod history;

@@ -76,6 +76,8 @@ pub enum GetPurpose {
     VsOutcomes(String),
     /// The second run's stored result text (history id), for traces side by side.
     VsResultText(String),
+    /// An env run's stored `env-result.jsonl` (history id), to open it.
+    EnvResult(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -121,6 +123,44 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The lab module loaded for an env run (the glue installs its synchronous calls).
+    EnvReady,
+    /// The dashboard's ledger environment section.
+    EnvView,
+    /// One task of an env run.
+    EnvTask,
+    /// A ledger to download.
+    EnvExport,
+    /// An env result scored (an upload, a stored run).
+    EnvScore,
+    /// An env share link read.
+    EnvShare,
+}
+
+/// True for the ledger environment's lab calls.
+pub fn env_owns(p: LabPurpose) -> bool {
+    matches!(
+        p,
+        LabPurpose::EnvReady
+            | LabPurpose::EnvView
+            | LabPurpose::EnvTask
+            | LabPurpose::EnvExport
+            | LabPurpose::EnvScore
+            | LabPurpose::EnvShare
+    )
+}
+
+/// The ledger environment's actions (an extension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvMsg {
+    /// Open a task (`line task`, 0-based).
+    Open(String),
+    /// Download a ledger (`which line task`).
+    Export(String),
+    /// Copy the env share link.
+    CopyLink,
+    /// Download `result` or `report`.
+    File(String),
 }
 
 /// What a request beside the run's own is for.
@@ -297,6 +337,8 @@ pub enum Msg {
         /// Its output (for a view, the wire JSON of a node).
         output: String,
     },
+    /// A ledger environment action.
+    Env(EnvMsg),
     /// A call into the lab module failed (the module did not load, or the call refused
     /// its input, with the reason to show).
     LabFailed {
@@ -348,6 +390,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
+            "env-open" => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" => Msg::Env(EnvMsg::CopyLink),
+            "env-file" => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,

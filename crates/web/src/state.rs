@@ -177,6 +177,8 @@ pub struct AppState {
     pub gen: crate::generator::GenState,
     /// The second run of traces side by side (the address's `vs=`).
     pub vs: Option<crate::pair::VsRun>,
+    /// The ledger environment (an extension): its runs, views and lab calls.
+    pub env: crate::envrun::EnvState,
 }
 
 impl AppState {
@@ -207,6 +209,12 @@ impl AppState {
         }
         if q("stream").as_deref() == Some("1") {
             setup.stream = true;
+        }
+        if q("env").as_deref() == Some("ledger") {
+            setup.env = true;
+        }
+        if q("history").as_deref() == Some("own") {
+            setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
@@ -275,6 +283,7 @@ impl AppState {
             lab: crate::lab::LabState::default(),
             gen: crate::generator::GenState::default(),
             vs: None,
+            env: Default::default(),
         }
     }
 
@@ -312,7 +321,10 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
+            if let Some(link) = self.env.shown.as_ref().map(|s| s.link.as_str()) {
+                q.push('#');
+                q.push_str(link);
+            } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
                 q.push('#');
                 q.push_str(link);
             }
@@ -356,6 +368,7 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
+        fx.extend(self.env_refresh());
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -564,6 +577,13 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::ShareDecode,
                 error,
             } => self.link_decoded(Err(error)),
+            Msg::LabDone { purpose, output } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Ok(output), now)
+            }
+            Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Err(error), now)
+            }
+            Msg::Env(m) => self.env_msg(m),
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -911,6 +931,7 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
+            GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
         }
     }
 

@@ -274,6 +274,13 @@ impl Browser {
                             });
                         self.state.install_stream_call(run);
                     }
+                    if purpose == wildtool_web::msg::LabPurpose::EnvReady {
+                        let run: wildtool_web::envrun::SyncCall =
+                            std::rc::Rc::new(|call: Call, input: &str| {
+                                wildtool_lab::run(call, input).map_err(|e| e.to_string())
+                            });
+                        self.state.install_env_call(run);
+                    }
                     let msg = match &self.lab_fails {
                         Some(why) => Msg::LabFailed {
                             purpose,
@@ -1778,3 +1785,5 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 mod streaming;
 #[path = "page/traces.rs"]
 mod traces;
+#[path = "page/env.rs"]
+mod env;
