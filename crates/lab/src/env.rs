@@ -26,6 +26,12 @@ use wildtool_core::ledger::score::{Correction, TaskScore};
 use wildtool_core::ledger::text::{unified_diff, write_ledger};
 use wildtool_core::ledger::trace::TaskTrace;
 use wildtool_core::ledger::ENV_VERSION;
+use wildtool_core::own::ledger_own::{metrics_json, score_session};
+use wildtool_core::own::run_file::{
+    header_line as own_header_line, parse_header as own_header, session_line as own_session_line,
+    OwnHead, OWN_RUN_FORMAT,
+};
+use wildtool_core::own::OWN_VERSION;
 use wildtool_ui::{el, el_text, Element, Node};
 use wildtool_views::widgets::{layout, table, Chart};
 
@@ -53,9 +59,14 @@ fn msg(m: impl Into<String>) -> LabError {
     LabError::Message(m.into())
 }
 
-/// `{"env_version": …}`: loads the module for an env run.
+/// `{"env_version", "own_version"}`: loads the module for an env run (the versions the
+/// engine's checkpoint header names, as the CLI's).
 pub fn info(_input: &str) -> Result<String, LabError> {
-    Ok(format!("{{\"env_version\": {:?}}}", ENV_VERSION))
+    Ok(serde_json::json!({
+        "env_version": ENV_VERSION,
+        "own_version": format!("{OWN_VERSION} {ENV_VERSION}"),
+    })
+    .to_string())
 }
 
 /// One step's answers: the core's pure step function over JSON.
@@ -97,9 +108,24 @@ fn rate_text(v: Option<&Value>) -> String {
 }
 
 /// The summary of a scored env-result (JSON text).
-fn summary(scored: &Scored, sessions: &[Session]) -> String {
-    let report = loads(&scored.report).unwrap_or(Value::Null);
-    let metrics = report.get("ledger_env").cloned().unwrap_or(Value::Null);
+fn summary(scored: &Scored, verdicts: Option<(u64, u64)>, sessions: &[Session]) -> String {
+    let own = verdicts.is_some();
+    let metrics = if own {
+        scored.metrics.to_value()
+    } else {
+        let report = loads(&scored.report).unwrap_or(Value::Null);
+        report.get("ledger_env").cloned().unwrap_or(Value::Null)
+    };
+    let session_success = if own {
+        let (k, n) = verdicts.unwrap_or_default();
+        if n == 0 {
+            "–".to_owned()
+        } else {
+            format_percent(k as f64 / n as f64)
+        }
+    } else {
+        rate_text(metrics.get("env_session_success"))
+    };
     let mut segments = vec![[0u64; 5]; Challenge::ALL.len()];
     let mut excess = [0u64; 4];
     let mut tasks = Vec::new();
@@ -147,7 +173,7 @@ fn summary(scored: &Scored, sessions: &[Session]) -> String {
         "sessions_without_env": scored.head.sessions_without_env,
         "headline": {
             "env_task_success": rate_text(metrics.get("env_task_success")),
-            "env_session_success": rate_text(metrics.get("env_session_success")),
+            "env_session_success": session_success,
         },
         "ledger_env": serde_json::from_str::<serde_json::Value>(&dumps(&metrics, Escape::Utf8)).unwrap_or_default(),
         "segments": seg,
@@ -157,9 +183,103 @@ fn summary(scored: &Scored, sessions: &[Session]) -> String {
     doc.to_string()
 }
 
+/// Own-history traces of ledger sessions scored (the CLI's `--history own --env ledger`):
+/// the per-task scores through the id mapping, the session verdicts on the final ledger,
+/// and the `ledger_env` member of `own-report.json`.
+fn score_own(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnScored, LabError> {
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let head_line = lines.next().ok_or_else(|| msg("the file is empty"))?;
+    let head = own_header(head_line).map_err(|e| msg(format!("line 1: {e}")))?;
+    if head.dataset_fingerprint != fingerprint {
+        return Err(msg(format!(
+            "these results were produced on dataset {}, not {fingerprint}; nothing was scored",
+            head.dataset_fingerprint
+        )));
+    }
+    let mut scored = std::collections::BTreeMap::new();
+    let mut traces = std::collections::BTreeMap::new();
+    let mut envs = std::collections::BTreeMap::new();
+    let mut problems = Vec::new();
+    let mut verdicts = (0u64, 0u64);
+    let mut metrics = wildtool_core::ledger::metrics::EnvMetrics::default();
+    for (no, line) in lines.enumerate() {
+        let v = match loads(line) {
+            Ok(v) => v,
+            Err(e) => {
+                problems.push((no + 2, format!("line {}: not JSON: {e}", no + 2)));
+                continue;
+            }
+        };
+        let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+        let Some(session) = sessions.iter().find(|s| s.id == id) else {
+            continue;
+        };
+        let Some(env) = SessionEnv::of(session).map_err(|e| msg(e.to_string()))? else {
+            continue;
+        };
+        let tr = v.get("tasks").and_then(Value::as_array).cloned().unwrap_or_default();
+        match score_session(session, &env, &tr) {
+            Ok(o) => {
+                metrics.add_session(&o.tasks);
+                verdicts.0 += u64::from(o.session_correct);
+                verdicts.1 += 1;
+                scored.insert(session.index, o.tasks);
+                traces.insert(session.index, tr);
+                envs.insert(session.index, env);
+            }
+            Err(e) => problems.push((no + 2, format!("{}: {e}", session.id))),
+        }
+    }
+    let loaded = wildtool_core::dataset::LoadedDataset {
+        sessions: sessions.to_vec(),
+        ..Default::default()
+    };
+    let ledger_env = metrics_json(&loaded, &envs, &traces).unwrap_or_default();
+    let mut report = serde_json::to_string_pretty(&ledger_env).unwrap_or_default();
+    report.push('\n');
+    let scored = Scored {
+        report,
+        metrics,
+        head: ReportHead {
+            model_name: head.model_name,
+            dataset_fingerprint: head.dataset_fingerprint,
+            history_mode: "own".to_owned(),
+            env_version: format!("{OWN_VERSION} {ENV_VERSION}"),
+            status: head.status,
+            tasks_total: head.tasks_total,
+            trial: head.trial,
+            sessions_without_env: 0,
+        },
+        sessions: scored,
+        problems,
+    };
+    Ok((scored, Some(verdicts)))
+}
+
+/// A scored env result and, in own history, the session verdicts (final ledger
+/// correct, sessions).
+type OwnScored = (Scored, Option<(u64, u64)>);
+
+fn is_own(text: &str) -> bool {
+    text.lines()
+        .next()
+        .is_some_and(|l| l.contains(OWN_RUN_FORMAT))
+}
+
+/// Scores an env result of either history mode.
+fn score_any(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnScored, LabError> {
+    if is_own(text) {
+        score_own(sessions, fingerprint, text)
+    } else {
+        score_file(sessions, fingerprint, text, false)
+            .map(|s| (s, None))
+            .map_err(|e| msg(e.to_string()))
+    }
+}
+
 /// `{"result", "report", "summary", "link"}` for a scored text.
-fn scored_answer(result: &str, scored: &Scored, sessions: &[Session]) -> String {
-    let summary = summary(scored, sessions);
+fn scored_answer(result: &str, (scored, verdicts): &OwnScored, sessions: &[Session]) -> String {
+    let summary = summary(scored, *verdicts, sessions);
     let link = format!("{LINK_PREFIX}{}", URL_SAFE_NO_PAD.encode(summary.as_bytes()));
     serde_json::json!({
         "result": result,
@@ -186,7 +306,19 @@ pub fn finish(input: &str) -> Result<String, LabError> {
         trial: 1,
         sessions_without_env: input.sessions_without_env,
     };
-    let mut text = header_line(&head);
+    let own = input.history == "own";
+    let mut text = if own {
+        own_header_line(&OwnHead {
+            model_name: input.model.clone(),
+            dataset_fingerprint: input.fingerprint.clone(),
+            environment: "ledger".to_owned(),
+            status: input.status.clone(),
+            trial: 1,
+            tasks_total: input.tasks_total,
+        })
+    } else {
+        header_line(&head)
+    };
     text.push('\n');
     for line in input.assembled.lines() {
         let v = loads(line).map_err(|e| msg(format!("a session line is not JSON: {e}")))?;
@@ -202,13 +334,18 @@ pub fn finish(input: &str) -> Result<String, LabError> {
             .and_then(Value::as_array)
             .cloned()
             .unwrap_or_default();
-        let (line, _) = session_line(session, &env, &input.model, &input.history, &traces)
-            .map_err(|e| msg(format!("{}: {e}", session.id)))?;
+        let line = if own {
+            own_session_line(session, &input.model, "ledger", &traces)
+        } else {
+            session_line(session, &env, &input.model, &input.history, &traces)
+                .map_err(|e| msg(format!("{}: {e}", session.id)))?
+                .0
+        };
         text.push_str(&line);
         text.push('\n');
     }
-    let scored =
-        score_file(&sessions, &input.fingerprint, &text, false).map_err(|e| msg(e.to_string()))?;
+    let mut scored = score_any(&sessions, &input.fingerprint, &text)?;
+    scored.0.head.sessions_without_env = input.sessions_without_env;
     Ok(scored_answer(&text, &scored, &sessions))
 }
 
@@ -216,8 +353,7 @@ pub fn finish(input: &str) -> Result<String, LabError> {
 pub fn score(input: &str) -> Result<String, LabError> {
     let input: EnvScoreInput = read(input)?;
     let sessions = sessions_of(&input.sessions)?;
-    let scored = score_file(&sessions, &input.fingerprint, &input.result, false)
-        .map_err(|e| msg(e.to_string()))?;
+    let scored = score_any(&sessions, &input.fingerprint, &input.result)?;
     Ok(scored_answer(&input.result, &scored, &sessions))
 }
 
@@ -489,8 +625,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
 
 fn task_scored(input: &EnvTaskInput) -> Result<(Session, Scored), LabError> {
     let sessions = sessions_of(std::slice::from_ref(&input.session))?;
-    let scored = score_file(&sessions, &input.fingerprint, &input.result, false)
-        .map_err(|e| msg(e.to_string()))?;
+    let (scored, _) = score_any(&sessions, &input.fingerprint, &input.result)?;
     let session = sessions.into_iter().next().ok_or_else(|| msg("no session"))?;
     Ok((session, scored))
 }
