@@ -303,7 +303,9 @@ impl Inner {
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
                                 }
-                                if purpose == crate::msg::LabPurpose::EnvReady {
+                                if crate::envrun::ENABLED
+                                    && purpose == crate::msg::LabPurpose::EnvReady
+                                {
                                     me.state
                                         .borrow_mut()
                                         .install_env_call(env_call(run.clone()));

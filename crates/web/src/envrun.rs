@@ -19,13 +19,17 @@
 use serde_json::Value as Json;
 use wildtool_contract::env::{EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput};
 use wildtool_contract::Call;
-use wildtool_core::json::{dumps, loads, Escape, Map, Value};
+use wildtool_core::json::{dumps, Escape, Map, Value};
 use wildtool_core::protocol::ToolCall;
 
 use crate::msg::{Effect, LabPurpose};
 use crate::route::{Route, View};
 use crate::state::{AppState, Now, Tone};
 use crate::ui::{el, el_text, Element, Node};
+
+/// The ledger environment is in this build of the page: always natively (the page's
+/// tests), in the WebAssembly app shell only with the `env-page` feature.
+pub const ENABLED: bool = cfg!(any(feature = "env-page", not(target_arch = "wasm32")));
 
 /// The step query's format marker (the environment's step function reads it).
 const STEP_FORMAT: &str = "wildtool-env-step/1";
@@ -143,6 +147,29 @@ fn session_text(s: &wildtool_core::dataset::Session) -> EnvSession {
     }
 }
 
+/// A JSON value read by the page's one JSON reader as the engine's value (objects keep
+/// their order; numbers stay integers or floats).
+fn core_value(v: &Json) -> Value {
+    match v {
+        Json::Null => Value::Null,
+        Json::Bool(b) => Value::Bool(*b),
+        Json::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => Value::int(i),
+            (None, Some(f)) => Value::Float(f),
+            _ => Value::Null,
+        },
+        Json::String(s) => Value::Str(s.clone()),
+        Json::Array(a) => Value::Array(a.iter().map(core_value).collect()),
+        Json::Object(o) => {
+            let mut m = Map::new();
+            for (k, x) in o {
+                m.insert(k.clone(), core_value(x));
+            }
+            Value::Object(m)
+        }
+    }
+}
+
 fn parse(text: &str) -> Json {
     serde_json::from_str(text).unwrap_or(Json::Null)
 }
@@ -150,7 +177,7 @@ fn parse(text: &str) -> Json {
 impl AppState {
     /// True when the setup form asks for the ledger environment.
     pub fn env_wanted(&self) -> bool {
-        self.setup.env
+        ENABLED && self.setup.env
     }
 
     /// The dataset's sessions with `ledger_env`.
@@ -174,6 +201,10 @@ impl AppState {
     ) -> Option<Vec<Effect>> {
         if !self.setup.env || (self.env.sync.is_some() && self.env.version.is_some()) {
             return None;
+        }
+        if !ENABLED {
+            self.say("This build of the page has no ledger environment (its app shell would be over budget); run it with `wildtool run --env ledger`.", Tone::Error);
+            return Some(Vec::new());
         }
         self.env.awaiting = Some((resume, stored));
         Some(vec![Effect::Lab {
@@ -250,10 +281,10 @@ impl AppState {
             let query = dumps(&Value::Object(m), Escape::Utf8);
             let started = clock_ms();
             let answer = sync(Call::EnvStep, &query).and_then(|out| {
-                let v = loads(&out).map_err(|e| e.to_string())?;
-                match (v.get("results").and_then(Value::as_array), v.get("error")) {
-                    (Some(list), _) => Ok(list.clone()),
-                    (None, Some(Value::Str(e))) => Err(e.clone()),
+                let v = parse(&out);
+                match (v.get("results").and_then(Json::as_array), v.get("error")) {
+                    (Some(list), _) => Ok(list.iter().map(core_value).collect()),
+                    (None, Some(Json::String(e))) => Err(e.clone()),
                     _ => Err("the environment gave no answer".to_owned()),
                 }
             });
@@ -652,6 +683,9 @@ impl AppState {
 
     /// The automation hook `envHeadline`, while an env run is shown.
     pub fn env_headline(&self) -> Option<&str> {
+        if !ENABLED {
+            return None;
+        }
         self.env.shown.as_ref().map(|s| s.headline.as_str())
     }
 
@@ -736,6 +770,9 @@ fn task_list(state: &AppState, s: &EnvShown) -> Element {
 
 /// The dashboard of an env run, when one is shown.
 pub fn dashboard(state: &AppState) -> Option<Element> {
+    if !ENABLED {
+        return None;
+    }
     let s = state.env.shown.as_ref()?;
     Some(
         el("section")
@@ -797,6 +834,9 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
 
 /// The traces view of an env run, when one is shown.
 pub fn traces(state: &AppState) -> Option<Element> {
+    if !ENABLED {
+        return None;
+    }
     let s = state.env.shown.as_ref()?;
     let body: Node = if state.env.task.is_some() {
         lab_node(state.env.task_view.as_ref(), "env-task", "Reading the task…")
@@ -850,8 +890,11 @@ impl AppState {
 }
 
 /// The setup form's ledger environment choices (an extension).
-pub fn setup_block(state: &AppState) -> Element {
+pub fn setup_block(state: &AppState) -> Option<Element> {
     use crate::settings::Field;
+    if !ENABLED {
+        return None;
+    }
     let f = &state.setup;
     let option = |value: &str, label: &str| {
         el("option")
@@ -859,6 +902,7 @@ pub fn setup_block(state: &AppState) -> Element {
             .flag("selected", f.history == value)
             .text(label)
     };
+    Some(
     el("fieldset")
         .id("env-setup")
         .child(el_text("legend", "Extension: ledger environment"))
@@ -887,4 +931,5 @@ pub fn setup_block(state: &AppState) -> Element {
                 .child(option("gold", "gold: each task sees the gold history (default)"))
                 .child(option("own", "own: each task continues the model's own session")),
         )
+    )
 }

@@ -520,10 +520,11 @@ impl AppState {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
             return self.open_route_trace();
         }
-        if self
-            .history
-            .get(id)
-            .is_some_and(|e| e.kind == crate::envrun::ENV_KIND)
+        if crate::envrun::ENABLED
+            && self
+                .history
+                .get(id)
+                .is_some_and(|e| e.kind == crate::envrun::ENV_KIND)
         {
             return self.env_open_stored(id);
         }

@@ -609,7 +609,9 @@ impl AppState {
 
     /// Drains the engine's outputs into effects and state.
     fn drive(&mut self, now: Now) -> Vec<Effect> {
-        self.env_answer_calls(now);
+        if crate::envrun::ENABLED {
+            self.env_answer_calls(now);
+        }
         let mut fx = Vec::new();
         let mut puts: Vec<(String, String)> = Vec::new();
         let mut finished = None;
@@ -805,7 +807,7 @@ impl AppState {
     }
 
     fn run_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
-        if self.run.as_ref().is_some_and(|r| r.env.is_some()) {
+        if crate::envrun::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
             return self.env_finished(end, now);
         }
         let Some(dataset) = self.dataset else {

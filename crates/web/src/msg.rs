@@ -139,7 +139,8 @@ pub enum LabPurpose {
 
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
-    matches!(
+    crate::envrun::ENABLED
+        && matches!(
         p,
         LabPurpose::EnvReady
             | LabPurpose::EnvView
@@ -390,10 +391,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
-            "env-open" => Msg::Env(EnvMsg::Open(arg.to_owned())),
-            "env-export" => Msg::Env(EnvMsg::Export(arg.to_owned())),
-            "env-copy-link" => Msg::Env(EnvMsg::CopyLink),
-            "env-file" => Msg::Env(EnvMsg::File(arg.to_owned())),
+            "env-open" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" if crate::envrun::ENABLED => Msg::Env(EnvMsg::CopyLink),
+            "env-file" if crate::envrun::ENABLED => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,

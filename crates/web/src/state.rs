@@ -321,7 +321,13 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self.env.shown.as_ref().map(|s| s.link.as_str()) {
+            if let Some(link) = self
+                .env
+                .shown
+                .as_ref()
+                .filter(|_| crate::envrun::ENABLED)
+                .map(|s| s.link.as_str())
+            {
                 q.push('#');
                 q.push_str(link);
             } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
@@ -368,7 +374,9 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
-        fx.extend(self.env_refresh());
+        if crate::envrun::ENABLED {
+            fx.extend(self.env_refresh());
+        }
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -583,7 +591,10 @@ impl AppState {
             Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
                 self.env_lab_done(purpose, Err(error), now)
             }
-            Msg::Env(m) => self.env_msg(m),
+            Msg::Env(m) => match crate::envrun::ENABLED {
+                true => self.env_msg(m),
+                false => Vec::new(),
+            },
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -931,7 +942,10 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
-            GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
+            GetPurpose::EnvResult(id) => match crate::envrun::ENABLED {
+                true => self.env_result_arrived(&id, value),
+                false => Vec::new(),
+            },
         }
     }
 

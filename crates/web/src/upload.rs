@@ -146,7 +146,7 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            if kind != FileKind::EnvRun && !kind.is_scorable() {
+            if !(crate::envrun::ENABLED && kind == FileKind::EnvRun) && !kind.is_scorable() {
                 return self.upload_fail(&kind.message());
             }
             self.upload.kind = Some(kind);
@@ -226,7 +226,7 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
-        if self.upload.kind == Some(FileKind::EnvRun) {
+        if crate::envrun::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
             return self.env_upload(bytes);
         }
         let Some(dataset) = self.dataset else {

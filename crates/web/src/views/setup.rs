@@ -439,7 +439,7 @@ fn model_panel(state: &AppState) -> Element {
             )
             .child(probe_block(state));
     }
-    panel.child(crate::envrun::setup_block(state)).child(
+    panel.child_opt(crate::envrun::setup_block(state)).child(
         el("div").class("row").child(
             button("Start run", "start", "")
                 .id("start-run")
