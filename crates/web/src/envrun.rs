@@ -73,6 +73,8 @@ pub struct EnvState {
     pub sync: Option<SyncCall>,
     /// The environment's version (from the lab module).
     pub version: Option<String>,
+    /// The own-history loop's and the environment's versions (from the lab module).
+    pub own_version: Option<String>,
     /// A run waiting for the module: its resume entry and stored lines.
     pub awaiting: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// The env run on the dashboard.
@@ -174,6 +176,17 @@ fn parse(text: &str) -> Json {
     serde_json::from_str(text).unwrap_or(Json::Null)
 }
 
+impl EnvState {
+    /// The version an env run's checkpoint header names (the CLI's, for each history).
+    pub fn version_for(&self, history: &str) -> String {
+        match history {
+            "own" => self.own_version.clone(),
+            _ => self.version.clone(),
+        }
+        .unwrap_or_default()
+    }
+}
+
 impl AppState {
     /// True when the setup form asks for the ledger environment.
     pub fn env_wanted(&self) -> bool {
@@ -221,10 +234,10 @@ impl AppState {
         };
         match answer {
             Ok(text) => {
-                self.env.version = parse(&text)
-                    .get("env_version")
-                    .and_then(Json::as_str)
-                    .map(str::to_owned);
+                let v = parse(&text);
+                let text = |k: &str| v.get(k).and_then(Json::as_str).map(str::to_owned);
+                self.env.version = text("env_version");
+                self.env.own_version = text("own_version");
                 if self.env.sync.is_none() || self.env.version.is_none() {
                     self.say("Cannot start: the ledger environment did not load.", Tone::Error);
                     return Vec::new();

@@ -260,11 +260,17 @@ impl AppState {
                 &stored,
                 now.mono,
                 wildtool_core::runner::env_checkpoint::EnvMode {
-                    env_version: self.env.version.clone().unwrap_or_default(),
+                    env_version: self.env.version_for(&e.history),
                     history: e.history.clone(),
                 },
             ),
             None => Engine::new(&sessions, spec, &stored, now.mono),
+        };
+        // Own history: each task continues the session's own conversation.
+        #[cfg(any(feature = "env-page", not(target_arch = "wasm32")))]
+        let built = match env_live.as_ref().is_some_and(|e| e.history == "own") {
+            true => built.map(|e| e.with_own_history(wildtool_core::protocol::start_own)),
+            false => built,
         };
         let engine = match built {
             Ok(mut e) => {

@@ -187,6 +187,9 @@ fn hooks(state: &AppState) -> Hooks {
         h.insert("headline", s.headline_json());
         h.insert("dashboard", "ready".to_owned());
     }
+    if let Some((ms, n)) = state.env_step_cost() {
+        h.insert("envStepMs", format!("{ms:.3} ms per step call over {n} calls"));
+    }
     if let Some(v) = state.env_headline() {
         h.insert("envHeadline", v.to_owned());
         h.insert("dashboard", "ready".to_owned());

@@ -133,3 +133,26 @@ fn a_dataset_without_ledger_sessions_cannot_run_in_the_environment() {
     assert_eq!(b.hook("runState").as_deref(), Some("idle"));
     assert!(b.text("status").contains("no session of this dataset"), "{}", b.text("status"));
 }
+
+#[test]
+fn own_history_env_runs_carry_the_models_ledger_and_score_100_percent_for_gold() {
+    let mut b = gold_env_run("own");
+    let h = env_headline(&b);
+    assert_eq!(h["env_task_success"], "100.0%", "{h}");
+    assert_eq!(h["env_session_success"], "100.0%");
+    assert!(b.text("env-meta").contains("own history"), "{}", b.text("env-meta"));
+    b.act("env-file", "result", "");
+    let result = download(&b, "env-result.jsonl");
+    assert!(result.lines().next().unwrap().contains("wildtool-own-run/1"));
+    // A task of an own-history run opens with its diff too.
+    let line = b.state.env_sessions()[0].index;
+    b.act("env-open", &format!("{line} 2"), "");
+    assert!(b.text("env-diff-note").contains("no line differs"), "{}", b.text("env-task"));
+    // The baseline agent runs in both modes.
+    for history in ["gold", "own"] {
+        let mut r = open(&format!("http://page/?provider=baseline&env=ledger&history={history}"));
+        r.act("start", "", "");
+        assert_eq!(r.hook("runOutcome").as_deref(), Some("done"), "{}", r.text("status"));
+        assert!(r.hook("envHeadline").is_some());
+    }
+}
