@@ -400,7 +400,7 @@ fn figure(spec: &ChartSpec, lay: chart::Layout, note: &str) -> Element {
         .attr("data-chart", c.id.clone())
         .key(c.id.clone())
         .child(el("div").class("chart-box").child(Node::Svg(c.svg.clone())))
-        .child(el_text("figcaption", note).class("muted"))
+        .child(el_text("figcaption", note))
         .child(
             el("div").class("chart-tools").child(
                 el("details")
@@ -683,7 +683,7 @@ fn pretty(v: &Value) -> String {
 /// the `+`/`-`) as well as by colour.
 fn diff_view(expected: &str, actual: &str) -> Element {
     let diff = unified_diff(expected, actual, "expected", "actual");
-    let mut pre = el("pre").id("env-diff").class("ledger-diff");
+    let mut pre = el("pre").id("env-diff").class("card ledger-diff");
     let mut changed = 0usize;
     for line in diff.lines() {
         let (class, label) = if line.starts_with("+++") || line.starts_with("---") {
@@ -765,9 +765,9 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
             };
             let mut call = el("div")
                 .class("env-call")
-                .child(el_text("code", format!("{}({})", c.tool, pretty(&c.args))))
+                .child(el_text("p", format!("{}({})", c.tool, pretty(&c.args))).class("msg-call"))
                 .child(el_text("span", status).class("muted"))
-                .child(el("pre").class("env-result").text(pretty(&c.result)));
+                .child(el("pre").class("args env-result").text(pretty(&c.result)));
             for v in cs.map(|c| c.new_violations.as_slice()).unwrap_or(&[]) {
                 call = call.child(
                     el("p")
@@ -811,7 +811,7 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
         .child(
             el("p")
                 .id("env-task-verdict")
-                .class(if score.env_success { "verdict ok" } else { "verdict error" })
+                .class(if score.env_success { "verdict correct" } else { "verdict error" })
                 .text(format!(
                     "{verdict} · ended: {} · writes accepted {}, rejected {}, optimal {}",
                     score.end.as_str(),

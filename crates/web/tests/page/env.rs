@@ -156,3 +156,30 @@ fn own_history_env_runs_carry_the_models_ledger_and_score_100_percent_for_gold()
         assert!(r.hook("envHeadline").is_some());
     }
 }
+
+#[test]
+fn a_failed_task_marks_its_diff_lines_by_text_and_shows_violations_at_their_step() {
+    let mut b = open("http://page/?provider=baseline&env=ledger");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    let summary: serde_json::Value =
+        serde_json::from_str(&b.state.env.shown.as_ref().unwrap().summary).unwrap();
+    let mut marked = 0;
+    for t in summary["tasks"].as_array().unwrap() {
+        if t["ok"].as_bool().unwrap() {
+            continue;
+        }
+        b.act("env-open", &format!("{} {}", t["line"], t["task"]), "");
+        let task = b.text("env-task");
+        assert!(task.contains("env failure"), "{task:.200}");
+        let diff = b.text("env-diff");
+        if diff.contains("added: +") || diff.contains("removed: -") {
+            marked += 1;
+        }
+        for v in b.frame().root.elements().into_iter().filter(|e| e.has_class("env-violation")) {
+            assert!(v.text_content().starts_with("Violation introduced at step "));
+            assert!(v.get("data-step").is_some());
+        }
+    }
+    assert!(marked > 0, "some failed task has a ledger diff");
+}
