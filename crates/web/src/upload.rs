@@ -146,7 +146,8 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            if !(crate::envrun::ENABLED && kind == FileKind::EnvRun) && !kind.is_scorable() {
+            let env = crate::envrun::ENABLED && kind == FileKind::EnvRun;
+            if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
             self.upload.kind = Some(kind);
