@@ -14,18 +14,13 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, axeViolations, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
 
 let server;
 let browser;
-let axeSource;
 
 before(async () => {
-  [server, browser, axeSource] = await Promise.all([
-    startServer(),
-    launchBrowser(),
-    readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'),
-  ]);
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
 });
 
 after(async () => {
@@ -35,14 +30,6 @@ after(async () => {
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
 
-async function axe(page) {
-  await page.evaluate(axeSource);
-  const result = await page.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
-  });
-  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-}
 
 /** bean-check, when Beancount is installed for the oracle. */
 const BEAN_CHECK = [join(ROOT, '.venv-ledger/bin/bean-check'), '/work/main/.venv-ledger/bin/bean-check']
@@ -100,7 +87,7 @@ describe('ledger environment in the page', () => {
         await page.goto(`${server.url}?view=dashboard${link}`);
         await page.waitForFunction(() => document.body.dataset.envView === 'ready', null, { timeout: 60_000 });
         await drawn(page);
-        for (const v of await axe(page)) report.push(`dashboard ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
+        for (const v of await axeViolations(page)) report.push(`dashboard ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
         await screenshot(page, `env-dashboard-${width}-${scheme}.png`);
         const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
         assert.ok(scroll <= 1, `no sideways scrolling at ${width}px (${scroll}px)`);
@@ -132,7 +119,7 @@ describe('ledger environment in the page', () => {
       await page.emulateMedia({ colorScheme: scheme });
       for (const width of [390, 1400]) {
         await page.setViewportSize({ width, height: 900 });
-        for (const v of await axe(page)) report.push(`task ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
+        for (const v of await axeViolations(page)) report.push(`task ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
         await screenshot(page, `env-task-${width}-${scheme}.png`);
       }
     }

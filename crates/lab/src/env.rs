@@ -13,7 +13,9 @@
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
-use wildtool_contract::env::{EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput};
+use wildtool_contract::env::{
+    EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput,
+};
 use wildtool_core::chart::{
     self, format_percent, ChartKind, ChartSpec, Orientation, Point, Series,
 };
@@ -32,6 +34,7 @@ use wildtool_core::own::run_file::{
     OwnHead, OWN_RUN_FORMAT,
 };
 use wildtool_core::own::OWN_VERSION;
+use wildtool_core::runner::checkpoint::line_traces;
 use wildtool_ui::{el, el_text, Element, Node};
 use wildtool_views::widgets::{layout, table, Chart};
 
@@ -217,7 +220,11 @@ fn score_own(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnS
         let Some(env) = SessionEnv::of(session).map_err(|e| msg(e.to_string()))? else {
             continue;
         };
-        let tr = v.get("tasks").and_then(Value::as_array).cloned().unwrap_or_default();
+        let tr = v
+            .get("tasks")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
         match score_session(session, &env, &tr) {
             Ok(o) => {
                 metrics.add_session(&o.tasks);
@@ -280,7 +287,10 @@ fn score_any(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnS
 /// `{"result", "report", "summary", "link"}` for a scored text.
 fn scored_answer(result: &str, (scored, verdicts): &OwnScored, sessions: &[Session]) -> String {
     let summary = summary(scored, *verdicts, sessions);
-    let link = format!("{LINK_PREFIX}{}", URL_SAFE_NO_PAD.encode(summary.as_bytes()));
+    let link = format!(
+        "{LINK_PREFIX}{}",
+        URL_SAFE_NO_PAD.encode(summary.as_bytes())
+    );
     serde_json::json!({
         "result": result,
         "report": scored.report,
@@ -321,19 +331,13 @@ pub fn finish(input: &str) -> Result<String, LabError> {
     };
     text.push('\n');
     for line in input.assembled.lines() {
-        let v = loads(line).map_err(|e| msg(format!("a session line is not JSON: {e}")))?;
-        let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+        let (id, traces) = line_traces(line).map_err(msg)?;
         let Some(session) = sessions.iter().find(|s| s.id == id) else {
             continue;
         };
         let Some(env) = SessionEnv::of(session).map_err(|e| msg(e.to_string()))? else {
             continue;
         };
-        let traces = v
-            .get("result")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
         let line = if own {
             own_session_line(session, &input.model, "ledger", &traces)
         } else {
@@ -446,7 +450,11 @@ fn metric_rows(m: &serde_json::Value) -> Vec<Vec<String>> {
                 .and_then(|x| x.as_f64())
                 .map(|f| format!("{f:.3}"))
                 .unwrap_or_else(|| "–".to_owned()),
-            format!("{} over {} tasks", s_u64(ex, "sum"), s_u64(ex, "denominator")),
+            format!(
+                "{} over {} tasks",
+                s_u64(ex, "sum"),
+                s_u64(ex, "denominator")
+            ),
             "–".to_owned(),
         ]);
     }
@@ -612,12 +620,17 @@ pub fn view(input: &str) -> Result<String, LabError> {
                     el_text("dd", s_str(&head, "env_session_success")).id("env-session-success"),
                 ),
         );
+    section = section.child(el("div").class("table-box").child(wildtool_ui::data_table(
+        "Ledger environment metrics",
+        &headers,
+        &metric_rows(&m),
+    )));
     section = section.child(
         el("div")
-            .class("table-box")
-            .child(wildtool_ui::data_table("Ledger environment metrics", &headers, &metric_rows(&m))),
+            .id("env-charts")
+            .class("charts")
+            .children(charts(&v, lay)),
     );
-    section = section.child(el("div").id("env-charts").class("charts").children(charts(&v, lay)));
     Ok(section.to_json())
 }
 
@@ -626,11 +639,18 @@ pub fn view(input: &str) -> Result<String, LabError> {
 fn task_scored(input: &EnvTaskInput) -> Result<(Session, Scored), LabError> {
     let sessions = sessions_of(std::slice::from_ref(&input.session))?;
     let (scored, _) = score_any(&sessions, &input.fingerprint, &input.result)?;
-    let session = sessions.into_iter().next().ok_or_else(|| msg("no session"))?;
+    let session = sessions
+        .into_iter()
+        .next()
+        .ok_or_else(|| msg("no session"))?;
     Ok((session, scored))
 }
 
-fn the_task<'a>(scored: &'a Scored, session: &Session, task: usize) -> Result<&'a TaskScore, LabError> {
+fn the_task<'a>(
+    scored: &'a Scored,
+    session: &Session,
+    task: usize,
+) -> Result<&'a TaskScore, LabError> {
     scored
         .sessions
         .get(&session.index)
@@ -751,9 +771,15 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
     let mut steps = el("ol").id("env-steps").class("env-steps");
     let mut k = 0usize;
     for (i, st) in trace.steps.iter().enumerate() {
-        let mut li = el("li").key(format!("step-{i}")).child(el_text("h4", format!("Step {}", i + 1)));
+        let mut li = el("li")
+            .key(format!("step-{i}"))
+            .child(el_text("h4", format!("Step {}", i + 1)));
         if let Some(text) = st.reply.content.as_str().filter(|s| !s.is_empty()) {
-            li = li.child(el("p").child(el_text("strong", "Reply: ")).text(text.to_owned()));
+            li = li.child(
+                el("p")
+                    .child(el_text("strong", "Reply: "))
+                    .text(text.to_owned()),
+            );
         }
         for c in &st.calls {
             let cs = score.calls.get(k);
@@ -779,7 +805,11 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
             li = li.child(call);
         }
         if let Some(u) = &st.user_input {
-            li = li.child(el("p").child(el_text("strong", "User's answer: ")).text(u.clone()));
+            li = li.child(
+                el("p")
+                    .child(el_text("strong", "User's answer: "))
+                    .text(u.clone()),
+            );
         }
         steps = steps.child(li);
     }
@@ -787,7 +817,10 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
         el("button")
             .attr("type", "button")
             .id(format!("env-dl-{w}"))
-            .action("env-export", format!("{w} {} {}", session.index, input.task))
+            .action(
+                "env-export",
+                format!("{w} {} {}", session.index, input.task),
+            )
             .text(label)
     };
     let expected = write_ledger(&score.expected, &[]);
@@ -811,7 +844,11 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
         .child(
             el("p")
                 .id("env-task-verdict")
-                .class(if score.env_success { "verdict correct" } else { "verdict error" })
+                .class(if score.env_success {
+                    "verdict correct"
+                } else {
+                    "verdict error"
+                })
                 .text(format!(
                     "{verdict} · ended: {} · writes accepted {}, rejected {}, optimal {}",
                     score.end.as_str(),
@@ -823,7 +860,10 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
         .child(comps)
         .child(el_text("h4", "Steps"))
         .child(steps)
-        .child(el_text("h4", "Ledger diff (expected → actual, canonical Beancount)"))
+        .child(el_text(
+            "h4",
+            "Ledger diff (expected → actual, canonical Beancount)",
+        ))
         .child(diff_view(&expected, &actual))
         .child(
             el("div")

@@ -17,10 +17,12 @@
 //!   CLI's `env-report.json` byte for byte.
 
 use serde_json::Value as Json;
-use wildtool_contract::env::{EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput};
+use wildtool_contract::env::{
+    EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput,
+};
 use wildtool_contract::Call;
 use wildtool_core::json::{dumps, Escape, Map, Value};
-use wildtool_core::protocol::ToolCall;
+use wildtool_core::protocol::calls_value;
 
 use crate::msg::{Effect, LabPurpose};
 use crate::route::{Route, View};
@@ -127,21 +129,6 @@ pub struct EnvLive {
     pub tasks: u64,
 }
 
-fn calls_value(calls: &[ToolCall]) -> Value {
-    Value::Array(
-        calls
-            .iter()
-            .map(|c| {
-                let mut m = Map::new();
-                m.insert("id", c.id.clone());
-                m.insert("name", Value::str(c.name.clone()));
-                m.insert("arguments", c.arguments.clone());
-                Value::Object(m)
-            })
-            .collect(),
-    )
-}
-
 fn session_text(s: &wildtool_core::dataset::Session) -> EnvSession {
     EnvSession {
         line: s.index,
@@ -239,7 +226,10 @@ impl AppState {
                 self.env.version = text("env_version");
                 self.env.own_version = text("own_version");
                 if self.env.sync.is_none() || self.env.version.is_none() {
-                    self.say("Cannot start: the ledger environment did not load.", Tone::Error);
+                    self.say(
+                        "Cannot start: the ledger environment did not load.",
+                        Tone::Error,
+                    );
                     return Vec::new();
                 }
                 self.start_again(resume, stored, now)
@@ -327,7 +317,11 @@ impl AppState {
             tasks_total: info.tasks,
             sessions_without_env: info.skipped,
             sessions,
-            assembled: end.trials.first().map(|a| a.text.clone()).unwrap_or_default(),
+            assembled: end
+                .trials
+                .first()
+                .map(|a| a.text.clone())
+                .unwrap_or_default(),
         };
         let answer = sync(
             Call::EnvFinish,
@@ -367,7 +361,11 @@ impl AppState {
                     .and_then(|s| s.get("tasks_scored").and_then(Json::as_u64))
                     .unwrap_or(0);
                 entry.tasks_scored = tasks;
-                entry.status = if outcome == "done" { "done".into() } else { outcome.into() };
+                entry.status = if outcome == "done" {
+                    "done".into()
+                } else {
+                    outcome.into()
+                };
                 entry.resumable = tasks < entry.tasks_total;
                 let puts = vec![
                     (result_key(&id), shown.result.clone().unwrap_or_default()),
@@ -607,12 +605,28 @@ impl AppState {
             }
         };
         let v = parse(&text);
-        let summary = v.get("summary").and_then(Json::as_str).map(parse).unwrap_or_default();
-        let model = summary.get("model").and_then(Json::as_str).unwrap_or("").to_owned();
-        let history = summary.get("history").and_then(Json::as_str).unwrap_or("gold").to_owned();
+        let summary = v
+            .get("summary")
+            .and_then(Json::as_str)
+            .map(parse)
+            .unwrap_or_default();
+        let model = summary
+            .get("model")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let history = summary
+            .get("history")
+            .and_then(Json::as_str)
+            .unwrap_or("gold")
+            .to_owned();
         let (id, label) = match opening {
             Some(id) => {
-                let label = self.history.get(&id).map(|e| e.label.clone()).unwrap_or(model);
+                let label = self
+                    .history
+                    .get(&id)
+                    .map(|e| e.label.clone())
+                    .unwrap_or(model);
                 (id, label)
             }
             None => {
@@ -621,7 +635,10 @@ impl AppState {
                 if let Some(file) = self.upload.file.take() {
                     let shown = shown_of(&format!("upload-env-{}", file.id), &model, &history, &v);
                     self.say(
-                        format!("Scored {} (ledger environment, an extension).", self.upload.name),
+                        format!(
+                            "Scored {} (ledger environment, an extension).",
+                            self.upload.name
+                        ),
                         Tone::Ok,
                     );
                     let mut fx = vec![Effect::ReleaseFile(file.id)];
@@ -682,8 +699,16 @@ impl AppState {
             }
         };
         let s = parse(&summary);
-        let model = s.get("model").and_then(Json::as_str).unwrap_or("").to_owned();
-        let history = s.get("history").and_then(Json::as_str).unwrap_or("gold").to_owned();
+        let model = s
+            .get("model")
+            .and_then(Json::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let history = s
+            .get("history")
+            .and_then(Json::as_str)
+            .unwrap_or("gold")
+            .to_owned();
         let v = serde_json::json!({"summary": summary, "link": link});
         let shown = shown_of(&crate::links::link_id(&link), &model, &history, &v);
         self.flags.share = Some("opened");
@@ -727,20 +752,7 @@ fn shown_of(id: &str, label: &str, history: &str, v: &Json) -> EnvShown {
 }
 
 fn lab_node(answer: Option<&Result<String, String>>, id: &str, loading: &str) -> Node {
-    match answer {
-        Some(Ok(json)) => Node::Raw(json.clone()),
-        Some(Err(e)) => el_text("p", e.clone())
-            .id(format!("{id}-error"))
-            .class("verdict error")
-            .into(),
-        None => el("p")
-            .id(format!("{id}-loading"))
-            .class("muted")
-            .attr("aria-busy", "true")
-            .attr("data-loading", "lab")
-            .text(loading)
-            .into(),
-    }
+    crate::placement::lab_answer(answer, id, loading)
 }
 
 fn task_list(state: &AppState, s: &EnvShown) -> Element {
@@ -781,6 +793,14 @@ fn task_list(state: &AppState, s: &EnvShown) -> Element {
     list
 }
 
+fn tasks_panel(state: &AppState, s: &EnvShown, title: &str) -> Element {
+    el("section")
+        .class("panel")
+        .attr("aria-labelledby", "env-tasks-title")
+        .child(el_text("h2", title).id("env-tasks-title"))
+        .child(task_list(state, s))
+}
+
 /// The dashboard of an env run, when one is shown.
 pub fn dashboard(state: &AppState) -> Option<Element> {
     if !ENABLED {
@@ -809,13 +829,7 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
                     .text("This run used the ledger environment, a wildtool extension: it has no official WildToolBench numbers, and the leaderboard is not shown for it."),
             )
             .child(lab_node(state.env.view.as_ref(), "env-view", "Drawing the ledger environment section…"))
-            .child(
-                el("section")
-                    .class("panel")
-                    .attr("aria-labelledby", "env-tasks-title")
-                    .child(el_text("h2", "Tasks (open one for its steps and ledger diff)").id("env-tasks-title"))
-                    .child(task_list(state, s)),
-            )
+            .child(tasks_panel(state, s, "Tasks (open one for its steps and ledger diff)"))
             .child(
                 el("div")
                     .id("env-exports")
@@ -852,7 +866,11 @@ pub fn traces(state: &AppState) -> Option<Element> {
     }
     let s = state.env.shown.as_ref()?;
     let body: Node = if state.env.task.is_some() {
-        lab_node(state.env.task_view.as_ref(), "env-task", "Reading the task…")
+        lab_node(
+            state.env.task_view.as_ref(),
+            "env-task",
+            "Reading the task…",
+        )
     } else {
         el_text("p", "Choose a task.").class("muted").into()
     };
@@ -861,19 +879,17 @@ pub fn traces(state: &AppState) -> Option<Element> {
             .id("view-traces")
             .class("view")
             .attr("aria-labelledby", "traces-title")
-            .child(crate::views::widgets::heading("h1", "traces-title", "Traces"))
+            .child(crate::views::widgets::heading(
+                "h1",
+                "traces-title",
+                "Traces",
+            ))
             .child(el("p").class("muted").text(format!(
                 "{} · ledger environment (extension) · {} history",
                 s.label, s.history
             )))
             .child(body)
-            .child(
-                el("section")
-                    .class("panel")
-                    .attr("aria-labelledby", "env-tasks-title")
-                    .child(el_text("h2", "Tasks").id("env-tasks-title"))
-                    .child(task_list(state, s)),
-            ),
+            .child(tasks_panel(state, s, "Tasks")),
     )
 }
 
@@ -929,7 +945,7 @@ pub fn setup_block(state: &AppState) -> Option<Element> {
                         .flag("checked", f.env)
                         .action("set", Field::Env.name()),
                 )
-                .text(" Run the sessions with a ledger in the ledger environment (like --env ledger; a wildtool extension, never official numbers)"),
+                .text(" Run the sessions with a ledger in the ledger environment (like --env ledger: a wildtool extension, never official numbers)"),
         )
         .child(
             el("label")

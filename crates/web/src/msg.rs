@@ -141,14 +141,14 @@ pub enum LabPurpose {
 pub fn env_owns(p: LabPurpose) -> bool {
     crate::envrun::ENABLED
         && matches!(
-        p,
-        LabPurpose::EnvReady
-            | LabPurpose::EnvView
-            | LabPurpose::EnvTask
-            | LabPurpose::EnvExport
-            | LabPurpose::EnvScore
-            | LabPurpose::EnvShare
-    )
+            p,
+            LabPurpose::EnvReady
+                | LabPurpose::EnvView
+                | LabPurpose::EnvTask
+                | LabPurpose::EnvExport
+                | LabPurpose::EnvScore
+                | LabPurpose::EnvShare
+        )
 }
 
 /// The ledger environment's actions (an extension).

@@ -23,6 +23,15 @@ impl Shown {
     fn to_json(&self) -> String {
         self.frame.to_json()
     }
+
+    /// The ids of the charts shown, in order.
+    fn charts(&self) -> Vec<&str> {
+        self.root
+            .elements()
+            .into_iter()
+            .filter_map(|e| e.get("data-chart"))
+            .collect()
+    }
 }
 
 const SUITE: &str = include_str!("../../../data/suite.jsonl");
@@ -455,14 +464,8 @@ fn a_gold_run_scores_100_percent_and_is_kept() {
     assert_eq!(h["tasks_scored"], 256);
     assert_eq!(h["task_accuracy"], "100.0%");
     let f = b.frame();
-    let charts: Vec<&str> = f
-        .root
-        .elements()
-        .into_iter()
-        .filter_map(|e| e.get("data-chart"))
-        .collect();
     assert_eq!(
-        charts,
+        f.charts(),
         [
             "by-type",
             "by-position",
@@ -1781,9 +1784,9 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .contains(&format!("of {} models", models.len())));
 }
 
+#[path = "page/env.rs"]
+mod env;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
 mod traces;
-#[path = "page/env.rs"]
-mod env;

@@ -188,7 +188,10 @@ fn hooks(state: &AppState) -> Hooks {
         h.insert("dashboard", "ready".to_owned());
     }
     if let Some((ms, n)) = state.env_step_cost() {
-        h.insert("envStepMs", format!("{ms:.3} ms per step call over {n} calls"));
+        h.insert(
+            "envStepMs",
+            format!("{ms:.3} ms per step call over {n} calls"),
+        );
     }
     if let Some(v) = state.env_headline() {
         h.insert("envHeadline", v.to_owned());
