@@ -10,6 +10,7 @@ mod mock_server;
 mod outputs_crash;
 mod outputs_safety;
 
+mod audit_cli;
 mod cli_compare;
 mod cli_gate;
 mod cli_report;
@@ -37,3 +38,4 @@ mod runner_overhead;
 mod runner_stream;
 mod runner_transport;
 mod sweep_cli;
+mod verify_page;

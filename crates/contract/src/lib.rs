@@ -111,6 +111,10 @@ calls! {
     EnvExport => "env_export",
     /// The env summary a share link carries (its fragment in, the summary out).
     EnvShareDecode => "env_share_decode",
+    /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
+    AuditView => "audit_view",
+    /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
+    VerifyView => "verify_view",
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod compare;
 pub mod dashboard;
 pub mod env;
@@ -23,6 +24,7 @@ pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
+pub mod verify;
 pub mod widgets;
 
 pub use wildtool_contract::Call;
@@ -158,6 +160,10 @@ calls! {
     EnvExport, env_export => crate::env::export;
     /// The summary of an env share link (see [`env::share_decode`]).
     EnvShareDecode, env_share_decode => crate::env::share_decode;
+    /// The item audit of runs of one dataset (see [`audit`]).
+    AuditView, audit_view => crate::audit::view;
+    /// A dropped bundle verified against the dataset (see [`verify`]).
+    VerifyView, verify_view => crate::verify::view;
 }
 
 #[cfg(test)]

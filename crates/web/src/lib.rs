@@ -33,6 +33,7 @@ pub mod shown;
 pub mod state;
 pub mod traces;
 pub mod upload;
+pub mod verify;
 pub mod views;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
