@@ -1502,6 +1502,7 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
             dir: format!("level-{value}"),
             fingerprint: entry.dataset_fingerprint.clone(),
             trials: vec![outcomes],
+            env_metrics: Vec::new(),
         });
     }
     // sweep.json is the core's analysis of the stored runs.
