@@ -203,7 +203,7 @@ impl AppState {
             return None;
         }
         if !ENABLED {
-            self.say("This build of the page has no ledger environment (its app shell would be over budget); run it with `wildtool run --env ledger`.", Tone::Error);
+            self.say("No ledger environment in this page: use wildtool run --env ledger.", Tone::Error);
             return Some(Vec::new());
         }
         self.env.awaiting = Some((resume, stored));
@@ -729,6 +729,9 @@ impl AppState {
 
     /// The env step cost so far (ms per step call, steps).
     pub fn env_step_cost(&self) -> Option<(f64, u64)> {
+        if !ENABLED {
+            return None;
+        }
         let (ms, n) = self.env.step_ms;
         (n > 0).then(|| (ms / n as f64, n))
     }

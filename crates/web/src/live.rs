@@ -173,7 +173,7 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
-    if form.env {
+    if crate::envrun::ENABLED && form.env {
         m.push(("env".into(), "true".into()));
         m.push(("history".into(), form.history.clone()));
     }

@@ -212,10 +212,8 @@ impl AppState {
         if q("stream").as_deref() == Some("1") {
             setup.stream = true;
         }
-        if q("env").as_deref() == Some("ledger") {
-            setup.env = true;
-        }
-        if q("history").as_deref() == Some("own") {
+        setup.env = q("env").as_deref() == Some("ledger");
+        if crate::envrun::ENABLED && q("history").as_deref() == Some("own") {
             setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
