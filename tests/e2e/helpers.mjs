@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end suite: start scripts/serve.mjs on a free port and
 // launch the system Chromium through playwright-core with a fresh profile.
 import { spawn } from 'node:child_process';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -111,4 +111,16 @@ export async function axeSerious(page, axeSource) {
   const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
     .violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })));
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+let axeSource;
+
+/** Serious and critical axe-core violations on the current page (axe is evaluated through
+ * the devtools protocol, so the page's CSP does not apply to it). */
+export async function axeViolations(page) {
+  axeSource ??= await readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+  });
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

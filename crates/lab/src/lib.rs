@@ -17,6 +17,7 @@ pub mod audit;
 pub mod compare;
 pub mod cost;
 pub mod dashboard;
+pub mod env;
 pub mod generate;
 pub mod leaderboard;
 pub mod plan;
@@ -176,6 +177,22 @@ calls! {
     PriceEditor, price_editor => crate::cost::editor;
     /// A price table checked (see [`cost::check`]).
     PriceCheck, price_check => crate::cost::check;
+    /// The ledger environment's version (see [`env::info`]).
+    EnvInfo, env_info => crate::env::info;
+    /// One step's tool answers (see [`env::step`]).
+    EnvStep, env_step => crate::env::step;
+    /// An env run's end (see [`env::finish`]).
+    EnvFinish, env_finish => crate::env::finish;
+    /// An `env-result.jsonl` scored (see [`env::score`]).
+    EnvScore, env_score => crate::env::score;
+    /// The dashboard's ledger environment section (see [`env::view`]).
+    EnvView, env_view => crate::env::view;
+    /// One task of an env run (see [`env::task_view`]).
+    EnvTask, env_task => crate::env::task_view;
+    /// One task's ledger as a file (see [`env::export`]).
+    EnvExport, env_export => crate::env::export;
+    /// The summary of an env share link (see [`env::share_decode`]).
+    EnvShareDecode, env_share_decode => crate::env::share_decode;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).

@@ -311,6 +311,13 @@ impl Inner {
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
                                 }
+                                if crate::envrun::ENABLED
+                                    && purpose == crate::msg::LabPurpose::EnvReady
+                                {
+                                    me.state
+                                        .borrow_mut()
+                                        .install_env_call(env_call(run.clone()));
+                                }
                                 run.call2(
                                     &JsValue::NULL,
                                     &JsValue::from_str(call.name()),
@@ -419,6 +426,20 @@ impl Inner {
             me.deliver(Msg::Reply(id, reply));
         });
     }
+}
+
+/// The lab module's calls for an env run, called synchronously through `run(call, input)`.
+fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
+    std::rc::Rc::new(move |call: wildtool_contract::Call, input: &str| {
+        run.call2(
+            &JsValue::NULL,
+            &JsValue::from_str(call.name()),
+            &JsValue::from_str(input),
+        )
+        .map_err(|e| js_message(&e))?
+        .as_string()
+        .ok_or_else(|| "the lab module returned no text".to_owned())
+    })
 }
 
 /// The lab module's stream readers, called synchronously through `run(call, input)`.

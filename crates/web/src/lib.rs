@@ -15,6 +15,7 @@ pub mod budget;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;
+pub mod envrun;
 pub mod exports;
 pub mod generator;
 pub mod history;

@@ -78,6 +78,8 @@ pub enum GetPurpose {
     VsOutcomes(String),
     /// The second run's stored result text (history id), for traces side by side.
     VsResultText(String),
+    /// An env run's stored `env-result.jsonl` (history id), to open it.
+    EnvResult(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -127,10 +129,49 @@ pub enum LabPurpose {
     PriceEditor,
     /// A price table checked before it is saved.
     PriceCheck,
+    /// The lab module loaded for an env run (the glue installs its synchronous calls).
+    EnvReady,
+    /// The dashboard's ledger environment section.
+    EnvView,
+    /// One task of an env run.
+    EnvTask,
+    /// A ledger to download.
+    EnvExport,
+    /// An env result scored (an upload, a stored run).
+    EnvScore,
+    /// An env share link read.
+    EnvShare,
     /// The item audit of the runs compared.
     Audit,
     /// The verdicts of the files dropped to verify.
     Verify,
+}
+
+/// True for the ledger environment's lab calls.
+pub fn env_owns(p: LabPurpose) -> bool {
+    crate::envrun::ENABLED
+        && matches!(
+            p,
+            LabPurpose::EnvReady
+                | LabPurpose::EnvView
+                | LabPurpose::EnvTask
+                | LabPurpose::EnvExport
+                | LabPurpose::EnvScore
+                | LabPurpose::EnvShare
+        )
+}
+
+/// The ledger environment's actions (an extension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvMsg {
+    /// Open a task (`line task`, 0-based).
+    Open(String),
+    /// Download a ledger (`which line task`).
+    Export(String),
+    /// Copy the env share link.
+    CopyLink,
+    /// Download `result` or `report`.
+    File(String),
 }
 
 /// What a request beside the run's own is for.
@@ -311,6 +352,8 @@ pub enum Msg {
         /// Its output (for a view, the wire JSON of a node).
         output: String,
     },
+    /// A ledger environment action.
+    Env(EnvMsg),
     /// A call into the lab module failed (the module did not load, or the call refused
     /// its input, with the reason to show).
     LabFailed {
@@ -364,6 +407,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
+            "env-open" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" if crate::envrun::ENABLED => Msg::Env(EnvMsg::CopyLink),
+            "env-file" if crate::envrun::ENABLED => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,

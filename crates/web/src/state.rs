@@ -183,6 +183,8 @@ pub struct AppState {
     pub gen: crate::generator::GenState,
     /// The second run of traces side by side (the address's `vs=`).
     pub vs: Option<crate::pair::VsRun>,
+    /// The ledger environment (an extension): its runs, views and lab calls.
+    pub env: crate::envrun::EnvState,
 }
 
 impl AppState {
@@ -213,6 +215,10 @@ impl AppState {
         }
         if q("stream").as_deref() == Some("1") {
             setup.stream = true;
+        }
+        setup.env = q("env").as_deref() == Some("ledger");
+        if crate::envrun::ENABLED && q("history").as_deref() == Some("own") {
+            setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
@@ -283,6 +289,7 @@ impl AppState {
             budget: Default::default(),
             gen: crate::generator::GenState::default(),
             vs: None,
+            env: Default::default(),
         }
     }
 
@@ -320,7 +327,16 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
+            if let Some(link) = self
+                .env
+                .shown
+                .as_ref()
+                .filter(|_| crate::envrun::ENABLED)
+                .map(|s| s.link.as_str())
+            {
+                q.push('#');
+                q.push_str(link);
+            } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
                 q.push('#');
                 q.push_str(link);
             }
@@ -364,6 +380,9 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
+        if crate::envrun::ENABLED {
+            fx.extend(self.env_refresh());
+        }
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -579,6 +598,16 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::ShareDecode,
                 error,
             } => self.link_decoded(Err(error)),
+            Msg::LabDone { purpose, output } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Ok(output), now)
+            }
+            Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Err(error), now)
+            }
+            Msg::Env(m) => match crate::envrun::ENABLED {
+                true => self.env_msg(m),
+                false => Vec::new(),
+            },
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -946,6 +975,10 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
+            GetPurpose::EnvResult(id) => match crate::envrun::ENABLED {
+                true => self.env_result_arrived(&id, value),
+                false => Vec::new(),
+            },
         }
     }
 

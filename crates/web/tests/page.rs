@@ -23,6 +23,15 @@ impl Shown {
     fn to_json(&self) -> String {
         self.frame.to_json()
     }
+
+    /// The ids of the charts shown, in order.
+    fn charts(&self) -> Vec<&str> {
+        self.root
+            .elements()
+            .into_iter()
+            .filter_map(|e| e.get("data-chart"))
+            .collect()
+    }
 }
 
 const SUITE: &str = include_str!("../../../data/suite.jsonl");
@@ -282,6 +291,13 @@ impl Browser {
                             });
                         self.state.install_stream_call(run);
                     }
+                    if purpose == wildtool_web::msg::LabPurpose::EnvReady {
+                        let run: wildtool_web::envrun::SyncCall =
+                            std::rc::Rc::new(|call: Call, input: &str| {
+                                wildtool_lab::run(call, input).map_err(|e| e.to_string())
+                            });
+                        self.state.install_env_call(run);
+                    }
                     let msg = match &self.lab_fails {
                         Some(why) => Msg::LabFailed {
                             purpose,
@@ -459,14 +475,8 @@ fn a_gold_run_scores_100_percent_and_is_kept() {
     assert_eq!(h["tasks_scored"], 256);
     assert_eq!(h["task_accuracy"], "100.0%");
     let f = b.frame();
-    let charts: Vec<&str> = f
-        .root
-        .elements()
-        .into_iter()
-        .filter_map(|e| e.get("data-chart"))
-        .collect();
     assert_eq!(
-        charts,
+        f.charts(),
         [
             "by-type",
             "by-position",
@@ -1792,6 +1802,8 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 mod audit;
 #[path = "page/budget.rs"]
 mod budget;
+#[path = "page/env.rs"]
+mod env;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]

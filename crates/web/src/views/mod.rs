@@ -198,6 +198,26 @@ fn hooks(state: &AppState) -> Hooks {
         h.insert("headline", s.headline_json());
         h.insert("dashboard", "ready".to_owned());
     }
+    if let Some((ms, n)) = state.env_step_cost() {
+        h.insert(
+            "envStepMs",
+            format!("{ms:.3} ms per step call over {n} calls"),
+        );
+    }
+    if let Some(v) = state.env_headline() {
+        h.insert("envHeadline", v.to_owned());
+        h.insert("dashboard", "ready".to_owned());
+        h.insert("leaderboard", "hidden".to_owned());
+        h.insert(
+            "envView",
+            match &state.env.view {
+                Some(Ok(_)) => "ready",
+                Some(Err(_)) => "error",
+                None => "busy",
+            }
+            .to_owned(),
+        );
+    }
     if let Some(v) = state.flags.score_state {
         h.insert("scoreState", v.to_owned());
     }
