@@ -107,6 +107,18 @@ test('repeated trials: success and failure colours, and the note on deterministi
   await page.close();
 });
 
+test('a failed run keeps no disabled controls or progress grid, and names a built-in agent once', async () => {
+  const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=openai&base_url=http://127.0.0.1:9/v1&model=m&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  assert.equal((await hooks(page)).runOutcome, 'failed');
+  await page.waitForSelector('#run-failure');
+  assert.equal(await page.$('#pause-run'), null);
+  assert.equal(await page.$('#cancel-run'), null);
+  assert.equal(await page.$('#run-stats'), null);
+  assert.doesNotMatch(await page.textContent('#run-label'), /\((openai)\).*\1/);
+  await page.close();
+});
+
 test('the focus ring is not the error colour', async () => {
   const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
