@@ -94,6 +94,26 @@ test('dataset=URL that cannot be fetched says why on the hooks', async () => {
   await suite.browser.context.unroute('**/gone/suite.jsonl');
 });
 
+test('a damaged line of an upload is named on the dashboard, by its file line and column', async () => {
+  const { page, problems } = await openPage(browser.context, `${server.url}?provider=gold&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-result')]);
+  const text = await readFile(await dl.path(), 'utf8');
+  const lines = text.split('\n').filter((l) => l.trim());
+  lines[27] = lines[27].slice(0, Math.floor(lines[27].length / 2)); // line 28 cut in half
+  await page.click('nav [data-view="offline"]');
+  await page.setInputFiles('#result-file', { name: 'cut.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  await page.waitForFunction(() => document.body.dataset.view === 'dashboard' && document.querySelector('#dash-damage'), null, { timeout: 30_000 });
+  const damage = await page.textContent('#dash-damage');
+  assert.match(damage, /^1 line\(s\) of cut\.jsonl could not be read: line 28 looks cut off: /);
+  assert.doesNotMatch(damage, /line 1 column/);
+  const banner = await page.textContent('#dash-banner');
+  assert.doesNotMatch(banner, /Partial — Partial/);
+  assert.deepEqual(await everyLook(page, 'damaged-upload'), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('repeated trials: success and failure colours, and the note on deterministic agents', async () => {
   const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=baseline&trials=2&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 90_000 });

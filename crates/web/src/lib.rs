@@ -12,6 +12,7 @@
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod damage;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;
