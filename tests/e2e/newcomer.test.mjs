@@ -95,7 +95,7 @@ test('dataset=URL that cannot be fetched says why on the hooks', async () => {
 });
 
 test('a damaged line of an upload is named on the dashboard, by its file line and column', async () => {
-  const { page, problems } = await openPage(browser.context, `${server.url}?provider=gold&autorun=1`);
+  const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-result')]);
   const text = await readFile(await dl.path(), 'utf8');
@@ -111,6 +111,20 @@ test('a damaged line of an upload is named on the dashboard, by its file line an
   assert.doesNotMatch(banner, /Partial — Partial/);
   assert.deepEqual(await everyLook(page, 'damaged-upload'), []);
   assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the "Ready … start a run" banner is shown on Setup only', async () => {
+  const { page } = await openPage(suite.browser.context, suite.server.url);
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  assert.match(await page.textContent('#status'), /^Ready: /);
+  for (const view of ['traces', 'history', 'compare', 'offline']) {
+    await page.click(`nav [data-view="${view}"]`);
+    await page.waitForFunction((v) => document.body.dataset.view === v, view);
+    assert.equal(await page.isVisible('#status'), false, `${view}: the Setup banner steps aside`);
+  }
+  await page.click('nav [data-view="setup"]');
+  assert.match(await page.textContent('#status'), /^Ready: /);
   await page.close();
 });
 
