@@ -105,7 +105,7 @@ test('a damaged line of an upload is named on the dashboard, by its file line an
   await page.setInputFiles('#result-file', { name: 'cut.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines.join('\n')}\n`) });
   await page.waitForFunction(() => document.body.dataset.view === 'dashboard' && document.querySelector('#dash-damage'), null, { timeout: 30_000 });
   const damage = await page.textContent('#dash-damage');
-  assert.match(damage, /^1 line\(s\) of cut\.jsonl could not be read: line 28 looks cut off: /);
+  assert.match(damage, /^1 line\(s\) of cut\.jsonl could not be read: (result )?line 28 looks cut off: /);
   assert.doesNotMatch(damage, /line 1 column/);
   const banner = await page.textContent('#dash-banner');
   assert.doesNotMatch(banner, /Partial — Partial/);
@@ -153,10 +153,18 @@ test('a failed run keeps no disabled controls or progress grid, and names a buil
   await page.close();
 });
 
-test('the focus ring is not the error colour', async () => {
+test('dark mode draws charts on the dark surface; the focus ring is not the error colour', async () => {
   const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
   await page.waitForFunction(() => document.body.dataset.dashboard === 'ready' && !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const backs = await page.$$eval('#charts .chart svg > rect[fill="#ffffff"]', (r) => r.map((x) => getComputedStyle(x).fill));
+  assert.ok(backs.length > 0);
+  for (const b of backs) assert.notEqual(b, 'rgb(255, 255, 255)', 'no bright white chart card');
+  const card = await page.$eval('#charts .chart', (c) => getComputedStyle(c).backgroundColor);
+  assert.notEqual(card, 'rgb(255, 255, 255)');
+  assert.deepEqual(await everyLook(page, 'dashboard-gold'), []);
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.focus('#exp-metric');
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Tab');
