@@ -76,9 +76,11 @@ calls! {
     ProbeRequests => "probe_requests",
     /// The streaming probe's verdict and report.
     ProbeReport => "probe_report",
-    /// The page's readers of streamed responses (the one call that keeps state between
-    /// calls).
+    /// The page's readers of streamed responses (a call that keeps state between calls).
     StreamRead => "stream_read",
+    /// Scoring result lines with the core's scorer for the page's main thread (a call that
+    /// keeps state between calls: datasets and jobs; `wildtool_lab::score`).
+    Score => "score",
     /// The dashboard's charts ([`inputs::ChartsInput`]).
     DashboardCharts => "dashboard_charts",
     /// One dashboard chart as a file ([`inputs::ChartFileInput`]): `width height id`, a

@@ -5,7 +5,7 @@
 //!
 //! Every call is a pure function from JSON text to text, `fn(input: &str) ->
 //! Result<String, LabError>` (except `stream_read`, which keeps the page's stream readers
-//! between calls): a view call returns the wire JSON of a `wildtool_ui` node,
+//! between calls, and `score`, which keeps datasets and scoring jobs): a view call returns the wire JSON of a `wildtool_ui` node,
 //! which the main module splices into its frame as `Node::Raw` without parsing it again.
 //! The main module reaches a call by name (its `Effect::Lab`); [`call`] dispatches by
 //! name natively (the page's tests), and on wasm32 each call is also exported under its
@@ -22,6 +22,7 @@ pub mod generate;
 pub mod leaderboard;
 pub mod plan;
 pub mod probe;
+pub mod score;
 pub mod stream;
 pub mod sweep;
 pub mod trace;
@@ -161,6 +162,9 @@ calls! {
     /// The page's readers of streamed responses (see [`stream`]; the one call that keeps
     /// state between calls).
     StreamRead, stream_read => crate::stream::read_stream;
+    /// Scoring result lines for the page's main thread (see [`score`]; it keeps its
+    /// datasets and jobs between calls).
+    Score, score => crate::score::score;
     /// The dashboard's charts (see [`dashboard::charts`]).
     DashboardCharts, dashboard_charts => crate::dashboard::charts;
     /// One dashboard chart as a file (see [`dashboard::chart_file`]).

@@ -277,6 +277,16 @@ impl Inner {
                     let r = match JsFuture::from(p).await {
                         Ok(f) => match f.dyn_into::<js_sys::Function>() {
                             Ok(cut) => {
+                                // The lab module scores: it gets the same segmenter.
+                                if let Ok(run) = JsFuture::from(me.io.load_lab()).await {
+                                    if let Ok(run) = run.dyn_into::<js_sys::Function>() {
+                                        let _ = run.call2(
+                                            &JsValue::NULL,
+                                            &JsValue::from_str("score_segmenter"),
+                                            &cut,
+                                        );
+                                    }
+                                }
                                 let cut = Rc::new(move |s: &str| -> Option<Vec<String>> {
                                     let out =
                                         cut.call1(&JsValue::NULL, &JsValue::from_str(s)).ok()?;
@@ -306,6 +316,9 @@ impl Inner {
                     let answer = match JsFuture::from(p).await {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
                             Ok(run) => {
+                                if !crate::scoring::ready() {
+                                    crate::scoring::install(score_call(run.clone()));
+                                }
                                 if purpose == crate::msg::LabPurpose::StreamReaders {
                                     me.state
                                         .borrow_mut()
@@ -434,6 +447,20 @@ fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
         run.call2(
             &JsValue::NULL,
             &JsValue::from_str(call.name()),
+            &JsValue::from_str(input),
+        )
+        .map_err(|e| js_message(&e))?
+        .as_string()
+        .ok_or_else(|| "the lab module returned no text".to_owned())
+    })
+}
+
+/// The lab module's scorer, called synchronously through `run(call, input)`.
+fn score_call(run: js_sys::Function) -> crate::scoring::ScoreCall {
+    std::rc::Rc::new(move |input: &str| {
+        run.call2(
+            &JsValue::NULL,
+            &JsValue::from_str("score"),
             &JsValue::from_str(input),
         )
         .map_err(|e| js_message(&e))?

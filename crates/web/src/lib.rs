@@ -30,6 +30,7 @@ pub mod placement;
 pub mod probe;
 pub mod readers;
 pub mod route;
+pub mod scorer;
 pub mod scoring;
 pub mod settings;
 pub mod shown;

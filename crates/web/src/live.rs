@@ -199,6 +199,10 @@ impl AppState {
             self.say("Load a dataset first.", Tone::Error);
             return Vec::new();
         };
+        // Runs are scored in the lab module: load it first.
+        if let Some(fx) = self.run_waits_for_scorer(&resume, &stored) {
+            return fx;
+        }
         // A streamed run reads its streams in the lab module: load it first.
         let streams = self.setup.stream && !self.setup.is_builtin();
         if streams && self.stream_call.is_none() {

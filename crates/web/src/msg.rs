@@ -129,6 +129,9 @@ pub enum LabPurpose {
     PriceEditor,
     /// A price table checked before it is saved.
     PriceCheck,
+    /// The lab module loaded to score (the glue installs its `score` call before
+    /// answering).
+    Scorer,
     /// The lab module loaded for an env run (the glue installs its synchronous calls).
     EnvReady,
     /// The dashboard's ledger environment section.

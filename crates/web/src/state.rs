@@ -163,6 +163,8 @@ pub struct AppState {
     pub stream_call: Option<crate::readers::StreamCall>,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
+    /// Loading the scorer (the lab module), and a run waiting for it.
+    pub scorer: crate::scorer::ScorerLoad,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -279,6 +281,7 @@ impl AppState {
             probe_seq: 0,
             stream_call: None,
             awaiting_readers: None,
+            scorer: Default::default(),
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -574,6 +577,14 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::StreamReaders,
                 error,
             } => self.stream_readers_ready(Err(error), now),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::Scorer,
+                ..
+            } => self.scorer_loaded(Ok(()), now),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::Scorer,
+                error,
+            } => self.scorer_loaded(Err(error), now),
             Msg::LabDone {
                 purpose: crate::msg::LabPurpose::Share,
                 output,
@@ -907,8 +918,13 @@ impl AppState {
         rows
     }
 
-    /// Loads jieba when `text` needs it; true when scoring must wait for it.
+    /// Loads what scoring `text` waits for: the lab module (which scores), then jieba when
+    /// `text` needs it; true when scoring must wait.
     pub fn needs_jieba(&mut self, text: &str, fx: &mut Vec<Effect>) -> bool {
+        if !crate::scoring::ready() {
+            fx.extend(self.load_scorer());
+            return true;
+        }
         let Some(d) = self.dataset else { return false };
         if d.segmenter.ready() || !data::has_cjk(text) {
             return false;
@@ -921,7 +937,7 @@ impl AppState {
     }
 
     /// Continues whichever scoring job waits (upload, or the live run's sessions).
-    fn resume_scoring(&mut self, now: Now) -> Vec<Effect> {
+    pub(crate) fn resume_scoring(&mut self, now: Now) -> Vec<Effect> {
         let mut fx = self.upload_continue(now);
         fx.extend(self.run_continue_scoring(now));
         fx.extend(self.rescore_continue(now));

@@ -221,8 +221,11 @@ impl Browser {
                 }
                 Effect::LoadJieba => {
                     let seg = wildtool_core::checker::default_segmenter();
-                    self.state
-                        .install_segmenter(std::rc::Rc::new(move |s: &str| seg.cut(s).ok()));
+                    let cut: std::rc::Rc<dyn Fn(&str) -> Option<Vec<String>>> =
+                        std::rc::Rc::new(move |s: &str| seg.cut(s).ok());
+                    // The glue hands the lab module (which scores) the same segmenter.
+                    wildtool_lab::score::install_cut(cut.clone());
+                    self.state.install_segmenter(cut);
                     self.jieba_loads += 1;
                     self.queue.push_back(Msg::JiebaLoaded(Ok(())));
                 }
@@ -281,8 +284,15 @@ impl Browser {
                             | Call::ChartFile
                             | Call::ShareDecode
                             | Call::HistoryList
+                            | Call::Score
                     ) {
                         self.lab_calls.push(call.name());
+                    }
+                    // The glue installs the lab module's scorer whenever the module loads.
+                    if self.lab_fails.is_none() && !wildtool_web::scoring::ready() {
+                        wildtool_web::scoring::install(std::rc::Rc::new(|input: &str| {
+                            wildtool_lab::call("score", input).map_err(|e| e.to_string())
+                        }));
                     }
                     if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
                         let run: wildtool_web::readers::StreamCall =
