@@ -213,13 +213,18 @@ mod tests {
         let op = |s: &str| score(s).unwrap();
         assert_eq!(op(r#"{"op": "open", "job": 1, "key": "k1"}"#), "dataset");
         assert_eq!(
-            op(&format!("{{\"op\": \"dataset\", \"key\": \"k1\", \"lang\": \"en\"}}\n{data}")),
+            op(&format!(
+                "{{\"op\": \"dataset\", \"key\": \"k1\", \"lang\": \"en\"}}\n{data}"
+            )),
             "ok"
         );
         assert_eq!(op(r#"{"op": "open", "job": 1, "key": "k1"}"#), "ok");
         let mut waited = false;
         for (i, line) in results.lines().enumerate() {
-            let push = format!("{{\"op\": \"push\", \"job\": 1, \"line\": {}}}\n{line}", i + 1);
+            let push = format!(
+                "{{\"op\": \"push\", \"job\": 1, \"line\": {}}}\n{line}",
+                i + 1
+            );
             let mut answer = op(&push);
             if answer == "jieba" {
                 waited = true;

@@ -29,6 +29,11 @@ pub fn install(call: ScoreCall) {
     LAB.with(|l| *l.borrow_mut() = Some(call));
 }
 
+/// Forgets the installed `score` call (the page's tests: a lab module that is gone).
+pub fn uninstall() {
+    LAB.with(|l| *l.borrow_mut() = None);
+}
+
 /// True once the lab module's `score` call is installed.
 pub fn ready() -> bool {
     LAB.with(|l| l.borrow().is_some())
@@ -170,7 +175,11 @@ impl ScoreJob {
             let Some(call) = lab() else {
                 return JobStep::NeedsJieba;
             };
-            let head = op("push", self.id, vec![("line", CoreValue::int(*line_no as i64))]);
+            let head = op(
+                "push",
+                self.id,
+                vec![("line", CoreValue::int(*line_no as i64))],
+            );
             let answer = call(&format!("{head}\n{text}"));
             let Some((line_no, text)) = self.queue.pop_front() else {
                 break;

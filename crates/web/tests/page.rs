@@ -1815,6 +1815,8 @@ mod audit;
 mod budget;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/scorer.rs"]
+mod scorer;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
