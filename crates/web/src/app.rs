@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
-use crate::live::Outgoing;
+use crate::msg::Outgoing;
 use crate::msg::{Effect, FileRef, Msg};
 use crate::state::{AppState, Now};
 use crate::views;

@@ -98,7 +98,7 @@ pub fn spec_from_form(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::settings::Field;
+    use crate::field::Field;
 
     #[test]
     fn the_form_is_validated_by_the_core() {

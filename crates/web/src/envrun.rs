@@ -29,9 +29,7 @@ use crate::route::{Route, View};
 use crate::state::{AppState, Now, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-/// The ledger environment is in this build of the page: always natively (the page's
-/// tests), in the WebAssembly app shell only with the `env-page` feature.
-pub const ENABLED: bool = cfg!(any(feature = "env-page", not(target_arch = "wasm32")));
+pub use crate::vocab::ENV_PAGE as ENABLED;
 
 /// The step query's format marker (the environment's step function reads it).
 const STEP_FORMAT: &str = "wildtool-env-step/1";
@@ -926,7 +924,7 @@ impl AppState {
 
 /// The setup form's ledger environment choices (an extension).
 pub fn setup_block(state: &AppState) -> Option<Element> {
-    use crate::settings::Field;
+    use crate::field::Field;
     if !ENABLED {
         return None;
     }

@@ -18,6 +18,7 @@ pub mod dataset_check;
 pub mod engine;
 pub mod envrun;
 pub mod exports;
+pub mod field;
 pub mod generator;
 pub mod history;
 pub mod hosts;
@@ -38,6 +39,7 @@ pub mod traces;
 pub mod upload;
 pub mod verify;
 pub mod views;
+pub mod vocab;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
 pub use wildtool_ui as ui;

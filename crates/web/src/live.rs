@@ -9,10 +9,9 @@
 //! assembled from them by the core and scored afresh, as `wildtool run` does.
 
 use crate::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
-pub use crate::engine::{HttpReply as Reply, Transmit};
 use crate::history::{checkpoint_key, meta_key, outcomes_key, HistoryEntry};
 use crate::hosts::HostPool;
-use crate::msg::{Effect, ListPurpose};
+use crate::msg::{Effect, ListPurpose, Outgoing, Reply, StreamIn};
 use crate::route::{Route, View};
 use crate::scoring::{JobStep, ScoreJob};
 use crate::shown::{EndNote, RunKind, ShownRun};
@@ -23,27 +22,6 @@ use wildtool_core::runner::redact::Redactor;
 
 /// Tasks a built-in agent runs between two yields to the browser.
 const AGENT_BUDGET: usize = 4;
-
-/// A request to send with its authentication header (the key stays in the transport's
-/// memory; it is attached only to requests of the run it was typed for).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Outgoing {
-    /// The request.
-    pub transmit: Transmit,
-    /// `(header, value)` carrying the key, when there is one.
-    pub auth: Option<(String, String)>,
-}
-
-/// One part of a streamed response of the live run, as the transport reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamIn {
-    /// The status and headers.
-    Head(wildtool_core::runner::http::HttpHead),
-    /// The next chunk of the body.
-    Bytes(Vec<u8>),
-    /// The body ended.
-    End,
-}
 
 /// Where a live run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -441,16 +419,16 @@ impl AppState {
         }
         if let Some(settings) = &entry.settings {
             for (k, field) in [
-                ("provider", crate::settings::Field::Provider),
-                ("temperature", crate::settings::Field::Temperature),
-                ("concurrency", crate::settings::Field::Concurrency),
-                ("timeout", crate::settings::Field::Timeout),
-                ("retries", crate::settings::Field::Retries),
-                ("backoff", crate::settings::Field::Backoff),
-                ("trials", crate::settings::Field::Trials),
-                ("preflight", crate::settings::Field::Preflight),
-                ("env", crate::settings::Field::Env),
-                ("history", crate::settings::Field::History),
+                ("provider", crate::field::Field::Provider),
+                ("temperature", crate::field::Field::Temperature),
+                ("concurrency", crate::field::Field::Concurrency),
+                ("timeout", crate::field::Field::Timeout),
+                ("retries", crate::field::Field::Retries),
+                ("backoff", crate::field::Field::Backoff),
+                ("trials", crate::field::Field::Trials),
+                ("preflight", crate::field::Field::Preflight),
+                ("env", crate::field::Field::Env),
+                ("history", crate::field::Field::History),
             ] {
                 if let Some((_, v)) = settings.iter().find(|(n, _)| n == k) {
                     let _ = self.setup.set(field, v);
@@ -460,7 +438,7 @@ impl AppState {
         self.setup.model = entry.model.clone();
         if let Some(url) = entry.base_url.clone().filter(|u| !u.is_empty()) {
             if self.setup.base_url.trim() != url {
-                let _ = self.setup.set(crate::settings::Field::BaseUrl, &url);
+                let _ = self.setup.set(crate::field::Field::BaseUrl, &url);
             }
         }
         vec![Effect::KvList(

@@ -13,36 +13,11 @@ use wildtool_core::runner::endpoint_url::EndpointUrl;
 use wildtool_core::runner::http::HttpReply;
 use wildtool_core::runner::provider::{HttpRequest, ProviderKind};
 
-use crate::live::StreamIn;
-use crate::msg::{Effect, LabPurpose};
+use crate::msg::{Effect, LabPurpose, ProbeIn, ProbeSend, StreamIn};
 use crate::state::AppState;
 
 /// How long one probe request may take, in ms (model calls, not the model list).
 const PROBE_TIMEOUT_MS: u32 = 120_000;
-
-/// A probe request to send (the key attached only for the probed endpoint).
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProbeSend {
-    /// Answer with this number ([`crate::msg::Msg::Probe`]).
-    pub seq: u64,
-    /// The request.
-    pub request: HttpRequest,
-    /// Read the response as a stream.
-    pub stream: bool,
-    /// `(header, value)` carrying the key, when there is one.
-    pub auth: Option<(String, String)>,
-    /// Give up after this long.
-    pub timeout_ms: u32,
-}
-
-/// What came back for a probe request.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ProbeIn {
-    /// A part of a streamed response.
-    Stream(StreamIn),
-    /// A whole response, or a failure (streamed or not).
-    Reply(HttpReply),
-}
 
 /// The probe's result, as the lab module gave it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,62 +9,21 @@
 use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 
 use crate::data::{self, Dataset, DatasetSource};
+use crate::field::Field;
 use crate::history::History;
 use crate::live::LiveRun;
 use crate::msg::{
     AuxPurpose, Effect, FetchPurpose, FilePurpose, FileRef, GetPurpose, ListPurpose, Msg,
 };
 use crate::route::{Location, Route, View};
-use crate::settings::{DatasetChoice, Field, KeyStorage, SetupForm};
+use crate::settings::{DatasetChoice, KeyStorage, SetupForm};
 use crate::shown::ShownRun;
 use crate::traces::TraceUi;
 use crate::upload::Upload;
+pub use crate::vocab::{Now, Status, Tone};
 
 /// Published models shown in the comparison chart until the user picks others.
 pub const DEFAULT_COMPARE: [&str; 3] = ["GPT-4o", "Claude-4-Sonnet", "Qwen3-8B"];
-
-/// How a status message looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// Neutral.
-    Info,
-    /// Something worked.
-    Ok,
-    /// Needs attention.
-    Warn,
-    /// Something failed.
-    Error,
-}
-
-impl Tone {
-    /// The name in the `data-kind` attribute.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tone::Info => "info",
-            Tone::Ok => "ok",
-            Tone::Warn => "warn",
-            Tone::Error => "error",
-        }
-    }
-}
-
-/// The page-wide status line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    /// Text.
-    pub text: String,
-    /// Tone.
-    pub tone: Tone,
-}
-
-/// The time as the glue passes it in.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Now {
-    /// Seconds on a monotonic clock (`performance.now() / 1000`).
-    pub mono: f64,
-    /// Milliseconds since the Unix epoch (`Date.now()`), for timestamps and HTTP dates.
-    pub unix_ms: f64,
-}
 
 /// A dataset being fetched or read.
 #[derive(Debug, Clone, PartialEq)]

@@ -47,7 +47,7 @@ fn charts_parse_as_svg_and_hostile_labels_stay_text() {
 async fn nothing_listening_is_unreachable() {
     use wildtool_core::runner::http::HttpRequest;
     use wildtool_web::engine::{RequestId, Transmit};
-    let out = wildtool_web::live::Outgoing {
+    let out = wildtool_web::msg::Outgoing {
         transmit: Transmit {
             id: RequestId(1),
             request: HttpRequest {

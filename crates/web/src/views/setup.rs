@@ -1,7 +1,8 @@
 //! Setup: the dataset (bundled, file or URL; validation problems with line, session and
 //! field) and the model (built-in agent or endpoint, key, sampling and transport settings).
 
-use crate::settings::{DatasetChoice, Field};
+use crate::field::Field;
+use crate::settings::DatasetChoice;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 
