@@ -311,7 +311,7 @@ impl Inner {
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
                                 }
-                                if crate::envrun::ENABLED
+                                if crate::env::ENABLED
                                     && purpose == crate::msg::LabPurpose::EnvReady
                                 {
                                     me.state
@@ -429,7 +429,7 @@ impl Inner {
 }
 
 /// The lab module's calls for an env run, called synchronously through `run(call, input)`.
-fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
+fn env_call(run: js_sys::Function) -> crate::env::SyncCall {
     std::rc::Rc::new(move |call: wildtool_contract::Call, input: &str| {
         run.call2(
             &JsValue::NULL,
@@ -443,7 +443,7 @@ fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
 }
 
 /// The lab module's stream readers, called synchronously through `run(call, input)`.
-fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
+fn stream_call(run: js_sys::Function) -> crate::run::readers::StreamCall {
     std::rc::Rc::new(move |input: &str| {
         run.call2(
             &JsValue::NULL,

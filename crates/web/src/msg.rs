@@ -545,7 +545,7 @@ pub enum Effect {
     PushUrl(String),
     /// Replace the current address (`replaceState`).
     ReplaceUrl(String),
-    /// Store the remembered key (JSON of [`RememberedKey`](crate::settings::RememberedKey)).
+    /// Store the remembered key (JSON of [`RememberedKey`](crate::setup::RememberedKey)).
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,

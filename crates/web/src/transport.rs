@@ -13,9 +13,9 @@ use gloo_timers::callback::Timeout;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use crate::msg::AuxRequest;
 use crate::msg::{Outgoing, StreamIn};
+use crate::run::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::input::limits::MAX_REPLY_BODY_BYTES;
 use wildtool_core::runner::http::HttpHead;
 use wildtool_core::runner::http::HttpRequest;

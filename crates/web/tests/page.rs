@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use wildtool_contract::Call;
-use wildtool_web::engine::{HttpReply as Reply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_web::msg::{Effect, FileRef, Msg};
+use wildtool_web::run::engine::{HttpReply as Reply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_web::state::{AppState, Now};
 use wildtool_web::ui::Node;
 use wildtool_web::views::{self, Frame, Hooks};
@@ -285,14 +285,14 @@ impl Browser {
                         self.lab_calls.push(call.name());
                     }
                     if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
-                        let run: wildtool_web::readers::StreamCall =
+                        let run: wildtool_web::run::readers::StreamCall =
                             std::rc::Rc::new(|input: &str| {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
                             });
                         self.state.install_stream_call(run);
                     }
                     if purpose == wildtool_web::msg::LabPurpose::EnvReady {
-                        let run: wildtool_web::envrun::SyncCall =
+                        let run: wildtool_web::env::SyncCall =
                             std::rc::Rc::new(|call: Call, input: &str| {
                                 wildtool_lab::run(call, input).map_err(|e| e.to_string())
                             });
@@ -1561,7 +1561,7 @@ fn stopping_a_sweep_analyses_the_levels_that_ran() {
     for _ in 0..10_000 {
         if matches!(
             b.state.gen.sweep.as_ref().map(|s| s.phase.clone()),
-            Some(wildtool_web::generator::SweepPhase::Running(1))
+            Some(wildtool_web::generate::SweepPhase::Running(1))
         ) {
             break;
         }

@@ -2,6 +2,8 @@
 //! read whole, and handed with the loaded dataset's text to the lab module
 //! (`verify_view`, the core's `provenance::verify`), whose verdicts the view shows.
 
+pub mod view;
+
 use serde::Serialize;
 
 use crate::msg::{Effect, FilePurpose, FileRef, LabPurpose};

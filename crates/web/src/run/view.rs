@@ -2,11 +2,11 @@
 //! concurrency in force), the last failure while it happens, a failed run's reason, and
 //! the results so far.
 
-use crate::live::Phase;
+use crate::run::Phase;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 
-use super::widgets::{button, duration, heading, headline};
+use crate::views::widgets::{button, duration, heading, headline};
 
 fn stat(name: &str, value: String) -> [Element; 2] {
     [el_text("dt", name), el_text("dd", value)]
@@ -14,13 +14,13 @@ fn stat(name: &str, value: String) -> [Element; 2] {
 
 /// The concurrency in force: the engine's limit (lowered by rate limiting, with the
 /// lowest so far), requests in flight, and the browser's cap when it is lower.
-fn concurrency(run: &crate::live::LiveRun) -> String {
+fn concurrency(run: &crate::run::LiveRun) -> String {
     let p = &run.progress;
     let in_flight = match run.browser_cap() {
         Some(cap) => format!(
             "{} in flight: the browser's per-host limit is {cap} ({} connections per host name over HTTP/1.1{})",
             p.in_flight.min(cap),
-            crate::hosts::PER_HOST_CONNECTIONS,
+            crate::run::hosts::PER_HOST_CONNECTIONS,
             match run.hosts.as_ref().map(|h| h.names().len()).unwrap_or(1) {
                 1 => String::new(),
                 n => format!(", {n} names of the server"),
@@ -65,7 +65,7 @@ pub fn view(state: &AppState) -> Element {
         .attr("aria-labelledby", "run-title");
     let Some(run) = &state.run else {
         return section
-            .child(super::widgets::heading("h1", "run-title", "Run"))
+            .child(crate::views::widgets::heading("h1", "run-title", "Run"))
             .child(
                 el_text("p", "No run yet: choose a model in Setup and start one.").class("muted"),
             );

@@ -7,6 +7,9 @@
 //! ([`key_allowed_for`](wildtool_core::runner::endpoint_url::key_allowed_for)): a link
 //! that names another endpoint gets no key.
 
+pub mod probe;
+pub mod view;
+
 use serde::{Deserialize, Serialize};
 
 use wildtool_core::runner::endpoint_url::{key_allowed_for, EndpointUrl};

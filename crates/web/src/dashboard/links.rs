@@ -6,9 +6,9 @@ use wildtool_contract::inputs::ShareDecodeInput;
 use wildtool_contract::Call;
 use wildtool_core::share;
 
+use crate::dashboard::{RunKind, ShownRun};
 use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
-use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
 
 /// A stable id for the run a link carries (opening the same link twice keeps one entry).
@@ -35,7 +35,7 @@ impl AppState {
 
     /// Opens link text `link` (the fragment without `#`).
     pub fn open_link(&mut self, link: &str, _now: Now) -> Vec<Effect> {
-        if crate::envrun::ENABLED && link.starts_with("e1.") {
+        if crate::env::ENABLED && link.starts_with("e1.") {
             return self.env_open_link(link);
         }
         if share::pair::link_kind(link) == Ok(share::pair::LinkKind::Comparison) {
@@ -103,7 +103,7 @@ impl AppState {
             return Vec::new();
         };
         let mut shown = ShownRun::new(
-            crate::shown::RunIdent {
+            crate::dashboard::RunIdent {
                 id: link_id(&link),
                 label: header.model_label.clone(),
                 model: header.model_label.clone(),

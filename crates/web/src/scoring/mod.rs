@@ -3,6 +3,8 @@
 //! scores them in slices and stops when a line needs the Chinese segmenter that is not
 //! loaded yet; [`Scored`] holds the finished score files.
 
+pub mod damage;
+
 use std::collections::VecDeque;
 
 use wildtool_core::formats::score_file::model_name;
@@ -80,7 +82,7 @@ impl ScoreJob {
                 Ok(s) => self.file.push(line_no, s),
                 Err(e) => self
                     .errors
-                    .push(crate::damage::describe(&e.to_string(), &text)),
+                    .push(crate::scoring::damage::describe(&e.to_string(), &text)),
             }
         }
         if self.queue.is_empty() {

@@ -6,6 +6,8 @@
 //! engine, scorers and views can borrow its sessions without reference counting. A page
 //! loads a handful of datasets at most, so the cost is bounded by what the user chose.
 
+pub mod check;
+
 use std::cell::RefCell;
 
 use serde::Serialize;
@@ -219,7 +221,7 @@ mod tests {
 
     #[test]
     fn a_loaded_dataset_has_shapes_and_a_fingerprint() {
-        let text = include_str!("../../../tests/fixtures/mini.jsonl");
+        let text = include_str!("../../../../tests/fixtures/mini.jsonl");
         let d = load(text, DatasetSource::Bundled, Lang::En);
         assert_eq!(d.dataset.sessions.len(), 8);
         assert_eq!(d.tasks, d.shapes.len());

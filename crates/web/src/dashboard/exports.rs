@@ -9,10 +9,10 @@ use wildtool_contract::inputs::ChartFileInput;
 use wildtool_contract::Call;
 use wildtool_core::report::RunStatus;
 
+use crate::dashboard::ShownRun;
 use crate::history::HistoryEntry;
 use crate::msg::{Effect, LabPurpose};
 use crate::placement::{Place, DASHBOARD_CHARTS};
-use crate::shown::ShownRun;
 use crate::state::{AppState, Tone};
 
 /// A file-name-safe version of `s` (at most 60 characters).

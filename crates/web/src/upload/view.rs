@@ -5,7 +5,7 @@ use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use crate::upload::UploadState;
 
-use super::widgets::{heading, note};
+use crate::views::widgets::{heading, note};
 
 /// The offline scoring view.
 pub fn view(state: &AppState) -> Element {
@@ -66,5 +66,7 @@ pub fn view(state: &AppState) -> Element {
                 .attr("aria-live", "polite"),
         ),
     };
-    el("div").child(panel).child(super::verify::panel(state))
+    el("div")
+        .child(panel)
+        .child(crate::verify::view::panel(state))
 }

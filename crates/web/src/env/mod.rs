@@ -299,7 +299,7 @@ impl AppState {
     }
 
     /// The env run ended: its files are written by the lab module and the run is shown.
-    pub fn env_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
+    pub fn env_finished(&mut self, end: crate::run::engine::RunEnd, now: Now) -> Vec<Effect> {
         let (Some(dataset), Some(sync)) = (self.dataset, self.env.sync.clone()) else {
             return Vec::new();
         };
@@ -328,16 +328,16 @@ impl AppState {
             Call::EnvFinish,
             &serde_json::to_string(&input).unwrap_or_default(),
         );
-        run.phase = crate::live::Phase::Ended;
+        run.phase = crate::run::Phase::Ended;
         run.progress = end.progress.clone();
         let outcome = match end.status {
-            crate::engine::RunStatus::Done => "done",
-            crate::engine::RunStatus::Partial => "incomplete",
-            crate::engine::RunStatus::Cancelled => "cancelled",
-            crate::engine::RunStatus::Failed => "failed",
+            crate::run::engine::RunStatus::Done => "done",
+            crate::run::engine::RunStatus::Partial => "incomplete",
+            crate::run::engine::RunStatus::Cancelled => "cancelled",
+            crate::run::engine::RunStatus::Failed => "failed",
         };
         let reason = end.reason.as_deref().map(|r| run.redactor.redact(r));
-        run.end = Some(crate::shown::EndNote {
+        run.end = Some(crate::dashboard::EndNote {
             outcome: outcome.to_owned(),
             reason: reason.clone(),
             fix: None,
@@ -711,7 +711,12 @@ impl AppState {
             .unwrap_or("gold")
             .to_owned();
         let v = serde_json::json!({"summary": summary, "link": link});
-        let shown = shown_of(&crate::links::link_id(&link), &model, &history, &v);
+        let shown = shown_of(
+            &crate::dashboard::links::link_id(&link),
+            &model,
+            &history,
+            &v,
+        );
         self.flags.share = Some("opened");
         self.say(
             format!("Loaded from a ledger environment link: {model} (an extension, not a WildToolBench metric)."),

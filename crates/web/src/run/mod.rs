@@ -8,13 +8,18 @@
 //! constructs the engine with those lines, so only missing tasks run; the result file is
 //! assembled from them by the core and scored afresh, as `wildtool run` does.
 
-use crate::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
+pub mod engine;
+pub mod hosts;
+pub mod readers;
+pub mod view;
+
+use crate::dashboard::{EndNote, RunKind, ShownRun};
 use crate::history::{checkpoint_key, meta_key, outcomes_key, HistoryEntry};
-use crate::hosts::HostPool;
 use crate::msg::{Effect, ListPurpose, Outgoing, Reply, StreamIn};
 use crate::route::{Route, View};
+use crate::run::engine::{spec_from_form, Engine, Event, ProgressSnapshot, RequestId, RunStatus};
+use crate::run::hosts::HostPool;
 use crate::scoring::{JobStep, ScoreJob};
-use crate::shown::{EndNote, RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
 use wildtool_core::formats::meta::ConcurrencyMeta;
 use wildtool_core::runner::engine::Backend;
@@ -81,7 +86,7 @@ pub struct LiveRun {
     /// What the failed endpoint check found (its class), when the preflight failed.
     pub check: Option<&'static str>,
     /// An env run's history mode and counts (the ledger environment, an extension).
-    pub env: Option<crate::envrun::EnvLive>,
+    pub env: Option<crate::env::EnvLive>,
     pub(crate) engine: Engine<'static>,
     decreases: u64,
     auth: Option<(String, String)>,
@@ -137,7 +142,7 @@ impl LiveRun {
     }
 }
 
-fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
+fn settings_map(form: &crate::setup::SetupForm) -> Vec<(String, String)> {
     let mut m = Vec::new();
     for (k, v) in [
         ("provider", &form.provider),
@@ -151,7 +156,7 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
-    if crate::envrun::ENABLED && form.env {
+    if crate::env::ENABLED && form.env {
         m.push(("env".into(), "true".into()));
         m.push(("history".into(), form.history.clone()));
     }
@@ -217,7 +222,7 @@ impl AppState {
         } else {
             dataset.dataset.sessions.iter().collect()
         };
-        let env_live = env.then(|| crate::envrun::EnvLive {
+        let env_live = env.then(|| crate::env::EnvLive {
             history: self.setup.history.clone(),
             skipped: (dataset.dataset.sessions.len() - sessions.len()) as u64,
             tasks: sessions.iter().map(|s| s.tasks.len() as u64).sum(),
@@ -253,7 +258,9 @@ impl AppState {
         let engine = match built {
             Ok(mut e) => {
                 if let Some(call) = &self.stream_call {
-                    e.set_stream_readers(Box::new(crate::readers::LabReaders::new(call.clone())));
+                    e.set_stream_readers(Box::new(crate::run::readers::LabReaders::new(
+                        call.clone(),
+                    )));
                 }
                 e
             }
@@ -299,7 +306,7 @@ impl AppState {
                 id: id.clone(),
                 label: model.clone(),
                 model: model.clone(),
-                kind: if env { crate::envrun::ENV_KIND } else { "live" }.into(),
+                kind: if env { crate::env::ENV_KIND } else { "live" }.into(),
                 provider: Some(self.setup.provider.clone()),
                 endpoint_host: match &backend {
                     Backend::Http { base_url, .. } => Some(base_url.host().to_owned()),
@@ -516,7 +523,7 @@ impl AppState {
     }
 
     /// Installs the lab module's stream readers (the glue, once the module is loaded).
-    pub fn install_stream_call(&mut self, call: crate::readers::StreamCall) {
+    pub fn install_stream_call(&mut self, call: crate::run::readers::StreamCall) {
         self.stream_call = Some(call);
     }
 
@@ -593,7 +600,7 @@ impl AppState {
 
     /// Drains the engine's outputs into effects and state.
     fn drive(&mut self, now: Now) -> Vec<Effect> {
-        if crate::envrun::ENABLED {
+        if crate::env::ENABLED {
             self.env_answer_calls(now);
         }
         let mut fx = Vec::new();
@@ -753,7 +760,7 @@ impl AppState {
                     != Some(outcomes.len() as u64)
             {
                 run.sofar = Some(ShownRun::new(
-                    crate::shown::RunIdent {
+                    crate::dashboard::RunIdent {
                         id: run.id.clone(),
                         label: run.model.clone(),
                         model: run.model.clone(),
@@ -790,8 +797,8 @@ impl AppState {
         Vec::new()
     }
 
-    fn run_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
-        if crate::envrun::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
+    fn run_finished(&mut self, end: crate::run::engine::RunEnd, now: Now) -> Vec<Effect> {
+        if crate::env::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
             return self.env_finished(end, now);
         }
         let Some(dataset) = self.dataset else {
@@ -870,7 +877,7 @@ impl AppState {
         let outcomes = scored.outcomes.clone();
         let end = run.end.clone().unwrap_or_default();
         let shown = ShownRun::new(
-            crate::shown::RunIdent {
+            crate::dashboard::RunIdent {
                 id: run.id.clone(),
                 label: run.entry.label.clone(),
                 model: run.model.clone(),

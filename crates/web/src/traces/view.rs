@@ -11,15 +11,15 @@
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
 use wildtool_core::trace::{task_trace, StepHead, TaskTrace};
 
+use crate::dashboard::ShownRun;
 use crate::msg::LabPurpose;
-use crate::shown::ShownRun;
 use crate::state::AppState;
 use crate::traces::{
     error_class, run_digests, session_id, step_anchor, subtype_name, task_anchor, verdict, Sort,
 };
 use crate::ui::{el, el_text, Element, Node};
 
-use super::widgets::{button, heading};
+use crate::views::widgets::{button, heading};
 
 /// A filter menu: `options` are `(value, label)`, an empty value first meaning "all".
 fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, &str)]) -> Element {
@@ -245,7 +245,7 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::envrun::traces(state) {
+    if let Some(env) = crate::env::traces(state) {
         return env;
     }
     let section = el("section")

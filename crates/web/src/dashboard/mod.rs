@@ -2,6 +2,10 @@
 //! from, the charts, the share link and (when the run was scored in this page) the
 //! score files for traces and exports.
 
+pub mod exports;
+pub mod links;
+pub mod view;
+
 use wildtool_contract::inputs::{ChartsInput, ShareEncodeInput};
 use wildtool_core::chart::dashboard::{self, ComparisonRow};
 use wildtool_core::chart::{Headline, Layout};

@@ -12,6 +12,8 @@
 //!
 //! The key is never stored: entries keep the endpoint's host only.
 
+pub mod view;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -19,10 +21,10 @@ use wildtool_core::chart::dashboard::{self, ComparisonRow};
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::RunReport;
 
+use crate::dashboard::{RunKind, ShownRun};
 use crate::data::{DatasetSource, OFFICIAL_DATA};
 use crate::msg::{Effect, GetPurpose, ListPurpose};
 use crate::route::{Route, View};
-use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
 
 /// Prefix of metadata keys.
@@ -520,11 +522,11 @@ impl AppState {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
             return self.open_route_trace();
         }
-        if crate::envrun::ENABLED
+        if crate::env::ENABLED
             && self
                 .history
                 .get(id)
-                .is_some_and(|e| e.kind == crate::envrun::ENV_KIND)
+                .is_some_and(|e| e.kind == crate::env::ENV_KIND)
         {
             return self.env_open_stored(id);
         }
@@ -570,7 +572,7 @@ impl AppState {
         };
         let kind = RunKind::parse(&entry.kind);
         let mut shown = ShownRun::new(
-            crate::shown::RunIdent {
+            crate::dashboard::RunIdent {
                 id: id.to_owned(),
                 label: entry.label.clone(),
                 model: entry.model.clone(),
@@ -582,7 +584,7 @@ impl AppState {
             None,
         );
         if let Some(reason) = &entry.reason {
-            shown.end = Some(crate::shown::EndNote {
+            shown.end = Some(crate::dashboard::EndNote {
                 outcome: entry.status.clone(),
                 reason: Some(reason.clone()),
                 fix: None,

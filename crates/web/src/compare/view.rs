@@ -7,7 +7,7 @@ use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-use super::widgets::{button, heading, note};
+use crate::views::widgets::{button, heading, note};
 
 fn picker(state: &AppState) -> Element {
     let fingerprint = state.dataset.map(|d| d.fingerprint.as_str());

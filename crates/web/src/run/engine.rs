@@ -10,7 +10,7 @@ pub use wildtool_core::runner::http::{HttpReply, HttpResponse, NetworkFailure, N
 use wildtool_core::runner::provider::ProviderKind;
 use wildtool_core::runner::registry::{self, BuiltIn};
 
-use crate::settings::SetupForm;
+use crate::setup::SetupForm;
 
 /// Why the setup form cannot make a run: a setting the core refused, or a field that is
 /// not a number.

@@ -4,10 +4,12 @@
 //! assembled into result lines and scored the same way. Anything else is refused with a
 //! message that says what the file is.
 
+pub mod view;
+
+use crate::dashboard::{RunKind, ShownRun};
 use crate::data::Dataset;
 use crate::msg::{Effect, FilePurpose, FileRef};
 use crate::scoring::{JobStep, ScoreJob};
-use crate::shown::{RunKind, ShownRun};
 use crate::state::{AppState, Now, Tone};
 use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
 use wildtool_core::formats::{check_belongs, sniff, FileKind, RunExport};
@@ -146,7 +148,7 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            let env = crate::envrun::ENABLED && kind == FileKind::EnvRun;
+            let env = crate::env::ENABLED && kind == FileKind::EnvRun;
             if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
@@ -227,7 +229,7 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
-        if crate::envrun::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
+        if crate::env::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
             return self.env_upload(bytes);
         }
         let Some(dataset) = self.dataset else {
@@ -365,7 +367,7 @@ impl AppState {
         let outcomes = scored.outcomes.clone();
         let task_results = outcomes.len();
         let shown = ShownRun::new(
-            crate::shown::RunIdent {
+            crate::dashboard::RunIdent {
                 id: id.clone(),
                 label,
                 model,

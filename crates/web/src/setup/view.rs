@@ -2,11 +2,11 @@
 //! field) and the model (built-in agent or endpoint, key, sampling and transport settings).
 
 use crate::field::Field;
-use crate::settings::DatasetChoice;
+use crate::setup::DatasetChoice;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 
-use super::widgets::{button, field, heading};
+use crate::views::widgets::{button, field, heading};
 
 use wildtool_core::runner::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
 
@@ -442,7 +442,7 @@ fn model_panel(state: &AppState) -> Element {
     }
     panel
         .child(crate::budget::setup_panel(state))
-        .child_opt(crate::envrun::setup_block(state))
+        .child_opt(crate::env::setup_block(state))
         .child(
             el("div").class("row").child(
                 button("Start run", "start", "")

@@ -48,7 +48,7 @@ mod tests {
         assert!(refusal("a,b,c\n1,2,3\n").unwrap().contains("CSV"));
         assert!(refusal("").unwrap().contains("empty"));
         assert!(refusal("\u{0}\u{1}binary").unwrap().contains("binary"));
-        let suite = include_str!("../../../tests/fixtures/mini.jsonl");
+        let suite = include_str!("../../../../tests/fixtures/mini.jsonl");
         assert_eq!(refusal(suite), None);
         let d = crate::data::load(
             suite,

@@ -2,12 +2,12 @@
 //! model; the levels' progress, then the lab module's analysis (the numbers of
 //! `wildtool sweep`) with `sweep.json` and `sweep.html` to download.
 
-use crate::generator::SweepPhase;
+use crate::generate::SweepPhase;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-use super::generate::form_field;
-use super::widgets::{button, heading, note};
+use crate::generate::view::form_field;
+use crate::views::widgets::{button, heading, note};
 
 /// The Sweep view.
 pub fn view(state: &AppState) -> Element {

@@ -7,12 +7,15 @@
 //! scored run, each task's recorded tokens, latency and search text, built once on first
 //! use.
 
+pub mod pair;
+pub mod view;
+
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
 use wildtool_core::trace::{matches_query, session_usage, step_text, TaskDigest};
 
+use crate::dashboard::ShownRun;
 use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
-use crate::shown::ShownRun;
 use crate::state::AppState;
 
 /// The lab module's call that renders an opened step.

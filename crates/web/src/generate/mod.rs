@@ -14,14 +14,17 @@
 //! `sweep.json` and `sweep.html` as `wildtool sweep`). The page stays on the Sweep view
 //! while the levels run.
 
+pub mod sweep;
+pub mod view;
+
 use serde_json::Value;
 use wildtool_core::outcome::TaskOutcome;
 
 use crate::data::{self, DatasetSource};
 use crate::history::meta_key;
-use crate::live::Phase;
 use crate::msg::{Effect, FetchPurpose, LabPurpose};
 use crate::route::{Route, View};
+use crate::run::Phase;
 use crate::state::{AppState, Now, PendingDataset, Tone};
 use crate::ui::push_json_string;
 
