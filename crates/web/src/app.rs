@@ -324,9 +324,7 @@ impl Inner {
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
                                 }
-                                if crate::env::ENABLED
-                                    && purpose == crate::msg::LabPurpose::EnvReady
-                                {
+                                if purpose == crate::msg::LabPurpose::EnvReady {
                                     me.state
                                         .borrow_mut()
                                         .install_env_call(env_call(run.clone()));

@@ -158,8 +158,7 @@ pub enum LabPurpose {
 
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
-    crate::vocab::ENV_PAGE
-        && matches!(
+    matches!(
             p,
             LabPurpose::EnvReady
                 | LabPurpose::EnvView
@@ -461,10 +460,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
-            "env-open" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Open(arg.to_owned())),
-            "env-export" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Export(arg.to_owned())),
-            "env-copy-link" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::CopyLink),
-            "env-file" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::File(arg.to_owned())),
+            "env-open" => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" => Msg::Env(EnvMsg::CopyLink),
+            "env-file" => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,

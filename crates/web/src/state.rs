@@ -178,7 +178,7 @@ impl AppState {
             setup.stream = true;
         }
         setup.env = q("env").as_deref() == Some("ledger");
-        if crate::env::ENABLED && q("history").as_deref() == Some("own") {
+        if q("history").as_deref() == Some("own") {
             setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
@@ -293,7 +293,6 @@ impl AppState {
                 .env
                 .shown
                 .as_ref()
-                .filter(|_| crate::env::ENABLED)
                 .map(|s| s.link.as_str())
             {
                 q.push('#');
@@ -342,9 +341,7 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
-        if crate::env::ENABLED {
-            fx.extend(self.env_refresh());
-        }
+        fx.extend(self.env_refresh());
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -574,10 +571,7 @@ impl AppState {
             Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
                 self.env_lab_done(purpose, Err(error), now)
             }
-            Msg::Env(m) => match crate::env::ENABLED {
-                true => self.env_msg(m),
-                false => Vec::new(),
-            },
+            Msg::Env(m) => self.env_msg(m),
             Msg::LabDone { purpose, output } if crate::setup::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -950,10 +944,7 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
-            GetPurpose::EnvResult(id) => match crate::env::ENABLED {
-                true => self.env_result_arrived(&id, value),
-                false => Vec::new(),
-            },
+            GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
         }
     }
 

@@ -29,7 +29,6 @@ use crate::route::{Route, View};
 use crate::state::{AppState, Now, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-pub use crate::vocab::ENV_PAGE as ENABLED;
 
 /// The step query's format marker (the environment's step function reads it).
 const STEP_FORMAT: &str = "wildtool-env-step/1";
@@ -175,7 +174,7 @@ impl EnvState {
 impl AppState {
     /// True when the setup form asks for the ledger environment.
     pub fn env_wanted(&self) -> bool {
-        ENABLED && self.setup.env
+        self.setup.env
     }
 
     /// The dataset's sessions with `ledger_env`.
@@ -199,13 +198,6 @@ impl AppState {
     ) -> Option<Vec<Effect>> {
         if !self.setup.env || (self.env.sync.is_some() && self.env.version.is_some()) {
             return None;
-        }
-        if !ENABLED {
-            self.say(
-                "No ledger environment in this page: use wildtool run --env ledger.",
-                Tone::Error,
-            );
-            return Some(Vec::new());
         }
         self.env.awaiting = Some((resume, stored));
         Some(vec![Effect::Lab {
@@ -727,17 +719,11 @@ impl AppState {
 
     /// The automation hook `envHeadline`, while an env run is shown.
     pub fn env_headline(&self) -> Option<&str> {
-        if !ENABLED {
-            return None;
-        }
         self.env.shown.as_ref().map(|s| s.headline.as_str())
     }
 
     /// The env step cost so far (ms per step call, steps).
     pub fn env_step_cost(&self) -> Option<(f64, u64)> {
-        if !ENABLED {
-            return None;
-        }
         let (ms, n) = self.env.step_ms;
         (n > 0).then(|| (ms / n as f64, n))
     }
@@ -812,9 +798,6 @@ fn tasks_panel(state: &AppState, s: &EnvShown, title: &str) -> Element {
 
 /// The dashboard of an env run, when one is shown.
 pub fn dashboard(state: &AppState) -> Option<Element> {
-    if !ENABLED {
-        return None;
-    }
     let s = state.env.shown.as_ref()?;
     Some(
         el("section")
@@ -870,9 +853,6 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
 
 /// The traces view of an env run, when one is shown.
 pub fn traces(state: &AppState) -> Option<Element> {
-    if !ENABLED {
-        return None;
-    }
     let s = state.env.shown.as_ref()?;
     let body: Node = if state.env.task.is_some() {
         lab_node(
@@ -930,9 +910,6 @@ impl AppState {
 /// The setup form's ledger environment choices (an extension).
 pub fn setup_block(state: &AppState) -> Option<Element> {
     use crate::field::Field;
-    if !ENABLED {
-        return None;
-    }
     let f = &state.setup;
     let option = |value: &str, label: &str| {
         el("option")

@@ -156,7 +156,7 @@ fn settings_map(form: &crate::setup::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
-    if crate::env::ENABLED && form.env {
+    if form.env {
         m.push(("env".into(), "true".into()));
         m.push(("history".into(), form.history.clone()));
     }
@@ -254,7 +254,6 @@ impl AppState {
             None => Engine::new(&sessions, spec, &stored, now.mono),
         };
         // Own history: each task continues the session's own conversation.
-        #[cfg(any(feature = "env-page", not(target_arch = "wasm32")))]
         let built = match env_live.as_ref().is_some_and(|e| e.history == "own") {
             true => built.map(|e| e.with_own_history(wildtool_core::protocol::start_own)),
             false => built,
@@ -604,9 +603,7 @@ impl AppState {
 
     /// Drains the engine's outputs into effects and state.
     fn drive(&mut self, now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED {
-            self.env_answer_calls(now);
-        }
+        self.env_answer_calls(now);
         let mut fx = Vec::new();
         let mut puts: Vec<(String, String)> = Vec::new();
         let mut finished = None;
@@ -802,7 +799,7 @@ impl AppState {
     }
 
     fn run_finished(&mut self, end: crate::run::engine::RunEnd, now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
+        if self.run.as_ref().is_some_and(|r| r.env.is_some()) {
             return self.env_finished(end, now);
         }
         let Some(dataset) = self.dataset else {

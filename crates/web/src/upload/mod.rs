@@ -148,7 +148,7 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            let env = crate::env::ENABLED && kind == FileKind::EnvRun;
+            let env = kind == FileKind::EnvRun;
             if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
@@ -229,7 +229,7 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
+        if self.upload.kind == Some(FileKind::EnvRun) {
             return self.env_upload(bytes);
         }
         let Some(dataset) = self.dataset else {
