@@ -159,14 +159,14 @@ pub enum LabPurpose {
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
     matches!(
-            p,
-            LabPurpose::EnvReady
-                | LabPurpose::EnvView
-                | LabPurpose::EnvTask
-                | LabPurpose::EnvExport
-                | LabPurpose::EnvScore
-                | LabPurpose::EnvShare
-        )
+        p,
+        LabPurpose::EnvReady
+            | LabPurpose::EnvView
+            | LabPurpose::EnvTask
+            | LabPurpose::EnvExport
+            | LabPurpose::EnvScore
+            | LabPurpose::EnvShare
+    )
 }
 
 /// The ledger environment's actions (an extension).

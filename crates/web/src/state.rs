@@ -289,12 +289,7 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self
-                .env
-                .shown
-                .as_ref()
-                .map(|s| s.link.as_str())
-            {
+            if let Some(link) = self.env.shown.as_ref().map(|s| s.link.as_str()) {
                 q.push('#');
                 q.push_str(link);
             } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {

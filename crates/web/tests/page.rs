@@ -221,7 +221,7 @@ impl Browser {
                 }
                 Effect::LoadJieba => {
                     let seg = wildtool_core::checker::default_segmenter();
-                    let cut: std::rc::Rc<dyn Fn(&str) -> Option<Vec<String>>> =
+                    let cut: wildtool_lab::score::Cut =
                         std::rc::Rc::new(move |s: &str| seg.cut(s).ok());
                     // The glue hands the lab module (which scores) the same segmenter.
                     wildtool_lab::score::install_cut(cut.clone());

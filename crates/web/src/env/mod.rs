@@ -29,7 +29,6 @@ use crate::route::{Route, View};
 use crate::state::{AppState, Now, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-
 /// The step query's format marker (the environment's step function reads it).
 const STEP_FORMAT: &str = "wildtool-env-step/1";
 
