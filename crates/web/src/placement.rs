@@ -8,7 +8,6 @@
 //! its behaviour stay the same, and only the app shell's size changes (see
 //! `docs/page-modules.md`).
 
-
 use crate::ui::{el, el_text, Node};
 
 /// Where a movable view is built.

@@ -21,7 +21,7 @@ use wildtool_core::compare::RunInput;
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::share::TaskShape;
 
-use crate::msg::LabPurpose;
+use crate::msg::{Effect, LabPurpose};
 
 pub use wildtool_contract::consts::{BOARD_KEYS, DIFF_FILTERS, DIFF_ROWS};
 use wildtool_contract::Call;
@@ -198,6 +198,16 @@ impl LabState {
             .iter()
             .find(|(k, _)| k == id)
             .map(|(_, t)| t.as_slice())
+    }
+
+    /// Asks the lab module for `call` on `input`; the answer is kept under `purpose`.
+    pub fn call(&mut self, call: Call, input: String, purpose: LabPurpose) -> Vec<Effect> {
+        *self.pending_mut(purpose) += 1;
+        vec![Effect::Lab {
+            call,
+            input,
+            purpose,
+        }]
     }
 
     fn pending_mut(&mut self, purpose: LabPurpose) -> &mut u32 {

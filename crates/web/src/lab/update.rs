@@ -16,12 +16,7 @@ use wildtool_core::outcome::TaskOutcome;
 impl AppState {
     /// Asks the lab module for `call` on `input`; the answer is kept under `purpose`.
     pub fn lab_call(&mut self, call: Call, input: String, purpose: LabPurpose) -> Vec<Effect> {
-        *self.lab.pending_mut(purpose) += 1;
-        vec![Effect::Lab {
-            call,
-            input,
-            purpose,
-        }]
+        self.lab.call(call, input, purpose)
     }
 
     /// The lab module answered (or failed) a call for `purpose`.

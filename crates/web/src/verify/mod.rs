@@ -2,7 +2,7 @@
 //! read whole, and handed with the loaded dataset's text to the lab module
 //! (`verify_view`, the core's `provenance::verify`), whose verdicts the view shows.
 
-mod update;
+pub mod update;
 pub mod view;
 
 use serde::Serialize;
