@@ -4,7 +4,7 @@ use super::*;
 use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, Element, Node};
-use crate::views::widgets::note;
+use crate::widgets::note;
 
 /// A lab answer in a holder, or a note while it is computed (a refusal is said as the
 /// page's message).

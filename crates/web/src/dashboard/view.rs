@@ -6,9 +6,10 @@ use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use wildtool_core::report::RunStatus;
 
+use super::headline::headline;
 use crate::msg::LabPurpose;
 use crate::placement::DASHBOARD_CHARTS;
-use crate::views::widgets::{button, heading, headline};
+use crate::widgets::{button, heading};
 
 fn banner(state: &AppState) -> Option<Element> {
     let s = state.shown.as_ref()?;
@@ -108,8 +109,8 @@ fn compare_box(state: &AppState) -> Element {
                 .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
-                .child(crate::compare::view::model_search(state, &models))
-                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| crate::compare::view::model_matches(state, m)).map(|m| {
+                .child(super::panels::model_search(state, &models))
+                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| super::panels::model_matches(state, m)).map(|m| {
                     el("label")
                         .class("check")
                         .child(
@@ -124,7 +125,7 @@ fn compare_box(state: &AppState) -> Element {
             Some(o) => el_text("p", o.reason).id("leaderboard-hidden").class("muted"),
             None => el("p"),
         })
-        .child_opt(crate::compare::view::leaderboard_panel(state))
+        .child_opt(super::panels::leaderboard_panel(state))
 }
 
 /// What every number means (the core's glossary, rendered by the lab module when it is
@@ -150,9 +151,6 @@ fn glossary(state: &AppState) -> Element {
 
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::view::dashboard(state) {
-        return env;
-    }
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")
@@ -194,7 +192,7 @@ pub fn view(state: &AppState) -> Element {
             "charts",
             "Drawing the charts…",
         ));
-        section = section.child_opt(crate::compare::view::trials_panel(state));
+        section = section.child_opt(super::panels::trials_panel(state));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;

@@ -66,7 +66,7 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
             .child(
                 el("div")
                     .class("section-head")
-                    .child(crate::views::widgets::heading("h1", "dashboard-title", "Dashboard"))
+                    .child(crate::widgets::heading("h1", "dashboard-title", "Dashboard"))
                     .child(el("p").id("dash-label").class("muted").text(format!(
                         "{} · ledger environment (extension) · {} history",
                         s.label, s.history
@@ -130,11 +130,7 @@ pub fn traces(state: &AppState) -> Option<Element> {
             .id("view-traces")
             .class("view")
             .attr("aria-labelledby", "traces-title")
-            .child(crate::views::widgets::heading(
-                "h1",
-                "traces-title",
-                "Traces",
-            ))
+            .child(crate::widgets::heading("h1", "traces-title", "Traces"))
             .child(el("p").class("muted").text(format!(
                 "{} · ledger environment (extension) · {} history",
                 s.label, s.history

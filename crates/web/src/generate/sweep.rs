@@ -7,7 +7,7 @@ use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
 use crate::generate::view::form_field;
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// The Sweep view.
 pub fn view(state: &AppState) -> Element {

@@ -5,7 +5,7 @@
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// A labelled text input dispatching `gen-set` for `name`.
 pub fn form_field(label: &str, name: &str, value: &str) -> Element {

@@ -9,7 +9,7 @@ use crate::placement::HISTORY_LIST;
 use crate::state::AppState;
 use crate::ui::{el, Element};
 
-use crate::views::widgets::heading;
+use crate::widgets::heading;
 
 /// What the history list is drawn from.
 pub fn input(state: &AppState) -> HistoryInput {

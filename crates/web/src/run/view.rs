@@ -6,7 +6,8 @@ use crate::run::Phase;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 
-use crate::views::widgets::{button, duration, heading, headline};
+use crate::dashboard::headline::headline;
+use crate::widgets::{button, duration, heading};
 
 fn stat(name: &str, value: String) -> [Element; 2] {
     [el_text("dt", name), el_text("dd", value)]
@@ -65,7 +66,7 @@ pub fn view(state: &AppState) -> Element {
         .attr("aria-labelledby", "run-title");
     let Some(run) = &state.run else {
         return section
-            .child(crate::views::widgets::heading("h1", "run-title", "Run"))
+            .child(crate::widgets::heading("h1", "run-title", "Run"))
             .child(
                 el_text("p", "No run yet: choose a model in Setup and start one.").class("muted"),
             );

@@ -6,7 +6,7 @@ use crate::setup::DatasetChoice;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 
-use crate::views::widgets::{button, field, heading};
+use crate::widgets::{button, field, heading};
 
 use wildtool_core::runner::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
 
@@ -207,7 +207,7 @@ fn number(label: &str, f: Field, value: &str, min: &str, max: &str, step: &str) 
     )
 }
 
-fn model_panel(state: &AppState) -> Element {
+fn model_panel(state: &AppState, cost: Element, env: Option<Element>) -> Element {
     let f = &state.setup;
     let mut select = el("select")
         .id("m-provider")
@@ -440,21 +440,17 @@ fn model_panel(state: &AppState) -> Element {
             )
             .child(probe_block(state));
     }
-    panel
-        .child(crate::budget::view::setup_panel(state))
-        .child_opt(crate::env::view::setup_block(state))
-        .child(
-            el("div").class("row").child(
-                button("Start run", "start", "")
-                    .id("start-run")
-                    .class("primary")
-                    .flag(
-                        "disabled",
-                        state.pending_dataset.is_some()
-                            || state.dataset.is_none_or(|d| d.tasks == 0),
-                    ),
-            ),
-        )
+    panel.child(cost).child_opt(env).child(
+        el("div").class("row").child(
+            button("Start run", "start", "")
+                .id("start-run")
+                .class("primary")
+                .flag(
+                    "disabled",
+                    state.pending_dataset.is_some() || state.dataset.is_none_or(|d| d.tasks == 0),
+                ),
+        ),
+    )
 }
 
 /// The streaming probe: its button, where it stands, and the core's report as text.
@@ -520,8 +516,9 @@ fn cors_help(state: &AppState) -> Element {
         .child(el_text("p", "A page served over https can only call https endpoints or localhost; other plain-http hosts are blocked by the browser (and by this page's Content-Security-Policy)."))
 }
 
-/// The setup view.
-pub fn view(state: &AppState) -> Element {
+/// The setup view, with the cost panel and the ledger environment's block the frame
+/// gives it.
+pub fn view(state: &AppState, cost: Element, env: Option<Element>) -> Element {
     el("section")
         .id("view-setup")
         .class("view")
@@ -531,7 +528,7 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .class("grid2")
                 .child(dataset_panel(state))
-                .child(model_panel(state)),
+                .child(model_panel(state, cost, env)),
         )
         .child(cors_help(state))
 }

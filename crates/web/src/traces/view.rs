@@ -19,7 +19,7 @@ use crate::traces::{
 };
 use crate::ui::{el, el_text, Element, Node};
 
-use crate::views::widgets::{button, heading};
+use crate::widgets::{button, heading};
 
 /// A filter menu: `options` are `(value, label)`, an empty value first meaning "all".
 fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, &str)]) -> Element {
@@ -245,9 +245,6 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::view::traces(state) {
-        return env;
-    }
     let section = el("section")
         .id("view-traces")
         .class("view")

@@ -5,9 +5,10 @@ use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use crate::upload::UploadState;
 
-use crate::views::widgets::{heading, note};
+use crate::widgets::{heading, note};
 
 /// The offline scoring view.
+/// (The frame shows the Verify panel below it.)
 pub fn view(state: &AppState) -> Element {
     let u = &state.upload;
     let dataset = state
@@ -56,7 +57,7 @@ pub fn view(state: &AppState) -> Element {
                     .attr("value", u.read.min(u.total.max(1)).to_string()),
             );
     }
-    let panel = match &u.message {
+    match &u.message {
         Some((text, tone)) => {
             panel.child(note("offline-info", text, *tone).attr("aria-live", "polite"))
         }
@@ -65,8 +66,5 @@ pub fn view(state: &AppState) -> Element {
                 .id("offline-info")
                 .attr("aria-live", "polite"),
         ),
-    };
-    el("div")
-        .child(panel)
-        .child(crate::verify::view::panel(state))
+    }
 }

@@ -5,7 +5,7 @@ use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 
-use crate::views::widgets::{button, note};
+use crate::widgets::{button, note};
 
 /// The panel.
 pub fn panel(state: &AppState) -> Element {
