@@ -236,7 +236,9 @@ pub fn internal_imports(
 ) -> Vec<String> {
     let inner = |file: &str| {
         let name = file.rsplit('/').next().unwrap_or(file);
-        name == "update.rs" || name == "view.rs" || graph.get(file).is_some_and(|t| t.contains(state))
+        name == "update.rs"
+            || name == "view.rs"
+            || graph.get(file).is_some_and(|t| t.contains(state))
     };
     let mut found = Vec::new();
     for (file, targets) in graph {

@@ -458,6 +458,73 @@ fn the_import_scan_reads_uses_aliases_re_exports_and_skips_tests() {
     );
 }
 
+/// The page's `data-action` vocabulary is the contract's `Action` and `FileAction`: views
+/// of both modules name actions only through them (no bare name where an element gets its
+/// action), and every action is named by a view or dispatched by the JS runtime. With
+/// `Msg::from_action`'s exhaustive match, an action added is a compile error in the shell
+/// and a failure here until a view names it.
+#[test]
+fn the_page_names_its_actions_through_the_contract() {
+    let vocabulary = std::fs::read_to_string(root().join("crates/contract/src/actions.rs"))
+        .expect("the action vocabulary");
+    // `Variant => "name",` rows of the two `actions!` lists.
+    let variants: Vec<(String, String)> = vocabulary
+        .lines()
+        .filter_map(|l| {
+            let (v, n) = l.trim().split_once(" => \"")?;
+            let n = n.strip_suffix("\",")?;
+            v.chars()
+                .all(|c| c.is_ascii_alphanumeric())
+                .then(|| (v.to_owned(), n.to_owned()))
+        })
+        .collect();
+    assert!(variants.len() > 50, "{variants:?}");
+    let bare = [
+        ".action(\"",
+        ".on_drop(\"",
+        "\"data-action\", \"",
+        "\"data-drop\", \"",
+    ];
+    let mut code = String::new();
+    let mut found = Vec::new();
+    for dir in ["crates/web/src", "crates/views/src", "crates/lab/src"] {
+        let mut files = Vec::new();
+        import_graph::rust_files(&root().join(dir), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("source");
+            let text = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (n, line) in text.lines().enumerate() {
+                let l = line.trim_start();
+                let button_name = l.starts_with('"')
+                    && variants.iter().any(|(_, name)| l == format!("\"{name}\","))
+                    && text.lines().nth(n.saturating_sub(2)).is_some_and(|p| p.contains("button("));
+                if !l.starts_with("//") && (bare.iter().any(|b| l.contains(b)) || button_name) {
+                    found.push(format!("{}:{}: {l}", f.display(), n + 1));
+                }
+            }
+            code.push_str(text);
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "actions named by a bare string (use wildtool_contract::Action):\n{}",
+        found.join("\n")
+    );
+    let js: String = page_js().into_iter().map(|(_, t)| t).collect();
+    let unused: Vec<&str> = variants
+        .iter()
+        .filter(|(v, n)| {
+            !code.contains(&format!("Action::{v}.name()"))
+                && !js.contains(&format!("dispatch('{n}'"))
+        })
+        .map(|(_, n)| n.as_str())
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "actions no view names and the runtime does not dispatch: {unused:?}"
+    );
+}
+
 /// The page's own JavaScript (`www/`, not the generated `www/pkg`): path and text.
 fn page_js() -> Vec<(PathBuf, String)> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1,5 +1,6 @@
 //! Small view pieces shared by several views.
 
+use wildtool_contract::Action;
 use wildtool_core::chart::format_percent;
 
 use crate::state::Tone;
@@ -17,7 +18,7 @@ pub fn field(label: &str, name: &str, kind: &str, value: &str) -> Vec<Node> {
             .attr("value", value)
             .attr("spellcheck", "false")
             .attr("autocomplete", "off")
-            .action("set", name)
+            .action(Action::Set.name(), name)
             .into(),
     ]
 }

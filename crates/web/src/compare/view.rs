@@ -6,6 +6,7 @@ use crate::lab::CompareWait;
 use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::Action;
 
 use crate::widgets::{button, heading, note};
 
@@ -31,7 +32,7 @@ fn picker(state: &AppState) -> Element {
                         .attr("type", "checkbox")
                         .id(format!("pick-{}", e.id))
                         .flag("checked", chosen)
-                        .action("compare-pick", &e.id),
+                        .action(Action::ComparePick.name(), &e.id),
                 )
                 .text(facts),
         )
@@ -93,7 +94,7 @@ fn link_banner(state: &AppState) -> Option<Element> {
             ))
             .child(button(
                 "Compare runs of this browser instead",
-                "compare-link-close",
+                Action::CompareLinkClose.name(),
                 "",
             )),
     )

@@ -5,6 +5,7 @@ use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
 use crate::widgets::note;
+use wildtool_contract::Action;
 
 /// The repeated-trials panel of the run on the dashboard (rendered by the lab module),
 /// for runs with repeated trials.
@@ -46,7 +47,7 @@ pub fn model_search(state: &AppState, models: &[String]) -> Element {
                 .attr("value", state.lab.model_filter.clone())
                 .attr("autocomplete", "off")
                 .attr("aria-describedby", "model-count")
-                .action("model-search", ""),
+                .action(Action::ModelSearch.name(), ""),
         )
         .child(
             el_text(

@@ -4,6 +4,7 @@
 
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::Action;
 use wildtool_core::report::RunStatus;
 
 use super::headline::headline;
@@ -83,7 +84,7 @@ fn compare_box(state: &AppState) -> Element {
                     e.label,
                     e.task_accuracy.as_deref().unwrap_or("—")
                 ))
-                .child(button("Remove", "compare-remove", &e.id).attr(
+                .child(button("Remove", Action::CompareRemove.name(), &e.id).attr(
                     "aria-label",
                     format!("Remove {} from the comparison", e.label),
                 ))
@@ -105,7 +106,7 @@ fn compare_box(state: &AppState) -> Element {
         .child(match state.overlay() {
             Some(o) if o.shown => el("details")
                 .id("compare-box")
-                .action("toggle", "compare-box")
+                .action(Action::Toggle.name(), "compare-box")
                 .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
@@ -118,7 +119,7 @@ fn compare_box(state: &AppState) -> Element {
                                 .attr("type", "checkbox")
                                 .attr("value", m.clone())
                                 .flag("checked", state.compare_models.contains(m))
-                                .action("compare-model", m.clone()),
+                                .action(Action::CompareModel.name(), m.clone()),
                         )
                         .text(format!(" {m}"))
                 }))),
@@ -136,7 +137,7 @@ fn glossary(state: &AppState) -> Element {
     let d = el("details")
         .id(GLOSSARY_ID)
         .class("glossary")
-        .action("toggle", GLOSSARY_ID)
+        .action(Action::Toggle.name(), GLOSSARY_ID)
         .flag("open", open)
         .child(el_text("summary", "What the numbers mean"));
     if !open {
@@ -203,9 +204,9 @@ pub fn view(state: &AppState) -> Element {
         .child(
             el("div")
                 .class("row")
-                .child(button("Run file (JSON)", "export", "run").id("exp-run"))
+                .child(button("Run file (JSON)", Action::Export.name(), "run").id("exp-run"))
                 .child(
-                    button("result.jsonl", "export", "result")
+                    button("result.jsonl", Action::Export.name(), "result")
                         .id("exp-result")
                         .flag(
                             "disabled",
@@ -213,18 +214,19 @@ pub fn view(state: &AppState) -> Element {
                         ),
                 )
                 .child(
-                    button("score.jsonl", "export", "score")
+                    button("score.jsonl", Action::Export.name(), "score")
                         .id("exp-score")
                         .flag("disabled", scored.is_none()),
                 )
                 .child(
-                    button("metric.json", "export", "metric")
+                    button("metric.json", Action::Export.name(), "metric")
                         .id("exp-metric")
                         .flag("disabled", scored.is_none()),
                 )
-                .child(button("Per-task CSV", "export", "csv").id("exp-csv"))
+                .child(button("Per-task CSV", Action::Export.name(), "csv").id("exp-csv"))
                 .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
-                    button("checkpoint.jsonl", "export", "checkpoint").id("exp-checkpoint")
+                    button("checkpoint.jsonl", Action::Export.name(), "checkpoint")
+                        .id("exp-checkpoint")
                 }))
                 .child({
                     let compared = state.history.compare.iter().any(|c| c == &s.id);
@@ -234,7 +236,7 @@ pub fn view(state: &AppState) -> Element {
                         } else {
                             "Add to comparison"
                         },
-                        "compare-add",
+                        Action::CompareAdd.name(),
                         &s.id,
                     )
                     .id("add-compare")
@@ -279,7 +281,7 @@ pub fn view(state: &AppState) -> Element {
                                 .attr("spellcheck", "false")
                                 .attr("value", url.clone()),
                         )
-                        .child(button("Copy link", "copy-link", "").id("copy-link")),
+                        .child(button("Copy link", Action::CopyLink.name(), "").id("copy-link")),
                 )
                 .child(el("p").id("share-info").class("muted").text(match s.copied {
                     Some(true) => "Link copied.".to_owned(),

@@ -2,6 +2,7 @@
 //! resume, and import a run file.
 
 use wildtool_contract::inputs::{HistoryInput, HistoryRow};
+use wildtool_contract::FileAction;
 
 use crate::history::HistoryEntry;
 use crate::msg::LabPurpose;
@@ -81,7 +82,7 @@ pub fn view(state: &AppState) -> Element {
         .child(
             el("div")
                 .class("panel drop")
-                .on_drop("history-import")
+                .on_drop(FileAction::HistoryImport.name())
                 .child(
                     el("label")
                         .attr("for", "history-import")
@@ -92,7 +93,7 @@ pub fn view(state: &AppState) -> Element {
                         .id("history-import")
                         .attr("type", "file")
                         .attr("accept", ".json,.jsonl")
-                        .action("history-import", ""),
+                        .action(FileAction::HistoryImport.name(), ""),
                 ),
         )
         .child(list)

@@ -5,6 +5,7 @@
 use crate::run::Phase;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::Action;
 
 use crate::dashboard::headline::headline;
 use crate::widgets::{button, duration, heading};
@@ -103,7 +104,7 @@ pub fn view(state: &AppState) -> Element {
                 .child(el("p").id("run-error").class("error-text").text(end.reason.clone().unwrap_or_default()))
                 .child_opt(end.fix.as_ref().map(|f| el_text("p", format!("How to fix it: {f}")).class("fix")))
                 .child(el_text("p", "There is no accuracy and no share link for this run. Check the endpoint settings in Setup (the help there explains CORS) and start again.").class("muted"))
-                .child(button("Back to Setup", "nav", "setup").class("primary")),
+                .child(button("Back to Setup", Action::Nav.name(), "setup").class("primary")),
         );
         // A failed run has nothing to pause, cancel or count.
         return section.child(panel);
@@ -119,14 +120,14 @@ pub fn view(state: &AppState) -> Element {
                     } else {
                         "Pause"
                     },
-                    "pause",
+                    Action::Pause.name(),
                     "",
                 )
                 .id("pause-run")
                 .flag("disabled", !active),
             )
             .child(
-                button("Cancel", "cancel", "")
+                button("Cancel", Action::Cancel.name(), "")
                     .id("cancel-run")
                     .flag("disabled", !active),
             ),

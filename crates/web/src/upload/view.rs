@@ -4,6 +4,7 @@
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use crate::upload::UploadState;
+use wildtool_contract::FileAction;
 
 use crate::widgets::{heading, note};
 
@@ -32,14 +33,14 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .id("result-drop")
                 .class("drop")
-                .on_drop("upload")
+                .on_drop(FileAction::Upload.name())
                 .child(el("label").attr("for", "result-file").text("Result file — choose it, or drop it here"))
                 .child(
                     el("input")
                         .id("result-file")
                         .attr("type", "file")
                         .attr("accept", ".jsonl,.json,.txt")
-                        .action("upload", ""),
+                        .action(FileAction::Upload.name(), ""),
                 ),
         );
     if u.state == UploadState::Scoring {

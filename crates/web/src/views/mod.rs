@@ -10,6 +10,7 @@ use crate::route::{Route, View};
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element, Node};
 use crate::widgets::button;
+use wildtool_contract::Action;
 
 /// What the runtime renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -108,7 +109,7 @@ fn nav(state: &AppState) -> Element {
             el("a")
                 .attr("href", r.to_query(&state.keep_query))
                 .attr("data-view", v.slug())
-                .action("nav", v.slug())
+                .action(Action::Nav.name(), v.slug())
                 .attr_opt("aria-current", (state.route.view == *v).then_some("page"))
                 .text(v.title())
         }))
@@ -145,8 +146,8 @@ fn resume_offer(state: &AppState) -> Option<Element> {
             .child(
                 el("div")
                     .class("row")
-                    .child(button("Resume", "resume", &e.id).id("resume-run").class("primary"))
-                    .child(button("Discard", "discard", &e.id).id("discard-run")),
+                    .child(button("Resume", Action::Resume.name(), &e.id).id("resume-run").class("primary"))
+                    .child(button("Discard", Action::Discard.name(), &e.id).id("discard-run")),
             ),
     )
 }
