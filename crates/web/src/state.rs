@@ -66,6 +66,18 @@ pub struct Flags {
     pub dataset_error: Option<String>,
 }
 
+/// The narrow context of a feature's handler, from the state's members (borrowed apart
+/// from the feature's own state).
+macro_rules! cx {
+    ($s:ident) => {
+        crate::cx::Cx {
+            dataset: $s.dataset,
+            status: &mut $s.status,
+            lab: &mut $s.lab,
+        }
+    };
+}
+
 /// The whole page.
 pub struct AppState {
     /// Where the page is.
@@ -122,8 +134,10 @@ pub struct AppState {
     pub stream_call: Option<crate::run::readers::StreamCall>,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
-    /// Loading the scorer (the lab module), and a run waiting for it.
+    /// Loading the scorer (the lab module).
     pub scorer: crate::scoring::load::ScorerLoad,
+    /// A run waiting for the scorer: its resume entry and stored lines.
+    pub awaiting_scorer: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -241,6 +255,7 @@ impl AppState {
             stream_call: None,
             awaiting_readers: None,
             scorer: Default::default(),
+            awaiting_scorer: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -433,7 +448,7 @@ impl AppState {
                 file,
                 bytes,
                 ..
-            } => self.verify_read(file, bytes),
+            } => crate::verify::update::read(&mut self.verify, file, bytes, &mut cx!(self)),
             Msg::FileRead {
                 purpose: FilePurpose::Results,
                 file,
@@ -505,7 +520,9 @@ impl AppState {
             Msg::AgentStep => self.run_agents(now),
             Msg::UploadFile(file) => self.upload_start(file),
             Msg::ImportFile(file) => self.upload_begin(file, true),
-            Msg::VerifyFile(file) => self.verify_file(file),
+            Msg::VerifyFile(file) => {
+                crate::verify::update::file(&mut self.verify, file, &mut cx!(self))
+            }
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),
@@ -885,7 +902,7 @@ impl AppState {
     }
 
     /// Continues whichever scoring job waits (upload, or the live run's sessions).
-    pub(crate) fn resume_scoring(&mut self, now: Now) -> Vec<Effect> {
+    fn resume_scoring(&mut self, now: Now) -> Vec<Effect> {
         let mut fx = self.upload_continue(now);
         fx.extend(self.run_continue_scoring(now));
         fx.extend(self.rescore_continue(now));
@@ -894,6 +911,44 @@ impl AppState {
         let mut woken = false;
         fx.retain(|e| !matches!(e, Effect::ContinueSoon) || !std::mem::replace(&mut woken, true));
         fx
+    }
+
+    /// The lab module loaded to score (or could not be loaded): a waiting run starts and
+    /// waiting scoring continues, or both fail with the reason.
+    fn scorer_loaded(&mut self, result: Result<(), String>, now: Now) -> Vec<Effect> {
+        self.scorer.loading = false;
+        let result = match result {
+            Ok(()) if !crate::scoring::ready() => {
+                Err("the module has no scorer (reload the page)".to_owned())
+            }
+            other => other,
+        };
+        let waiting = self.awaiting_scorer.take();
+        match result {
+            Ok(()) => {
+                let mut fx = self.resume_scoring(now);
+                if let Some((resume, stored)) = waiting {
+                    fx.extend(self.start_again(resume, stored, now));
+                }
+                fx
+            }
+            Err(e) => {
+                let why = format!("The page's scorer (its lab module) could not be loaded: {e}");
+                if waiting.is_some() {
+                    self.say(format!("Cannot start the run. {why}."), Tone::Error);
+                    self.focus = Some("status".into());
+                } else {
+                    self.say(format!("{why}."), Tone::Error);
+                }
+                self.rescore = None;
+                let mut fx = Vec::new();
+                if self.upload.state == crate::upload::UploadState::Scoring {
+                    fx.extend(self.upload_fail(&why));
+                }
+                fx.extend(self.run_scoring_failed(&why));
+                fx
+            }
+        }
     }
 
     fn fail_scoring(&mut self, reason: &str) -> Vec<Effect> {
