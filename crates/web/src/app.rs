@@ -317,12 +317,12 @@ impl Inner {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
                             Ok(run) => {
                                 if !crate::scoring::ready() {
-                                    crate::scoring::install(score_call(run.clone()));
+                                    crate::scoring::install(one_call(run.clone(), "score"));
                                 }
                                 if purpose == crate::msg::LabPurpose::StreamReaders {
                                     me.state
                                         .borrow_mut()
-                                        .install_stream_call(stream_call(run.clone()));
+                                        .install_stream_call(one_call(run.clone(), "stream_read"));
                                 }
                                 if purpose == crate::msg::LabPurpose::EnvReady {
                                     me.state
@@ -453,26 +453,13 @@ fn env_call(run: js_sys::Function) -> crate::env::SyncCall {
     })
 }
 
-/// The lab module's scorer, called synchronously through `run(call, input)`.
-fn score_call(run: js_sys::Function) -> crate::scoring::ScoreCall {
+/// The lab module's call `name`, called synchronously through `run(call, input)` (its
+/// scorer, its stream readers).
+fn one_call(run: js_sys::Function, name: &'static str) -> crate::scoring::ScoreCall {
     std::rc::Rc::new(move |input: &str| {
         run.call2(
             &JsValue::NULL,
-            &JsValue::from_str("score"),
-            &JsValue::from_str(input),
-        )
-        .map_err(|e| js_message(&e))?
-        .as_string()
-        .ok_or_else(|| "the lab module returned no text".to_owned())
-    })
-}
-
-/// The lab module's stream readers, called synchronously through `run(call, input)`.
-fn stream_call(run: js_sys::Function) -> crate::run::readers::StreamCall {
-    std::rc::Rc::new(move |input: &str| {
-        run.call2(
-            &JsValue::NULL,
-            &JsValue::from_str("stream_read"),
+            &JsValue::from_str(name),
             &JsValue::from_str(input),
         )
         .map_err(|e| js_message(&e))?
