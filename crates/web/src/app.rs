@@ -299,9 +299,12 @@ impl Inner {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
                             Ok(run) => {
                                 if purpose == crate::msg::LabPurpose::StreamReaders {
-                                    me.state
-                                        .borrow_mut()
-                                        .install_stream_call(stream_call(run.clone()));
+                                    me.state.borrow_mut().install_stream_call(stream_call(
+                                        run.clone(),
+                                        "stream_read",
+                                    ));
+                                    me.state.borrow_mut().cassette_call =
+                                        Some(stream_call(run.clone(), "cassette"));
                                 }
                                 run.call2(
                                     &JsValue::NULL,
@@ -414,11 +417,11 @@ impl Inner {
 }
 
 /// The lab module's stream readers, called synchronously through `run(call, input)`.
-fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
+fn stream_call(run: js_sys::Function, name: &'static str) -> crate::readers::StreamCall {
     std::rc::Rc::new(move |input: &str| {
         run.call2(
             &JsValue::NULL,
-            &JsValue::from_str("stream_read"),
+            &JsValue::from_str(name),
             &JsValue::from_str(input),
         )
         .map_err(|e| js_message(&e))?

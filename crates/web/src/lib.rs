@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cassette;
 pub mod data;
 pub mod engine;
 pub mod exports;

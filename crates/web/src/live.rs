@@ -113,6 +113,8 @@ pub struct LiveRun {
     trial_jobs: Vec<ScoreJob>,
     result_text: String,
     started_mono: f64,
+    /// The run's cassette, recording or replaying.
+    pub tape: Option<crate::cassette::Tape>,
 }
 
 impl LiveRun {
@@ -190,7 +192,9 @@ impl AppState {
         };
         // A streamed run reads its streams in the lab module: load it first.
         let streams = self.setup.stream && !self.setup.is_builtin();
-        if streams && self.stream_call.is_none() {
+        let taping =
+            !self.setup.is_builtin() && (self.cassette.record || self.cassette.replay.is_some());
+        if (streams || taping) && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
             return vec![Effect::Lab {
                 call: wildtool_contract::Call::StreamRead,
@@ -235,6 +239,20 @@ impl AppState {
             }
         };
         let agents = matches!(backend, Backend::Agent(_));
+        let tape = match &self.cassette_call {
+            Some(call) if taping && !agents => {
+                let replay = self.cassette.replay.as_ref().map(|(_, t)| t.as_str());
+                match crate::cassette::Tape::start(call, replay) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        self.say(format!("Cannot start: {e}."), Tone::Error);
+                        return Vec::new();
+                    }
+                }
+            }
+            _ => None,
+        };
+        let replaying = tape.as_ref().is_some_and(|t| t.replay);
         let (auth, redactor) = match &backend {
             Backend::Http { provider, .. } => {
                 // The key typed for this endpoint, or the one remembered for its origin.
@@ -255,12 +273,12 @@ impl AppState {
         let (hosts, probes) = match &backend {
             Backend::Http {
                 base_url, provider, ..
-            } => {
+            } if !replaying => {
                 let pool = HostPool::new(base_url, progress.concurrency_max, auth.is_none());
                 let probes = pool.probes(&id, *provider, base_url);
                 (Some(pool), probes)
             }
-            Backend::Agent(_) => (None, Vec::new()),
+            _ => (None, Vec::new()),
         };
         let entry = match resume {
             Some(mut e) => {
@@ -336,6 +354,7 @@ impl AppState {
             trial_jobs: Vec::new(),
             result_text: String::new(),
             started_mono: now.mono,
+            tape,
         });
         self.say(format!("Running {model}…"), Tone::Info);
         let mut fx = self.go(Route::view(View::Run));
@@ -473,13 +492,16 @@ impl AppState {
         if let Some(pool) = &mut run.hosts {
             pool.release(id);
         }
-        let reply = match reply {
+        let mut reply = match reply {
             Reply::Response(mut r) if !run.redactor.is_empty() => {
                 r.body = run.redactor.redact(&r.body);
                 Reply::Response(r)
             }
             other => other,
         };
+        if let (Some(tape), Some(call)) = (&mut run.tape, &self.cassette_call) {
+            tape.replied(call, id, &mut reply, now.mono);
+        }
         run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
     }
@@ -513,13 +535,25 @@ impl AppState {
             return Vec::new();
         };
         let rid = RequestId(id);
+        let mut tape = run.tape.as_mut().zip(self.cassette_call.as_ref());
         match part {
-            StreamIn::Head(head) => run.engine.handle_head(rid, head, now.mono),
+            StreamIn::Head(head) => {
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, Some(head.status), &[], None);
+                }
+                run.engine.handle_head(rid, head, now.mono)
+            }
             StreamIn::Bytes(bytes) => {
                 let bytes = run.redactor.redact_bytes(&bytes);
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, None, &bytes, None);
+                }
                 run.engine.handle_bytes(rid, &bytes, now.mono)
             }
             StreamIn::End => {
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, None, &[], Some(now.mono));
+                }
                 if let Some(pool) = &mut run.hosts {
                     pool.release(id);
                 }
@@ -556,6 +590,7 @@ impl AppState {
         let mut puts: Vec<(String, String)> = Vec::new();
         let mut finished = None;
         let mut sessions = Vec::new();
+        let call = self.cassette_call.clone();
         {
             let Some(run) = &mut self.run else {
                 return fx;
@@ -568,6 +603,14 @@ impl AppState {
                 };
                 if let Some(pool) = &mut run.hosts {
                     t.request.url = pool.assign(t.id.0, &t.request.url);
+                }
+                if let (Some(tape), Some(call)) = (&mut run.tape, &call) {
+                    let r = &t.request;
+                    if tape.replay {
+                        replay(&mut run.engine, call, &t, now);
+                        continue;
+                    }
+                    tape.sent(t.id.0, r.method, &r.url, &r.body, now.mono);
                 }
                 fx.push(Effect::Send(Outgoing {
                     transmit: t,
@@ -612,7 +655,12 @@ impl AppState {
                         run.min_limit = run.min_limit.min(p.concurrency_limit);
                         run.progress = p;
                     }
-                    Event::Finished(end) => finished = Some(end),
+                    Event::Finished(end) => {
+                        if let Some(text) = run.tape.take().and_then(|t| t.into_text()) {
+                            self.cassette.recorded = Some(text);
+                        }
+                        finished = Some(end);
+                    }
                 }
             }
             if !run.engine.is_finished() {
@@ -922,5 +970,34 @@ impl AppState {
         );
         fx.extend(self.show(shown));
         fx
+    }
+}
+
+/// Answers a request of a replayed run from the cassette: its recorded reply (a streamed
+/// request gets the recorded event stream as its head, bytes and end) or the refusal.
+fn replay(
+    engine: &mut Engine,
+    call: &crate::readers::StreamCall,
+    t: &wildtool_core::runner::engine::Transmit,
+    now: Now,
+) {
+    use crate::cassette::{response, Replayed, Tape};
+    let r = &t.request;
+    let unix = now.unix_ms / 1000.0;
+    match Tape::answer(call, r.method, &r.url, &r.body) {
+        Replayed::Reply(status, latency, body) if t.stream => {
+            let mut head = wildtool_core::runner::http::HttpHead::new(status);
+            head.now_unix = unix;
+            engine.handle_head(t.id, head, now.mono);
+            engine.handle_bytes(t.id, body.as_bytes(), now.mono);
+            engine.handle_end(t.id, now.mono);
+            let _ = latency;
+        }
+        Replayed::Reply(status, latency, body) => engine.handle_reply(
+            t.id,
+            Reply::Response(response(status, latency, body, unix)),
+            now.mono,
+        ),
+        Replayed::Refused(why) => engine.handle_reply(t.id, Reply::Refused(why), now.mono),
     }
 }

@@ -29,6 +29,8 @@ pub enum FilePurpose {
     Results,
     /// A file of a bundle to verify.
     Verify,
+    /// A cassette to replay.
+    Cassette,
 }
 
 /// What a fetched text is for.
@@ -228,6 +230,12 @@ pub enum Msg {
     ImportFile(FileRef),
     /// A file of a bundle to verify (`None`: start again).
     VerifyFile(Option<FileRef>),
+    /// "Record a cassette" ticked or not.
+    CassetteRecord(bool),
+    /// A cassette to replay chosen (`None`: forget it).
+    CassetteFile(Option<FileRef>),
+    /// Download the recorded cassette.
+    CassetteDownload,
     /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
@@ -335,6 +343,9 @@ impl Msg {
             "discard" => Msg::Discard(arg.to_owned()),
             "export" => Msg::Export(arg.to_owned()),
             "verify-clear" => Msg::VerifyFile(None),
+            "cassette-record" => Msg::CassetteRecord(flag),
+            "cassette-forget" => Msg::CassetteFile(None),
+            "cassette-download" => Msg::CassetteDownload,
             "chart-svg" => Msg::Chart("svg".into(), arg.to_owned()),
             "chart-png" => Msg::Chart("png".into(), arg.to_owned()),
             "copy-link" => Msg::CopyLink,
@@ -381,6 +392,7 @@ impl Msg {
             "upload" => Msg::UploadFile(file),
             "history-import" => Msg::ImportFile(file),
             "verify-file" => Msg::VerifyFile(Some(file)),
+            "cassette-file" => Msg::CassetteFile(Some(file)),
             _ => return None,
         })
     }

@@ -159,6 +159,10 @@ pub struct AppState {
     pub probe_seq: u64,
     /// The lab module's stream readers, once loaded (streamed runs need them).
     pub stream_call: Option<crate::readers::StreamCall>,
+    /// The lab module's `cassette` call (installed with the stream readers).
+    pub cassette_call: Option<crate::readers::StreamCall>,
+    /// Cassettes: record the next run, or replay an uploaded one.
+    pub cassette: crate::cassette::CassetteSetup,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
@@ -268,6 +272,8 @@ impl AppState {
             probe_error: None,
             probe_seq: 0,
             stream_call: None,
+            cassette_call: None,
+            cassette: Default::default(),
             awaiting_readers: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
@@ -528,6 +534,15 @@ impl AppState {
             Msg::UploadFile(file) => self.upload_start(file),
             Msg::ImportFile(file) => self.upload_begin(file, true),
             Msg::VerifyFile(file) => self.verify_file(file),
+            Msg::CassetteRecord(on) => self.cassette_record(on),
+            Msg::CassetteFile(file) => self.cassette_file(file),
+            Msg::CassetteDownload => self.cassette_download(),
+            Msg::FileRead {
+                purpose: FilePurpose::Cassette,
+                file,
+                bytes,
+                ..
+            } => self.cassette_read(file, bytes),
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),

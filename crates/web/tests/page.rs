@@ -273,6 +273,11 @@ impl Browser {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
                             });
                         self.state.install_stream_call(run);
+                        let cassette: wildtool_web::readers::StreamCall =
+                            std::rc::Rc::new(|input: &str| {
+                                wildtool_lab::call("cassette", input).map_err(|e| e.to_string())
+                            });
+                        self.state.cassette_call = Some(cassette);
                     }
                     let msg = match &self.lab_fails {
                         Some(why) => Msg::LabFailed {

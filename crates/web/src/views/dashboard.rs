@@ -178,51 +178,55 @@ pub fn view(state: &AppState) -> Element {
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
-    let exports = el("div")
-        .id("exports")
-        .class("panel")
-        .child(el_text("h2", "Export"))
-        .child(
-            el("div")
-                .class("row")
-                .child(button("Run file (JSON)", "export", "run").id("exp-run"))
-                .child(
-                    button("result.jsonl", "export", "result")
-                        .id("exp-result")
-                        .flag(
-                            "disabled",
-                            has(scored.and_then(|x| x.result_text.as_ref()).is_some()),
-                        ),
-                )
-                .child(
-                    button("score.jsonl", "export", "score")
-                        .id("exp-score")
-                        .flag("disabled", scored.is_none()),
-                )
-                .child(
-                    button("metric.json", "export", "metric")
-                        .id("exp-metric")
-                        .flag("disabled", scored.is_none()),
-                )
-                .child(button("Per-task CSV", "export", "csv").id("exp-csv"))
-                .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
-                    button("checkpoint.jsonl", "export", "checkpoint").id("exp-checkpoint")
-                }))
-                .child({
-                    let compared = state.history.compare.iter().any(|c| c == &s.id);
-                    button(
-                        if compared {
-                            "In the comparison"
-                        } else {
-                            "Add to comparison"
-                        },
-                        "compare-add",
-                        &s.id,
+    let exports =
+        el("div")
+            .id("exports")
+            .class("panel")
+            .child(el_text("h2", "Export"))
+            .child(
+                el("div")
+                    .class("row")
+                    .child(button("Run file (JSON)", "export", "run").id("exp-run"))
+                    .child(
+                        button("result.jsonl", "export", "result")
+                            .id("exp-result")
+                            .flag(
+                                "disabled",
+                                has(scored.and_then(|x| x.result_text.as_ref()).is_some()),
+                            ),
                     )
-                    .id("add-compare")
-                    .flag("disabled", compared)
-                }),
-        );
+                    .child(
+                        button("score.jsonl", "export", "score")
+                            .id("exp-score")
+                            .flag("disabled", scored.is_none()),
+                    )
+                    .child(
+                        button("metric.json", "export", "metric")
+                            .id("exp-metric")
+                            .flag("disabled", scored.is_none()),
+                    )
+                    .child(button("Per-task CSV", "export", "csv").id("exp-csv"))
+                    .child_opt(state.cassette.recorded.as_ref().map(|_| {
+                        button("cassette.jsonl", "cassette-download", "").id("exp-cassette")
+                    }))
+                    .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
+                        button("checkpoint.jsonl", "export", "checkpoint").id("exp-checkpoint")
+                    }))
+                    .child({
+                        let compared = state.history.compare.iter().any(|c| c == &s.id);
+                        button(
+                            if compared {
+                                "In the comparison"
+                            } else {
+                                "Add to comparison"
+                            },
+                            "compare-add",
+                            &s.id,
+                        )
+                        .id("add-compare")
+                        .flag("disabled", compared)
+                    }),
+            );
     let share = match &s.share {
         None => el("div")
             .id("share")

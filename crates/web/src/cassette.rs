@@ -1,0 +1,256 @@
+//! The page's cassettes: "Record a cassette" keeps every response of a run as the lines
+//! of `cassette.jsonl` (downloaded after the run); an uploaded cassette answers every
+//! request of the next runs instead of the network, and a request it does not hold ends
+//! its task incomplete with the core's reason (nothing is sent; no host probes either).
+//! The format, the key and the replay rule are the core's
+//! (`wildtool_core::provenance::cassette`), run in the lab module through its synchronous
+//! `cassette` call (installed with the stream readers); this module only forwards texts.
+
+use std::collections::HashMap;
+
+use wildtool_core::json::{dumps, Escape, Map, Value};
+
+use crate::engine::{HttpReply, HttpResponse};
+use crate::msg::{Effect, FilePurpose, FileRef};
+use crate::readers::StreamCall;
+use crate::state::{AppState, Tone};
+
+/// The Setup choices and what a recording gave.
+#[derive(Debug, Default)]
+pub struct CassetteSetup {
+    /// Record the next run.
+    pub record: bool,
+    /// An uploaded cassette to replay: its file name and text.
+    pub replay: Option<(String, String)>,
+    /// The last recorded cassette's text.
+    pub recorded: Option<String>,
+}
+
+/// A run's tape: recording (the lines so far and the requests in flight) or replaying.
+#[derive(Default)]
+pub struct Tape {
+    /// Replaying (otherwise recording).
+    pub replay: bool,
+    lines: String,
+    sent: HashMap<u64, (String, String, String, f64)>,
+    streams: HashMap<u64, (u16, Vec<u8>)>,
+}
+
+impl std::fmt::Debug for Tape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.replay {
+            "Tape(replay)"
+        } else {
+            "Tape(record)"
+        })
+    }
+}
+
+fn op(call: &StreamCall, pairs: Vec<(&str, Value)>) -> Result<String, String> {
+    let mut m = Map::new();
+    for (k, v) in pairs {
+        m.insert(k, v);
+    }
+    call(&dumps(&Value::Object(m), Escape::Utf8))
+}
+
+fn request_fields(method: &str, url: &str, body: &str) -> Vec<(&'static str, Value)> {
+    vec![
+        ("method", Value::str(method)),
+        ("url", Value::str(url)),
+        ("body", Value::str(body)),
+    ]
+}
+
+/// What a replayed request gets.
+pub enum Replayed {
+    /// The recorded status, latency and body.
+    Reply(u16, f64, String),
+    /// The reason it was refused.
+    Refused(String),
+}
+
+impl Tape {
+    /// A recording (its header line first) or a replay of the cassette `text`.
+    pub fn start(call: &StreamCall, replay: Option<&str>) -> Result<Self, String> {
+        let mut tape = Tape::default();
+        match replay {
+            Some(text) => {
+                op(
+                    call,
+                    vec![("op", Value::str("load")), ("text", Value::str(text))],
+                )?;
+                tape.replay = true;
+            }
+            None => {
+                tape.lines = op(call, vec![("op", Value::str("header"))])? + "\n";
+            }
+        }
+        Ok(tape)
+    }
+
+    /// The recorded lines.
+    pub fn into_text(self) -> Option<String> {
+        (!self.replay).then_some(self.lines)
+    }
+
+    /// The answer to a request from the loaded cassette.
+    pub fn answer(call: &StreamCall, method: &str, url: &str, body: &str) -> Replayed {
+        let mut fields = request_fields(method, url, body);
+        fields.push(("op", Value::str("answer")));
+        let out = match op(call, fields) {
+            Ok(o) => o,
+            Err(e) => return Replayed::Refused(format!("offline: {e}")),
+        };
+        let (head, reply) = out.split_once('\n').unwrap_or((out.as_str(), ""));
+        let mut words = head.splitn(3, ' ');
+        match (words.next(), words.next(), words.next()) {
+            (Some("reply"), Some(s), Some(l)) => Replayed::Reply(
+                s.parse().unwrap_or(0),
+                l.parse().unwrap_or(0.0),
+                reply.to_owned(),
+            ),
+            _ => Replayed::Refused(head.strip_prefix("missing ").unwrap_or(head).to_owned()),
+        }
+    }
+
+    /// A request went out at `mono` (recording).
+    pub fn sent(&mut self, id: u64, method: &str, url: &str, body: &str, mono: f64) {
+        if !self.replay {
+            self.sent.insert(
+                id,
+                (method.to_owned(), url.to_owned(), body.to_owned(), mono),
+            );
+        }
+    }
+
+    fn push(&mut self, call: &StreamCall, id: u64, status: u16, reply: &str, latency: f64) {
+        let Some((method, url, body, _)) = self.sent.remove(&id) else {
+            return;
+        };
+        let mut fields = request_fields(&method, &url, &body);
+        fields.extend([
+            ("op", Value::str("record")),
+            ("status", Value::int(i64::from(status))),
+            ("reply", Value::str(reply)),
+            ("latency", Value::Float(latency)),
+        ]);
+        if let Ok(line) = op(call, fields) {
+            self.lines.push_str(&line);
+            self.lines.push('\n');
+        }
+    }
+
+    /// A whole reply arrived (recording): it is recorded with its latency, which the run
+    /// reports too (so a replay writes the same result file).
+    pub fn replied(&mut self, call: &StreamCall, id: u64, reply: &mut HttpReply, mono: f64) {
+        let Some(start) = self.sent.get(&id).map(|s| s.3) else {
+            return;
+        };
+        match reply {
+            HttpReply::Response(r) => {
+                let latency = mono - start;
+                r.latency = Some(latency);
+                let (status, body) = (r.status, r.body.clone());
+                self.push(call, id, status, &body, latency);
+            }
+            _ => {
+                self.sent.remove(&id);
+            }
+        }
+    }
+
+    /// A streamed reply's head (`Some(status)`), bytes or end (`None`, `None`).
+    pub fn stream(
+        &mut self,
+        call: &StreamCall,
+        id: u64,
+        status: Option<u16>,
+        bytes: &[u8],
+        end: Option<f64>,
+    ) {
+        if self.replay || !self.sent.contains_key(&id) {
+            return;
+        }
+        let s = self.streams.entry(id).or_default();
+        if let Some(st) = status {
+            s.0 = st;
+        }
+        s.1.extend_from_slice(bytes);
+        if let Some(mono) = end {
+            let (st, body) = self.streams.remove(&id).unwrap_or_default();
+            let start = self.sent.get(&id).map_or(mono, |s| s.3);
+            self.push(call, id, st, &String::from_utf8_lossy(&body), mono - start);
+        }
+    }
+}
+
+/// A replayed reply as the engine takes it.
+pub fn response(status: u16, latency: f64, body: String, now_unix: f64) -> HttpResponse {
+    HttpResponse {
+        status,
+        body,
+        retry_after: None,
+        location: None,
+        now_unix,
+        latency: Some(latency),
+    }
+}
+
+impl AppState {
+    /// "Record a cassette" ticked or not.
+    pub fn cassette_record(&mut self, on: bool) -> Vec<Effect> {
+        self.cassette.record = on;
+        Vec::new()
+    }
+
+    /// A cassette chosen for replaying (or, `None`, forgotten).
+    pub fn cassette_file(&mut self, file: Option<FileRef>) -> Vec<Effect> {
+        match file {
+            None => {
+                self.cassette.replay = None;
+                Vec::new()
+            }
+            Some(file) => {
+                let len = file.size;
+                vec![Effect::ReadFile {
+                    file,
+                    offset: 0,
+                    len,
+                    purpose: FilePurpose::Cassette,
+                }]
+            }
+        }
+    }
+
+    /// The chosen cassette was read.
+    pub fn cassette_read(&mut self, file: FileRef, bytes: Result<Vec<u8>, String>) -> Vec<Effect> {
+        match bytes {
+            Ok(b) => {
+                let text = String::from_utf8_lossy(&b).into_owned();
+                self.say(
+                    format!(
+                        "Runs are answered from {} until it is removed; nothing is sent.",
+                        file.name
+                    ),
+                    Tone::Info,
+                );
+                self.cassette.replay = Some((file.name.clone(), text));
+            }
+            Err(e) => self.say(format!("Cannot read {}: {e}.", file.name), Tone::Error),
+        }
+        vec![Effect::ReleaseFile(file.id)]
+    }
+
+    /// Downloads the recorded cassette.
+    pub fn cassette_download(&mut self) -> Vec<Effect> {
+        match &self.cassette.recorded {
+            Some(text) => vec![Effect::Download {
+                name: "cassette.jsonl".into(),
+                mime: "application/x-ndjson",
+                data: text.clone(),
+            }],
+            None => Vec::new(),
+        }
+    }
+}
