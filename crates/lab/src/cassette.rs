@@ -5,7 +5,8 @@
 //!
 //! Input (JSON), one operation each:
 //! - `{"op": "record", "method", "url", "body", "status", "reply", "latency"}`: the
-//!   exchange's cassette line (no newline; the header is `{"op": "header"}`).
+//!   latency as a replay will report it, a newline, and the exchange's cassette line (the
+//!   header line is `{"op": "header"}`).
 //! - `{"op": "load", "text"}`: reads an uploaded cassette for replaying; `ok <entries>`,
 //!   or the failure naming the line.
 //! - `{"op": "answer", "method", "url", "body"}`: `reply <status> <latency>`, a newline
@@ -49,7 +50,12 @@ pub fn cassette(input: &str) -> Result<String, LabError> {
     match o.op.as_str() {
         "header" => Ok(cassette::HEADER.to_owned()),
         "record" => {
-            Ok(Entry::new(&o.method, &o.url, &o.body, o.status, &o.reply, o.latency).to_line())
+            // The latency as a replay of this line reads it, for the recording run to
+            // report (JSON number parsing may move the last digit).
+            let line =
+                Entry::new(&o.method, &o.url, &o.body, o.status, &o.reply, o.latency).to_line();
+            let read = serde_json::from_str::<Entry>(&line).map_or(o.latency, |e| e.latency);
+            Ok(format!("{read}\n{line}"))
         }
         "load" => {
             let c = Cassette::parse(o.text.as_bytes())
@@ -90,7 +96,11 @@ mod tests {
             "{\"ok\": true}",
             0.25,
         );
-        assert_eq!(line, cli.to_line());
+        assert_eq!(line, format!("0.25\n{}", cli.to_line()));
+        let line = line
+            .split_once('\n')
+            .map(|(_, l)| l.to_owned())
+            .unwrap_or_default();
         let text = format!("{}\n{line}\n", op(serde_json::json!({"op": "header"})));
         assert_eq!(op(serde_json::json!({"op": "load", "text": text})), "ok 1");
         let got = op(serde_json::json!({"op": "answer", "method": "POST",

@@ -124,9 +124,10 @@ impl Tape {
         }
     }
 
-    fn push(&mut self, call: &StreamCall, id: u64, status: u16, reply: &str, latency: f64) {
+    /// Records an exchange; the latency a replay of it reports.
+    fn push(&mut self, call: &StreamCall, id: u64, status: u16, reply: &str, latency: f64) -> f64 {
         let Some((method, url, body, _)) = self.sent.remove(&id) else {
-            return;
+            return latency;
         };
         let mut fields = request_fields(&method, &url, &body);
         fields.extend([
@@ -135,10 +136,13 @@ impl Tape {
             ("reply", Value::str(reply)),
             ("latency", Value::Float(latency)),
         ]);
-        if let Ok(line) = op(call, fields) {
-            self.lines.push_str(&line);
-            self.lines.push('\n');
-        }
+        let Ok(out) = op(call, fields) else {
+            return latency;
+        };
+        let (read, line) = out.split_once('\n').unwrap_or(("", ""));
+        self.lines.push_str(line);
+        self.lines.push('\n');
+        read.parse().unwrap_or(latency)
     }
 
     /// A whole reply arrived (recording): it is recorded with its latency, which the run
@@ -149,10 +153,8 @@ impl Tape {
         };
         match reply {
             HttpReply::Response(r) => {
-                let latency = mono - start;
-                r.latency = Some(latency);
                 let (status, body) = (r.status, r.body.clone());
-                self.push(call, id, status, &body, latency);
+                r.latency = Some(self.push(call, id, status, &body, mono - start));
             }
             _ => {
                 self.sent.remove(&id);
@@ -180,7 +182,7 @@ impl Tape {
         if let Some(mono) = end {
             let (st, body) = self.streams.remove(&id).unwrap_or_default();
             let start = self.sent.get(&id).map_or(mono, |s| s.3);
-            self.push(call, id, st, &String::from_utf8_lossy(&body), mono - start);
+            let _ = self.push(call, id, st, &String::from_utf8_lossy(&body), mono - start);
         }
     }
 }

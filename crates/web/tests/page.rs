@@ -1781,6 +1781,8 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 
 #[path = "page/audit.rs"]
 mod audit;
+#[path = "page/cassette.rs"]
+mod cassette;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]

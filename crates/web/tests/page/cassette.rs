@@ -1,0 +1,103 @@
+//! Cassettes in the page: a run recorded with *Record a cassette* and replayed from the
+//! downloaded `cassette.jsonl` without any server gives the same result and score files;
+//! a replay whose requests are not in the cassette ends those tasks incomplete, nothing
+//! sent; the page's cassette is the CLI's format (the lab module's lines).
+
+use super::*;
+
+fn finish(b: &mut Browser) {
+    for _ in 0..200 {
+        if b.hook("runOutcome").is_some() {
+            break;
+        }
+        if let Some(t) = b.timer.take() {
+            b.now = b.now.max(t);
+            b.deliver(Msg::Tick);
+            b.settle();
+        }
+    }
+}
+
+/// Where two texts first differ, with some context (for a failure message).
+fn first_difference(a: &str, b: &str) -> String {
+    let i = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let at = |t: &str| {
+        t.get(i.saturating_sub(60)..(i + 60).min(t.len()))
+            .unwrap_or("")
+            .to_owned()
+    };
+    format!("at byte {i}: {:?} vs {:?}", at(a), at(b))
+}
+
+fn export(b: &mut Browser, what: &str) -> String {
+    b.act("export", what, "");
+    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
+}
+
+#[test]
+fn a_recorded_run_replays_without_a_server_and_a_missing_request_is_refused() {
+    let mut rec = open(&endpoint("&backoff=0.01"));
+    rec.act("cassette-record", "", "true");
+    rec.server = Some(Box::new(|out| {
+        // Replies differ per request, so a replay must find each one by its key.
+        let n = out.transmit.request.body.len();
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
+            ),
+        ))
+    }));
+    rec.act("start", "", "");
+    finish(&mut rec);
+    assert_eq!(rec.hook("runOutcome").as_deref(), Some("done"));
+    rec.act("cassette-download", "", "");
+    let (name, tape) = rec.downloads.last().cloned().unwrap_or_default();
+    assert_eq!(name, "cassette.jsonl");
+    let c =
+        wildtool_core::provenance::cassette::Cassette::parse(tape.as_bytes()).expect("a cassette");
+    assert_eq!(c.entries().len(), rec.sent.len(), "every response recorded");
+    assert!(!tape.contains("127.0.0.1"), "no origin in the cassette");
+    let (result, score) = (export(&mut rec, "result"), export(&mut rec, "score"));
+    assert!(!result.is_empty() && !score.is_empty());
+
+    let mut rep = open(&endpoint("&backoff=0.01"));
+    rep.state.cassette.replay = Some(("cassette.jsonl".into(), tape.clone()));
+    rep.act("start", "", "");
+    finish(&mut rep);
+    assert_eq!(
+        rep.hook("runOutcome").as_deref(),
+        Some("done"),
+        "{:?}",
+        rep.hook("runError")
+    );
+    assert!(rep.sent.is_empty(), "nothing sent while replaying");
+    let (r2, s2) = (export(&mut rep, "result"), export(&mut rep, "score"));
+    assert!(
+        r2 == result,
+        "the same result file, {}",
+        first_difference(&r2, &result)
+    );
+    assert!(
+        s2 == score,
+        "the same score file, {}",
+        first_difference(&s2, &score)
+    );
+
+    // A cassette without its last exchange: that request is refused, not sent.
+    let cut: Vec<&str> = tape.lines().collect();
+    let short = cut[..cut.len() - 1].join("\n") + "\n";
+    let mut miss = open(&endpoint("&backoff=0.01"));
+    miss.state.cassette.replay = Some(("cassette.jsonl".into(), short));
+    miss.act("start", "", "");
+    finish(&mut miss);
+    assert!(miss.sent.is_empty(), "nothing sent while replaying");
+    assert_eq!(miss.hook("runOutcome").as_deref(), Some("incomplete"));
+    let why = miss.state.run.as_ref().and_then(|r| r.last_error.clone());
+    let why = why.unwrap_or_default();
+    assert!(
+        why.starts_with("offline: this request is not in the cassette (key ")
+            && why.ends_with("nothing was sent"),
+        "{why}"
+    );
+}
