@@ -4,12 +4,13 @@
 //! replay, with its count of used recordings.
 //!
 //! Input (JSON), one operation each:
-//! - `{"op": "record", "method", "url", "body", "status", "reply", "latency"}`: the
+//! - `{"op": "record", "method", "url", "body", "status", "reply", "latency_bits"}`: the
 //!   latency as a replay will report it, a newline, and the exchange's cassette line (the
-//!   header line is `{"op": "header"}`).
+//!   header line is `{"op": "header"}`). Latencies travel as their IEEE 754 bits, so the
+//!   shell formats and parses no floating-point number.
 //! - `{"op": "load", "text"}`: reads an uploaded cassette for replaying; `ok <entries>`,
 //!   or the failure naming the line.
-//! - `{"op": "answer", "method", "url", "body"}`: `reply <status> <latency>`, a newline
+//! - `{"op": "answer", "method", "url", "body"}`: `reply <status> <latency bits>`, a newline
 //!   and the recorded body; or `missing <the reason the task ends with>` when the
 //!   request is not in the cassette (it must not be sent).
 
@@ -38,8 +39,9 @@ struct Op {
     status: u16,
     #[serde(default)]
     reply: String,
+    /// The latency's IEEE 754 bits (no float formatting or parsing in the shell).
     #[serde(default)]
-    latency: f64,
+    latency_bits: u64,
     #[serde(default)]
     text: String,
 }
@@ -52,10 +54,18 @@ pub fn cassette(input: &str) -> Result<String, LabError> {
         "record" => {
             // The latency as a replay of this line reads it, for the recording run to
             // report (JSON number parsing may move the last digit).
-            let line =
-                Entry::new(&o.method, &o.url, &o.body, o.status, &o.reply, o.latency).to_line();
-            let read = serde_json::from_str::<Entry>(&line).map_or(o.latency, |e| e.latency);
-            Ok(format!("{read}\n{line}"))
+            let line = Entry::new(
+                &o.method,
+                &o.url,
+                &o.body,
+                o.status,
+                &o.reply,
+                f64::from_bits(o.latency_bits),
+            )
+            .to_line();
+            let read = serde_json::from_str::<Entry>(&line)
+                .map_or(f64::from_bits(o.latency_bits), |e| e.latency);
+            Ok(format!("{}\n{line}", read.to_bits()))
         }
         "load" => {
             let c = Cassette::parse(o.text.as_bytes())
@@ -66,7 +76,9 @@ pub fn cassette(input: &str) -> Result<String, LabError> {
         }
         "answer" => LOADED.with(|cell| {
             Ok(match cell.borrow_mut().answer(&o.method, &o.url, &o.body) {
-                Answer::Recorded(e) => format!("reply {} {}\n{}", e.status, e.latency, e.reply),
+                Answer::Recorded(e) => {
+                    format!("reply {} {}\n{}", e.status, e.latency.to_bits(), e.reply)
+                }
                 Answer::Missing { key } => format!("missing {}", cassette::missing_reason(&key)),
             })
         }),
@@ -86,7 +98,7 @@ mod tests {
     fn a_recorded_line_replays_and_a_missing_request_is_refused() {
         let line = op(serde_json::json!({"op": "record", "method": "POST",
             "url": "http://127.0.0.1:9/v1/chat/completions", "body": "{\"a\": 1}",
-            "status": 200, "reply": "{\"ok\": true}", "latency": 0.25}));
+            "status": 200, "reply": "{\"ok\": true}", "latency_bits": 0.25f64.to_bits()}));
         // The same line the CLI's recorder writes for this exchange.
         let cli = Entry::new(
             "POST",
@@ -96,7 +108,7 @@ mod tests {
             "{\"ok\": true}",
             0.25,
         );
-        assert_eq!(line, format!("0.25\n{}", cli.to_line()));
+        assert_eq!(line, format!("{}\n{}", 0.25f64.to_bits(), cli.to_line()));
         let line = line
             .split_once('\n')
             .map(|(_, l)| l.to_owned())
@@ -105,7 +117,10 @@ mod tests {
         assert_eq!(op(serde_json::json!({"op": "load", "text": text})), "ok 1");
         let got = op(serde_json::json!({"op": "answer", "method": "POST",
             "url": "http://other:1/v1/chat/completions", "body": "{\"a\":1}"}));
-        assert_eq!(got, "reply 200 0.25\n{\"ok\": true}");
+        assert_eq!(
+            got,
+            format!("reply 200 {}\n{{\"ok\": true}}", 0.25f64.to_bits())
+        );
         let got = op(serde_json::json!({"op": "answer", "method": "POST",
             "url": "http://other:1/v1/chat/completions", "body": "{\"a\": 2}"}));
         assert!(

@@ -107,7 +107,7 @@ impl Tape {
         match (words.next(), words.next(), words.next()) {
             (Some("reply"), Some(s), Some(l)) => Replayed::Reply(
                 s.parse().unwrap_or(0),
-                l.parse().unwrap_or(0.0),
+                l.parse().map_or(0.0, f64::from_bits),
                 reply.to_owned(),
             ),
             _ => Replayed::Refused(head.strip_prefix("missing ").unwrap_or(head).to_owned()),
@@ -134,7 +134,7 @@ impl Tape {
             ("op", Value::str("record")),
             ("status", Value::int(i64::from(status))),
             ("reply", Value::str(reply)),
-            ("latency", Value::Float(latency)),
+            ("latency_bits", Value::int(latency.to_bits() as i64)),
         ]);
         let Ok(out) = op(call, fields) else {
             return latency;
@@ -142,7 +142,7 @@ impl Tape {
         let (read, line) = out.split_once('\n').unwrap_or(("", ""));
         self.lines.push_str(line);
         self.lines.push('\n');
-        read.parse().unwrap_or(latency)
+        read.parse().map_or(latency, f64::from_bits)
     }
 
     /// A whole reply arrived (recording): it is recorded with its latency, which the run
