@@ -6,8 +6,6 @@
 //! (`wildtool_core::provenance::cassette`), run in the lab module through its synchronous
 //! `cassette` call (installed with the stream readers); this module only forwards texts.
 
-use std::collections::HashMap;
-
 use wildtool_core::json::{dumps, Escape, Map, Value};
 
 use crate::engine::{HttpReply, HttpResponse};
@@ -32,8 +30,20 @@ pub struct Tape {
     /// Replaying (otherwise recording).
     pub replay: bool,
     lines: String,
-    sent: HashMap<u64, (String, String, String, f64)>,
-    streams: HashMap<u64, (u16, Vec<u8>)>,
+    /// Requests in flight (a short list, no map: the shell stays small).
+    sent: Vec<Pending>,
+}
+
+/// A recorded request waiting for its reply.
+#[derive(Default)]
+struct Pending {
+    id: u64,
+    method: String,
+    url: String,
+    body: String,
+    start: f64,
+    status: u16,
+    bytes: Vec<u8>,
 }
 
 impl std::fmt::Debug for Tape {
@@ -117,19 +127,26 @@ impl Tape {
     /// A request went out at `mono` (recording).
     pub fn sent(&mut self, id: u64, method: &str, url: &str, body: &str, mono: f64) {
         if !self.replay {
-            self.sent.insert(
+            self.sent.push(Pending {
                 id,
-                (method.to_owned(), url.to_owned(), body.to_owned(), mono),
-            );
+                method: method.to_owned(),
+                url: url.to_owned(),
+                body: body.to_owned(),
+                start: mono,
+                ..Pending::default()
+            });
         }
     }
 
+    fn take(&mut self, id: u64) -> Option<Pending> {
+        let i = self.sent.iter().position(|p| p.id == id)?;
+        Some(self.sent.swap_remove(i))
+    }
+
     /// Records an exchange; the latency a replay of it reports.
-    fn push(&mut self, call: &StreamCall, id: u64, status: u16, reply: &str, latency: f64) -> f64 {
-        let Some((method, url, body, _)) = self.sent.remove(&id) else {
-            return latency;
-        };
-        let mut fields = request_fields(&method, &url, &body);
+    fn push(&mut self, call: &StreamCall, p: &Pending, status: u16, reply: &str, mono: f64) -> f64 {
+        let latency = mono - p.start;
+        let mut fields = request_fields(&p.method, &p.url, &p.body);
         fields.extend([
             ("op", Value::str("record")),
             ("status", Value::int(i64::from(status))),
@@ -148,21 +165,17 @@ impl Tape {
     /// A whole reply arrived (recording): it is recorded with its latency, which the run
     /// reports too (so a replay writes the same result file).
     pub fn replied(&mut self, call: &StreamCall, id: u64, reply: &mut HttpReply, mono: f64) {
-        let Some(start) = self.sent.get(&id).map(|s| s.3) else {
+        let Some(p) = self.take(id) else {
             return;
         };
-        match reply {
-            HttpReply::Response(r) => {
-                let (status, body) = (r.status, r.body.clone());
-                r.latency = Some(self.push(call, id, status, &body, mono - start));
-            }
-            _ => {
-                self.sent.remove(&id);
-            }
+        if let HttpReply::Response(r) = reply {
+            let body = std::mem::take(&mut r.body);
+            r.latency = Some(self.push(call, &p, r.status, &body, mono));
+            r.body = body;
         }
     }
 
-    /// A streamed reply's head (`Some(status)`), bytes or end (`None`, `None`).
+    /// A streamed reply's head (`Some(status)`), bytes, or end (`end` the time).
     pub fn stream(
         &mut self,
         call: &StreamCall,
@@ -171,18 +184,18 @@ impl Tape {
         bytes: &[u8],
         end: Option<f64>,
     ) {
-        if self.replay || !self.sent.contains_key(&id) {
+        let Some(p) = self.sent.iter_mut().find(|p| p.id == id) else {
             return;
-        }
-        let s = self.streams.entry(id).or_default();
+        };
         if let Some(st) = status {
-            s.0 = st;
+            p.status = st;
         }
-        s.1.extend_from_slice(bytes);
+        p.bytes.extend_from_slice(bytes);
         if let Some(mono) = end {
-            let (st, body) = self.streams.remove(&id).unwrap_or_default();
-            let start = self.sent.get(&id).map_or(mono, |s| s.3);
-            let _ = self.push(call, id, st, &String::from_utf8_lossy(&body), mono - start);
+            if let Some(p) = self.take(id) {
+                let body = String::from_utf8_lossy(&p.bytes).into_owned();
+                let _ = self.push(call, &p, p.status, &body, mono);
+            }
         }
     }
 }
