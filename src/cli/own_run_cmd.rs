@@ -19,7 +19,6 @@ use wildtool_core::chart::html::{report_html, ReportMeta};
 use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Session};
 use wildtool_core::formats::report_doc::ReportDataset;
-use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
 use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
@@ -29,7 +28,7 @@ use wildtool_core::own::run_file::{
 };
 use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
 use wildtool_core::report::summary::summary_table;
-use wildtool_core::runner::checkpoint::CheckpointStore;
+use wildtool_core::runner::checkpoint::{line_traces, CheckpointStore};
 use wildtool_core::runner::engine::{Engine, EngineError, Event, RunStatus};
 use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::score::{OfficialChecker, ScoreOptions};
@@ -153,6 +152,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     let tasks_total: u64 = selected.iter().map(|s| s.tasks.len() as u64).sum();
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
+    let mut trial_outcomes = Vec::new();
     for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
         fs::create_dir_all(dir).map_err(at(dir))?;
         let head = OwnHead {
@@ -166,17 +166,10 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
         let mut text = header_line(&head);
         text.push('\n');
         for line in assembled.text.lines() {
-            let v = loads(line)
-                .map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
-            let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+            let (id, traces) = line_traces(line).map_err(|e| usage(format!("internal: {e}")))?;
             let Some(session) = selected.iter().find(|s| s.id == id) else {
                 continue;
             };
-            let traces = v
-                .get("result")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
             let env = if envs.contains_key(&session.index) {
                 "ledger"
             } else {
@@ -210,6 +203,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
                 problems: loaded.problems.len() as u64,
             },
         );
+        trial_outcomes.push(scored.outcomes.clone());
         let ledger_env = ledger_own::metrics_json(&loaded, &envs, &scored.traces);
         let model = spec.model().to_owned();
         let summary = summary_table(&model, &doc.report);
@@ -265,6 +259,25 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             dir.join("own-report.json").display(),
             dir.join("own-report.html").display()
         );
+    }
+    if spec.trials() > 1 {
+        // pass^k over the trials' official-style labels, as trials.json has it for
+        // official runs (the own-history label first).
+        let doc = super::run_cmd::trials_json(
+            &wildtool_core::share::task_shapes(&loaded),
+            wildtool_core::dataset::fingerprint(&dataset_text),
+            spec.model(),
+            trial_outcomes,
+        )?;
+        let text = format!(
+            "{{\"extension\": {}, \"on\": \"official-style labels on the model's own traces\", \"trials\": {}}}\n",
+            serde_json::to_string(OWN_LABEL).unwrap_or_default(),
+            doc
+        );
+        let mut outputs = OutputSet::begin(&args.out, &[args.dataset.as_path()])?;
+        outputs.write("own-trials.json", &text)?;
+        outputs.commit()?;
+        eprintln!("wrote {}", args.out.join("own-trials.json").display());
     }
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {

@@ -19,6 +19,7 @@ mod cli_score_inputs;
 mod docs;
 mod formats_fuzz;
 mod generate_cli;
+mod generate_ledger;
 mod import_graph;
 mod invariants;
 mod ledger_behaviours;

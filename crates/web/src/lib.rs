@@ -11,9 +11,15 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+<<<<<<< HEAD
 pub mod cassette;
+=======
+pub mod budget;
+>>>>>>> main
 pub mod data;
+pub mod dataset_check;
 pub mod engine;
+pub mod envrun;
 pub mod exports;
 pub mod generator;
 pub mod history;

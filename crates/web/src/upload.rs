@@ -72,7 +72,7 @@ pub struct Upload {
     pub automation: bool,
     /// Uploads finished (scored or refused) since the page opened.
     pub finished: u32,
-    file: Option<FileRef>,
+    pub(crate) file: Option<FileRef>,
     job: Option<ScoreJob>,
     splitter: LineSplitter,
     keep: Option<String>,
@@ -146,7 +146,8 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            if !kind.is_scorable() {
+            let env = crate::envrun::ENABLED && kind == FileKind::EnvRun;
+            if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
             self.upload.kind = Some(kind);
@@ -226,6 +227,9 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
+        if crate::envrun::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
+            return self.env_upload(bytes);
+        }
         let Some(dataset) = self.dataset else {
             return self.upload_fail("No dataset is loaded.");
         };

@@ -133,6 +133,9 @@ fn glossary(state: &AppState) -> Element {
 
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
+    if let Some(env) = crate::envrun::dashboard(state) {
+        return env;
+    }
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")

@@ -245,6 +245,9 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
+    if let Some(env) = crate::envrun::traces(state) {
+        return env;
+    }
     let section = el("section")
         .id("view-traces")
         .class("view")
