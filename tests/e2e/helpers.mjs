@@ -111,6 +111,8 @@ export async function axeSerious(page, axeSource) {
   const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
     .violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })));
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
 let axeSource;
 
 /** Serious and critical axe-core violations on the current page (axe is evaluated through

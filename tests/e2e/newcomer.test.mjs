@@ -94,6 +94,40 @@ test('dataset=URL that cannot be fetched says why on the hooks', async () => {
   await suite.browser.context.unroute('**/gone/suite.jsonl');
 });
 
+test('a damaged line of an upload is named on the dashboard, by its file line and column', async () => {
+  const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#exp-result')]);
+  const text = await readFile(await dl.path(), 'utf8');
+  const lines = text.split('\n').filter((l) => l.trim());
+  lines[27] = lines[27].slice(0, Math.floor(lines[27].length / 2)); // line 28 cut in half
+  await page.click('nav [data-view="offline"]');
+  await page.setInputFiles('#result-file', { name: 'cut.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${lines.join('\n')}\n`) });
+  await page.waitForFunction(() => document.body.dataset.view === 'dashboard' && document.querySelector('#dash-damage'), null, { timeout: 30_000 });
+  const damage = await page.textContent('#dash-damage');
+  assert.match(damage, /^1 line\(s\) of cut\.jsonl could not be read: (result )?line 28 looks cut off: /);
+  assert.doesNotMatch(damage, /line 1 column/);
+  const banner = await page.textContent('#dash-banner');
+  assert.doesNotMatch(banner, /Partial — Partial/);
+  assert.deepEqual(await everyLook(page, 'damaged-upload'), []);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the "Ready … start a run" banner is shown on Setup only', async () => {
+  const { page } = await openPage(suite.browser.context, suite.server.url);
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  assert.match(await page.textContent('#status'), /^Ready: /);
+  for (const view of ['traces', 'history', 'compare', 'offline']) {
+    await page.click(`nav [data-view="${view}"]`);
+    await page.waitForFunction((v) => document.body.dataset.view === v, view);
+    assert.equal(await page.isVisible('#status'), false, `${view}: the Setup banner steps aside`);
+  }
+  await page.click('nav [data-view="setup"]');
+  assert.match(await page.textContent('#status'), /^Ready: /);
+  await page.close();
+});
+
 test('repeated trials: success and failure colours, and the note on deterministic agents', async () => {
   const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=baseline&trials=2&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 90_000 });
@@ -107,10 +141,30 @@ test('repeated trials: success and failure colours, and the note on deterministi
   await page.close();
 });
 
-test('the focus ring is not the error colour', async () => {
+test('a failed run keeps no disabled controls or progress grid, and names a built-in agent once', async () => {
+  const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=openai&base_url=http://127.0.0.1:9/v1&model=m&autorun=1`);
+  await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  assert.equal((await hooks(page)).runOutcome, 'failed');
+  await page.waitForSelector('#run-failure');
+  assert.equal(await page.$('#pause-run'), null);
+  assert.equal(await page.$('#cancel-run'), null);
+  assert.equal(await page.$('#run-stats'), null);
+  assert.doesNotMatch(await page.textContent('#run-label'), /\((openai)\).*\1/);
+  await page.close();
+});
+
+test('dark mode draws charts on the dark surface; the focus ring is not the error colour', async () => {
   const { page } = await openPage(suite.browser.context, `${suite.server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
   await page.waitForFunction(() => document.body.dataset.dashboard === 'ready' && !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  const backs = await page.$$eval('#charts .chart svg > rect[fill="#ffffff"]', (r) => r.map((x) => getComputedStyle(x).fill));
+  assert.ok(backs.length > 0);
+  for (const b of backs) assert.notEqual(b, 'rgb(255, 255, 255)', 'no bright white chart card');
+  const card = await page.$eval('#charts .chart', (c) => getComputedStyle(c).backgroundColor);
+  assert.notEqual(card, 'rgb(255, 255, 255)');
+  assert.deepEqual(await everyLook(page, 'dashboard-gold'), []);
+  await page.emulateMedia({ colorScheme: 'light' });
   await page.focus('#exp-metric');
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Tab');

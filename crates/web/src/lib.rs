@@ -11,11 +11,9 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-<<<<<<< HEAD
-pub mod cassette;
-=======
 pub mod budget;
->>>>>>> main
+pub mod cassette;
+pub mod damage;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;

@@ -376,6 +376,19 @@ impl AppState {
             Some(scored),
             None,
         );
+        let mut shown = shown;
+        if errors > 0 {
+            shown.damage = Some(format!(
+                "{errors} line(s) of {} could not be read: {}{}",
+                self.upload.name,
+                first_errors.join("; "),
+                if errors > first_errors.len() {
+                    "; …"
+                } else {
+                    ""
+                }
+            ));
+        }
         let note = format!(
             "{}: {task_results} tasks scored ({}).{}",
             self.upload.name,

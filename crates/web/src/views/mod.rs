@@ -303,7 +303,13 @@ fn hooks(state: &AppState) -> Hooks {
 
 /// The whole page.
 pub fn frame(state: &AppState) -> Frame {
-    let status = match &state.status {
+    // "Ready: … start a run" speaks of Setup: elsewhere, or beside an unfinished run's
+    // offer, it steps aside.
+    let setup_note = |s: &crate::state::Status| {
+        s.text.starts_with("Ready: ")
+            && (state.route.view != View::Setup || state.flags.resume == Some("offered"))
+    };
+    let status = match state.status.as_ref().filter(|s| !setup_note(s)) {
         Some(s) => el("p")
             .id("status")
             .class("status")
