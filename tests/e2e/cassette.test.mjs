@@ -17,6 +17,8 @@ const run = promisify(execFile);
 const CLI = join(ROOT, 'target/debug/wildtool');
 const SUITE = join(ROOT, 'data/suite.jsonl');
 
+const REFUSED = /^\d+ of \d+ tasks did not finish; last failure: offline: this request is not in the cassette \(key [0-9a-f]{12}…\); nothing was sent$/;
+
 let server;
 let browser;
 let mock;
@@ -43,9 +45,15 @@ async function downloadText(page, selector) {
 }
 
 /// A page run with the given cassette choice; its outcome and export files.
-async function pageRun(url, { record = false, replay = null } = {}) {
-  const q = new URLSearchParams({ dataset: 'bundled', provider: 'openai', base_url: url, model: 'mock', concurrency: '4' });
+async function pageRun(url, { record = false, replay = null, dataset = null } = {}) {
+  const q = new URLSearchParams({ provider: 'openai', base_url: url, model: 'mock', concurrency: '4' });
+  if (!dataset) q.set('dataset', 'bundled');
   const { page } = await openPage(browser.context, `${server.url}?${q}`);
+  if (dataset) {
+    await page.check('input[name="ds-kind"][value="upload"]');
+    await page.setInputFiles('#ds-file', dataset);
+    await page.waitForFunction(() => /\d+ sessions/.test(document.getElementById('ds-info')?.textContent || ''));
+  }
   await page.waitForSelector('#start-run');
   if (record) await page.click('#cassette-record');
   if (replay) {
@@ -56,12 +64,13 @@ async function pageRun(url, { record = false, replay = null } = {}) {
   await page.waitForFunction(() => ['done', 'ended', 'failed'].includes(document.body.dataset.runState) || document.body.dataset.runOutcome, null, { timeout: 180_000 });
   await page.waitForFunction(() => document.body.dataset.runOutcome, null, { timeout: 180_000 });
   const outcome = await hook(page, 'runOutcome');
+  const reason = await hook(page, 'runError');
   await page.click('nav [data-view="dashboard"]');
   const files = {};
   for (const f of ['result', 'score', 'metric']) files[f] = await downloadText(page, `#exp-${f}`);
   if (record) files.cassette = await downloadText(page, '#exp-cassette');
   await page.close();
-  return { outcome, files };
+  return { outcome, reason, files };
 }
 
 describe('page cassettes', () => {
@@ -99,5 +108,25 @@ describe('page cassettes', () => {
     await writeFile(short, lines.slice(0, -10).join('\n') + '\n');
     const missing = await pageRun(url, { replay: short });
     assert.equal(missing.outcome, 'incomplete');
+    assert.match(missing.reason, REFUSED);
+
+    // A changed dataset (the first session's date): its requests are not in the cassette.
+    // A server is listening this time, and gets nothing.
+    const suite = (await readFile(SUITE, 'utf8')).split('\n');
+    const first = JSON.parse(suite[0]);
+    first.env_info = first.env_info.replace('18:40:00', '18:41:00');
+    assert.notEqual(JSON.stringify(first), suite[0]);
+    suite[0] = JSON.stringify(first);
+    const changed = join(work, 'changed.jsonl');
+    await writeFile(changed, suite.join('\n'));
+    const listening = await startMock();
+    try {
+      const other = await pageRun(listening.url, { replay: pageTape, dataset: changed });
+      assert.equal(other.outcome, 'incomplete');
+      assert.match(other.reason, REFUSED);
+      assert.equal(listening.stats.requests, 0, 'nothing sent while replaying');
+    } finally {
+      await listening.stop();
+    }
   });
 });

@@ -13,6 +13,7 @@
 
 pub mod budget;
 pub mod cassette;
+pub mod costs;
 pub mod damage;
 pub mod data;
 pub mod dataset_check;

@@ -61,6 +61,8 @@ pub enum ListPurpose {
     ExportCheckpoint(String),
     /// The second run's stored checkpoint lines, for traces side by side (history id).
     Vs(String),
+    /// A compared run's stored checkpoint lines, for its cost (history id).
+    Cost(String),
 }
 
 /// What a key-value read is for.
@@ -82,6 +84,8 @@ pub enum GetPurpose {
     VsResultText(String),
     /// An env run's stored `env-result.jsonl` (history id), to open it.
     EnvResult(String),
+    /// A compared run's stored result text (history id), for its cost.
+    CostText(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -147,6 +151,10 @@ pub enum LabPurpose {
     Audit,
     /// The verdicts of the files dropped to verify.
     Verify,
+    /// The shown run's cost in money.
+    DashCost,
+    /// The compared runs' costs in money.
+    CompareCost,
 }
 
 /// True for the ledger environment's lab calls.

@@ -165,6 +165,8 @@ pub struct AppState {
     pub cassette_call: Option<crate::readers::StreamCall>,
     /// Cassettes: record the next run, or replay an uploaded one.
     pub cassette: crate::cassette::CassetteSetup,
+    /// The compared runs' stored lines read for their cost.
+    pub cost_reads: crate::costs::CostReads,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
@@ -284,6 +286,7 @@ impl AppState {
             stream_call: None,
             cassette_call: None,
             cassette: Default::default(),
+            cost_reads: Default::default(),
             awaiting_readers: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
@@ -975,6 +978,7 @@ impl AppState {
             ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),
             ListPurpose::ExportCheckpoint(id) => self.export_checkpoint(&id, entries),
             ListPurpose::Vs(id) => self.vs_records_arrived(&id, entries),
+            ListPurpose::Cost(id) => self.cost_records_arrived(&id, entries),
         }
     }
 
@@ -990,6 +994,7 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
+            GetPurpose::CostText(id) => self.cost_text_arrived(&id, value),
             GetPurpose::EnvResult(id) => match crate::envrun::ENABLED {
                 true => self.env_result_arrived(&id, value),
                 false => Vec::new(),

@@ -1810,6 +1810,8 @@ mod audit;
 mod budget;
 #[path = "page/cassette.rs"]
 mod cassette;
+#[path = "page/cost.rs"]
+mod cost;
 #[path = "page/env.rs"]
 mod env;
 #[path = "page/streaming.rs"]

@@ -195,6 +195,11 @@ pub fn view(state: &AppState) -> Element {
             "Drawing the charts…",
         ));
         section = section.child_opt(super::compare::trials_panel(state));
+        section = section.child(crate::costs::section(
+            state,
+            "dash-cost",
+            LabPurpose::DashCost,
+        ));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;

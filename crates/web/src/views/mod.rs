@@ -182,7 +182,7 @@ fn hooks(state: &AppState) -> Hooks {
                 .filter(|_| run.phase == crate::live::Phase::Ended)
             {
                 h.insert("runOutcome", end.outcome.clone());
-                if end.outcome == "failed" {
+                if end.outcome == "failed" || end.reason.is_some() {
                     h.insert("runError", end.reason.clone().unwrap_or_default());
                 }
             }

@@ -100,4 +100,10 @@ fn a_recorded_run_replays_without_a_server_and_a_missing_request_is_refused() {
             && why.ends_with("nothing was sent"),
         "{why}"
     );
+    // The dashboard says why: how many tasks did not finish and the refusal.
+    let said = miss.hook("runError").unwrap_or_default();
+    assert!(
+        said.starts_with("1 of ") && said.ends_with(&format!("last failure: {why}")),
+        "{said}"
+    );
 }
