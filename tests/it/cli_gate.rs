@@ -325,3 +325,49 @@ fn the_ci_script_runs_against_the_mock() {
         assert!(PathBuf::from(&dir).join(f).is_file(), "{f}");
     }
 }
+
+#[test]
+fn the_ci_script_replays_a_cassette_with_the_endpoint_gone() {
+    let dir = tmp("ci-script-cassette");
+    let tape = dir.join("cassette.jsonl");
+    let recorded = dir.join("recorded");
+    let gold = model_server(Behaviour::Gold, |_, _| None);
+    let base = gold.base_url();
+    let o = run(&base, &recorded, &["--cassette", s(&tape)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drop(gold);
+    let out = dir.join("ci");
+    let o = Command::new("bash")
+        .arg(root().join("scripts/ci-gate.sh"))
+        .env("WILDTOOL", env!("CARGO_BIN_EXE_wildtool"))
+        .env("WILDTOOL_DATASET", mini_path())
+        .env("WILDTOOL_BASE_URL", &base)
+        .env("WILDTOOL_MODEL", "mock/model")
+        .env("WILDTOOL_OUT", &out)
+        .env("WILDTOOL_BASELINE", &recorded)
+        .env("WILDTOOL_CASSETTE", &tape)
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap_or_else(|e| panic!("bash: {e}"));
+    assert!(
+        o.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let candidate = out.join("candidate");
+    let manifest = json(&candidate.join("manifest.json"));
+    assert_eq!(
+        manifest
+            .get("cassette")
+            .and_then(|c| c.get("mode"))
+            .and_then(Value::as_str),
+        Some("replay")
+    );
+    let read = |p: PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    assert_eq!(
+        read(candidate.join("metric.json")),
+        read(recorded.join("metric.json"))
+    );
+    assert!(out.join("junit.xml").is_file());
+}

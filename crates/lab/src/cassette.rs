@@ -13,17 +13,35 @@
 //! - `{"op": "answer", "method", "url", "body"}`: `reply <status> <latency bits>`, a newline
 //!   and the recorded body; or `missing <the reason the task ends with>` when the
 //!   request is not in the cassette (it must not be sent).
+//!
+//! The same calls keep the run's exchange log for its manifest (the core's
+//! [`ExchangeLog`]): `{"op": "log-start"}` begins a run's; `record` and `answer` carry
+//! the request's `id` and task (`trial`, `line`, `task`; `trial` 0 for the preflight) and
+//! log the request and its reply (`failed: true` on `record`: sent, no reply);
+//! `{"op": "manifest", "entry", "result", "score", "metric", "resumed", "cassette_mode",
+//! "cassette_file"}` ends the log and writes the run's `manifest.json` (the history
+//! entry's JSON gives versions, dataset, provider, model, settings, times and totals;
+//! the files' texts their hashes and the headline claims) with the core's
+//! [`Manifest::assemble`], the function `wildtool run` writes it with.
 
 use std::cell::RefCell;
 
 use serde::Deserialize;
 
+use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
+use wildtool_core::formats::RunMeta;
 use wildtool_core::provenance::cassette::{self, Answer, Cassette, Entry};
+use wildtool_core::provenance::manifest::{
+    output_claims, CassetteUse, ExchangeLog, Manifest, RunFacts,
+};
+use wildtool_core::runner::engine::TaskKey;
+use wildtool_core::runner::http::{HttpReply, HttpResponse};
 
 use crate::{read, LabError};
 
 thread_local! {
     static LOADED: RefCell<Cassette> = RefCell::new(Cassette::default());
+    static LOG: RefCell<ExchangeLog> = RefCell::new(ExchangeLog::default());
 }
 
 #[derive(Deserialize)]
@@ -44,6 +62,141 @@ struct Op {
     latency_bits: u64,
     #[serde(default)]
     text: String,
+    /// The engine's request id (logging).
+    #[serde(default)]
+    id: u64,
+    /// The request's task: trial (1-based; 0: the preflight), line, task.
+    #[serde(default)]
+    trial: u32,
+    #[serde(default)]
+    line: usize,
+    #[serde(default)]
+    task: usize,
+    /// Sent, but no reply came back.
+    #[serde(default)]
+    failed: bool,
+    /// The manifest's inputs.
+    #[serde(default)]
+    entry: String,
+    #[serde(default)]
+    result: Option<String>,
+    #[serde(default)]
+    score: Option<String>,
+    #[serde(default)]
+    metric: Option<String>,
+    #[serde(default)]
+    resumed: u64,
+    #[serde(default)]
+    cassette_mode: Option<String>,
+    #[serde(default)]
+    cassette_file: String,
+}
+
+impl Op {
+    /// Logs the request and (unless `None`) its reply.
+    fn log(&self, reply: Option<(u16, &str)>) {
+        let task = (self.trial > 0).then_some(TaskKey {
+            trial: self.trial,
+            line: self.line,
+            task: self.task,
+        });
+        LOG.with(|cell| {
+            let mut log = cell.borrow_mut();
+            log.sent(self.id, task, &self.body);
+            if let Some((status, body)) = reply {
+                log.replied(
+                    self.id,
+                    &HttpReply::Response(HttpResponse::new(status, body.to_owned())),
+                );
+            }
+        });
+    }
+}
+
+/// A form setting's text as JSON: a number or a truth value when it reads as one.
+fn setting(v: &str) -> serde_json::Value {
+    match v {
+        "true" => serde_json::Value::Bool(true),
+        "false" => serde_json::Value::Bool(false),
+        _ => v
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(
+                || serde_json::Value::String(v.to_owned()),
+                serde_json::Value::Number,
+            ),
+    }
+}
+
+/// The run's manifest from the exchange log and the history entry (see the module docs).
+fn manifest(o: Op) -> Result<String, LabError> {
+    use serde_json::{json, Value};
+    let e: Value =
+        serde_json::from_str(&o.entry).map_err(|err| LabError::Input(format!("entry: {err}")))?;
+    let text = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_owned);
+    let num = |k: &str| e.get(k).and_then(Value::as_f64);
+    let mut settings = std::collections::BTreeMap::new();
+    for pair in e
+        .get("settings")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let (Some(k), Some(v)) = (
+            pair.get(0).and_then(Value::as_str),
+            pair.get(1).and_then(Value::as_str),
+        ) {
+            if k != "provider" {
+                settings.insert(k.to_owned(), setting(v));
+            }
+        }
+    }
+    let endpoint = text("base_url").and_then(|b| RunMeta::endpoint_of(&b));
+    settings.insert("endpoint".to_owned(), json!(endpoint));
+    settings.insert(
+        "seeds".to_owned(),
+        json!("per task and trial: runner::engine::trial_seed(trial, line, task)"),
+    );
+    settings.insert("history_mode".to_owned(), json!("gold"));
+    settings.insert(
+        "offline".to_owned(),
+        json!(o.cassette_mode.as_deref() == Some("replay")),
+    );
+    let facts = RunFacts {
+        kind: "official".to_owned(),
+        wildtool_version: text("wildtool_version").unwrap_or_default(),
+        dataset: DatasetMeta {
+            fingerprint: text("dataset_fingerprint").unwrap_or_default(),
+            name: text("dataset_name"),
+        },
+        provider: text("provider").unwrap_or_default(),
+        model: text("model").unwrap_or_default(),
+        settings,
+        started_at: num("started_ms").and_then(|ms| rfc3339(ms / 1000.0)),
+        finished_at: num("finished_ms").and_then(|ms| rfc3339(ms / 1000.0)),
+        duration_seconds: num("duration_s").unwrap_or(0.0),
+        tokens: Tokens {
+            input: num("input_tokens").unwrap_or(0.0) as u64,
+            output: num("output_tokens").unwrap_or(0.0) as u64,
+        },
+        requests: num("requests").unwrap_or(0.0) as u64,
+        resumed_tasks: o.resumed,
+        cassette: o.cassette_mode.clone().map(|mode| CassetteUse {
+            mode,
+            file: o.cassette_file.clone(),
+        }),
+    };
+    let files = [
+        ("result.jsonl", o.result.as_deref().map(str::as_bytes)),
+        ("score.jsonl", o.score.as_deref().map(str::as_bytes)),
+        ("metric.json", o.metric.as_deref().map(str::as_bytes)),
+    ];
+    let outputs = vec![output_claims(".", &files, "metric.json")];
+    let log = LOG.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
+    Ok(Manifest::assemble(facts, log, outputs).to_json())
 }
 
 /// One operation (see the module docs).
@@ -51,7 +204,17 @@ pub fn cassette(input: &str) -> Result<String, LabError> {
     let o: Op = read(input)?;
     match o.op.as_str() {
         "header" => Ok(cassette::HEADER.to_owned()),
+        "log-start" => {
+            LOG.with(|cell| *cell.borrow_mut() = ExchangeLog::default());
+            Ok(String::new())
+        }
+        "manifest" => manifest(o),
+        "record" if o.failed => {
+            o.log(None);
+            Ok(String::new())
+        }
         "record" => {
+            o.log(Some((o.status, &o.reply)));
             // The latency as a replay of this line reads it, for the recording run to
             // report (JSON number parsing may move the last digit).
             let line = Entry::new(
@@ -77,9 +240,13 @@ pub fn cassette(input: &str) -> Result<String, LabError> {
         "answer" => LOADED.with(|cell| {
             Ok(match cell.borrow_mut().answer(&o.method, &o.url, &o.body) {
                 Answer::Recorded(e) => {
+                    o.log(Some((e.status, &e.reply)));
                     format!("reply {} {}\n{}", e.status, e.latency.to_bits(), e.reply)
                 }
-                Answer::Missing { key } => format!("missing {}", cassette::missing_reason(&key)),
+                Answer::Missing { key } => {
+                    o.log(None);
+                    format!("missing {}", cassette::missing_reason(&key))
+                }
             })
         }),
         other => Err(LabError::Input(format!("unknown cassette op {other:?}"))),

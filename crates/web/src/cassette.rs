@@ -5,6 +5,8 @@
 //! The format, the key and the replay rule are the core's
 //! (`wildtool_core::provenance::cassette`), run in the lab module through its synchronous
 //! `cassette` call (installed with the stream readers); this module only forwards texts.
+//! The same call keeps every HTTP run's exchange log and writes its manifest, so every
+//! run with an endpoint has a tape: recording a cassette, replaying one, or only logging.
 
 use wildtool_core::json::{dumps, Escape, Map, Value};
 
@@ -22,13 +24,17 @@ pub struct CassetteSetup {
     pub replay: Option<(String, String)>,
     /// The last recorded cassette's text.
     pub recorded: Option<String>,
+    /// The lab module could not be loaded: runs start without a manifest.
+    pub no_lab: bool,
 }
 
 /// A run's tape: recording (the lines so far and the requests in flight) or replaying.
 #[derive(Default)]
 pub struct Tape {
-    /// Replaying (otherwise recording).
+    /// Replaying (otherwise recording or logging).
     pub replay: bool,
+    /// Keeping the cassette's lines.
+    record: bool,
     lines: String,
     /// Requests in flight (a short list, no map: the shell stays small).
     sent: Vec<Pending>,
@@ -38,6 +44,7 @@ pub struct Tape {
 #[derive(Default)]
 struct Pending {
     id: u64,
+    key: (u32, usize, usize),
     method: String,
     url: String,
     body: String,
@@ -64,12 +71,27 @@ fn op(call: &StreamCall, pairs: Vec<(&str, Value)>) -> Result<String, String> {
     call(&dumps(&Value::Object(m), Escape::Utf8))
 }
 
-fn request_fields(method: &str, url: &str, body: &str) -> Vec<(&'static str, Value)> {
+fn request_fields(
+    id: u64,
+    key: (u32, usize, usize),
+    method: &str,
+    url: &str,
+    body: &str,
+) -> Vec<(&'static str, Value)> {
     vec![
+        ("id", Value::int(id as i64)),
+        ("trial", Value::int(i64::from(key.0))),
+        ("line", Value::int(key.1 as i64)),
+        ("task", Value::int(key.2 as i64)),
         ("method", Value::str(method)),
         ("url", Value::str(url)),
         ("body", Value::str(body)),
     ]
+}
+
+/// A request's task as the lab's log takes it (trial 0: the preflight).
+pub fn task_key(t: &wildtool_core::runner::engine::Transmit) -> (u32, usize, usize) {
+    t.task.map_or((0, 0, 0), |k| (k.trial, k.line, k.task))
 }
 
 /// What a replayed request gets.
@@ -81,9 +103,13 @@ pub enum Replayed {
 }
 
 impl Tape {
-    /// A recording (its header line first) or a replay of the cassette `text`.
-    pub fn start(call: &StreamCall, replay: Option<&str>) -> Result<Self, String> {
-        let mut tape = Tape::default();
+    /// A replay of the cassette `text`, a recording (its header line first) or a log only.
+    pub fn start(call: &StreamCall, replay: Option<&str>, record: bool) -> Result<Self, String> {
+        let mut tape = Tape {
+            record: record && replay.is_none(),
+            ..Tape::default()
+        };
+        op(call, vec![("op", Value::str("log-start"))])?;
         match replay {
             Some(text) => {
                 op(
@@ -92,21 +118,32 @@ impl Tape {
                 )?;
                 tape.replay = true;
             }
-            None => {
+            None if tape.record => {
                 tape.lines = op(call, vec![("op", Value::str("header"))])? + "\n";
             }
+            None => {}
         }
         Ok(tape)
     }
 
-    /// The recorded lines.
-    pub fn into_text(self) -> Option<String> {
-        (!self.replay).then_some(self.lines)
+    /// The recorded lines (once), when recording.
+    pub fn take_text(&mut self) -> Option<String> {
+        self.record.then(|| std::mem::take(&mut self.lines))
+    }
+
+    /// How the run used a cassette: `record` or `replay`.
+    pub fn mode(&self) -> Option<&'static str> {
+        if self.replay {
+            Some("replay")
+        } else {
+            self.record.then_some("record")
+        }
     }
 
     /// The answer to a request from the loaded cassette.
-    pub fn answer(call: &StreamCall, method: &str, url: &str, body: &str) -> Replayed {
-        let mut fields = request_fields(method, url, body);
+    pub fn answer(call: &StreamCall, t: &wildtool_core::runner::engine::Transmit) -> Replayed {
+        let r = &t.request;
+        let mut fields = request_fields(t.id.0, task_key(t), r.method, &r.url, &r.body);
         fields.push(("op", Value::str("answer")));
         let out = match op(call, fields) {
             Ok(o) => o,
@@ -124,11 +161,14 @@ impl Tape {
         }
     }
 
-    /// A request went out at `mono` (recording).
-    pub fn sent(&mut self, id: u64, method: &str, url: &str, body: &str, mono: f64) {
+    /// A request went out at `mono` (recording or logging).
+    pub fn sent(&mut self, t: &wildtool_core::runner::engine::Transmit, mono: f64) {
+        let (id, r) = (t.id.0, &t.request);
+        let (method, url, body) = (r.method, &r.url, &r.body);
         if !self.replay {
             self.sent.push(Pending {
                 id,
+                key: task_key(t),
                 method: method.to_owned(),
                 url: url.to_owned(),
                 body: body.to_owned(),
@@ -146,7 +186,7 @@ impl Tape {
     /// Records an exchange; the latency a replay of it reports.
     fn push(&mut self, call: &StreamCall, p: &Pending, status: u16, reply: &str, mono: f64) -> f64 {
         let latency = mono - p.start;
-        let mut fields = request_fields(&p.method, &p.url, &p.body);
+        let mut fields = request_fields(p.id, p.key, &p.method, &p.url, &p.body);
         fields.extend([
             ("op", Value::str("record")),
             ("status", Value::int(i64::from(status))),
@@ -157,8 +197,10 @@ impl Tape {
             return latency;
         };
         let (read, line) = out.split_once('\n').unwrap_or(("", ""));
-        self.lines.push_str(line);
-        self.lines.push('\n');
+        if self.record {
+            self.lines.push_str(line);
+            self.lines.push('\n');
+        }
         read.parse().map_or(latency, f64::from_bits)
     }
 
@@ -172,7 +214,38 @@ impl Tape {
             let body = std::mem::take(&mut r.body);
             r.latency = Some(self.push(call, &p, r.status, &body, mono));
             r.body = body;
+        } else {
+            // Sent, and no reply came back: logged for the manifest, never recorded.
+            let mut fields = request_fields(p.id, p.key, &p.method, &p.url, &p.body);
+            fields.extend([("op", Value::str("record")), ("failed", Value::Bool(true))]);
+            let _ = op(call, fields);
         }
+    }
+
+    /// The run's manifest (the lab module's, from its log of this run): the history
+    /// entry's JSON, the files' texts, tasks resumed and the cassette's name.
+    pub fn manifest(
+        &self,
+        call: &StreamCall,
+        entry: &str,
+        files: [Option<String>; 3],
+        resumed: u64,
+        cassette_file: &str,
+    ) -> Option<String> {
+        let [result, score, metric] = files.map(|f| f.map_or(Value::Null, |t| Value::str(&t)));
+        let mut fields = vec![
+            ("op", Value::str("manifest")),
+            ("entry", Value::str(entry)),
+            ("result", result),
+            ("score", score),
+            ("metric", metric),
+            ("resumed", Value::int(resumed as i64)),
+            ("cassette_file", Value::str(cassette_file)),
+        ];
+        if let Some(m) = self.mode() {
+            fields.push(("cassette_mode", Value::str(m)));
+        }
+        op(call, fields).ok()
     }
 
     /// A streamed reply's head (`Some(status)`), bytes, or end (`end` the time).

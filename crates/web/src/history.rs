@@ -39,6 +39,12 @@ pub fn outcomes_key(id: &str) -> String {
     format!("out/{id}")
 }
 /// Result-text key of `id`.
+/// Key of a run's manifest (`manifest.json`), for runs made in the page.
+pub fn manifest_key(id: &str) -> String {
+    format!("man/{id}")
+}
+
+/// Key of a run's stored result text.
 pub fn result_key(id: &str) -> String {
     format!("res/{id}")
 }
@@ -755,6 +761,7 @@ impl AppState {
                 meta_key(id),
                 outcomes_key(id),
                 result_key(id),
+                manifest_key(id),
                 crate::lab::trials_key(id),
             ]),
             Effect::KvDeletePrefix(checkpoint_prefix(id)),

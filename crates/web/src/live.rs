@@ -203,9 +203,13 @@ impl AppState {
         };
         // A streamed run reads its streams in the lab module: load it first.
         let streams = self.setup.stream && !self.setup.is_builtin();
-        let taping =
-            !self.setup.is_builtin() && (self.cassette.record || self.cassette.replay.is_some());
-        if (streams || taping) && self.stream_call.is_none() {
+        // A cassette is recorded or replayed in the lab module, and every run with an
+        // endpoint logs its exchanges there for its manifest: load it first (a run that
+        // only logs starts without it when it cannot be loaded).
+        let http = !self.setup.is_builtin();
+        let needs = streams || (http && (self.cassette.record || self.cassette.replay.is_some()));
+        let taping = needs || (http && !self.cassette.no_lab);
+        if taping && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
             return vec![Effect::Lab {
                 call: wildtool_contract::Call::StreamRead,
@@ -292,7 +296,7 @@ impl AppState {
         let tape = match &self.cassette_call {
             Some(call) if taping && !agents => {
                 let replay = self.cassette.replay.as_ref().map(|(_, t)| t.as_str());
-                match crate::cassette::Tape::start(call, replay) {
+                match crate::cassette::Tape::start(call, replay, self.cassette.record) {
                     Ok(t) => Some(t),
                     Err(e) => {
                         self.say(format!("Cannot start: {e}."), Tone::Error);
@@ -572,6 +576,14 @@ impl AppState {
         match result {
             Ok(()) if self.stream_call.is_some() => self.start_with(resume, stored, now),
             Ok(()) => Vec::new(),
+            Err(_)
+                if !self.setup.stream
+                    && !self.cassette.record
+                    && self.cassette.replay.is_none() =>
+            {
+                self.cassette.no_lab = true;
+                self.start_with(resume, stored, now)
+            }
             Err(e) => {
                 self.say(
                     format!("Cannot start a streamed run: the stream readers could not be loaded ({e})."),
@@ -671,12 +683,11 @@ impl AppState {
                     t.request.url = pool.assign(t.id.0, &t.request.url);
                 }
                 if let (Some(tape), Some(call)) = (&mut run.tape, &call) {
-                    let r = &t.request;
                     if tape.replay {
                         replay(&mut run.engine, call, &t, now);
                         continue;
                     }
-                    tape.sent(t.id.0, r.method, &r.url, &r.body, now.mono);
+                    tape.sent(&t, now.mono);
                 }
                 fx.push(Effect::Send(Outgoing {
                     transmit: t,
@@ -722,7 +733,7 @@ impl AppState {
                         run.progress = p;
                     }
                     Event::Finished(end) => {
-                        if let Some(text) = run.tape.take().and_then(|t| t.into_text()) {
+                        if let Some(text) = run.tape.as_mut().and_then(|t| t.take_text()) {
                             self.cassette.recorded = Some(text);
                         }
                         finished = Some(end);
@@ -974,16 +985,41 @@ impl AppState {
         entry.concurrency = run.concurrency_meta();
         entry.first_token = run.progress.first_token;
         run.entry = entry.clone();
+        let entry_json = serde_json::to_string(&entry).unwrap_or_default();
+        // The run's manifest, from the lab module's log of its exchanges.
+        let manifest = match (&run.tape, &self.cassette_call) {
+            (Some(tape), Some(call)) => {
+                let s = shown.scored.as_ref();
+                let file = match tape.mode() {
+                    Some("replay") => self.cassette.replay.as_ref().map_or("", |(n, _)| n),
+                    _ => "cassette.jsonl",
+                };
+                tape.manifest(
+                    call,
+                    &entry_json,
+                    [
+                        s.and_then(|x| x.result_text.clone()),
+                        s.map(|x| x.score_jsonl()),
+                        s.map(|x| x.metric.clone()),
+                    ],
+                    run.progress.resumed,
+                    file,
+                )
+            }
+            _ => None,
+        };
+        let mut shown = shown;
+        shown.manifest = manifest.clone();
         let mut puts = vec![
             (
                 outcomes_key(&entry.id),
                 serde_json::to_string(&shown.outcomes).unwrap_or_default(),
             ),
-            (
-                meta_key(&entry.id),
-                serde_json::to_string(&entry).unwrap_or_default(),
-            ),
+            (meta_key(&entry.id), entry_json),
         ];
+        if let Some(m) = manifest {
+            puts.push((crate::history::manifest_key(&entry.id), m));
+        }
         // Repeated trials: every trial's outcomes (trial 1 is the one shown).
         let later: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
             run.trial_jobs.drain(..).map(|j| j.outcomes()).collect();
@@ -1052,9 +1088,8 @@ fn replay(
     now: Now,
 ) {
     use crate::cassette::{response, Replayed, Tape};
-    let r = &t.request;
     let unix = now.unix_ms / 1000.0;
-    match Tape::answer(call, r.method, &r.url, &r.body) {
+    match Tape::answer(call, t) {
         Replayed::Reply(status, latency, body) if t.stream => {
             let mut head = wildtool_core::runner::http::HttpHead::new(status);
             head.now_unix = unix;

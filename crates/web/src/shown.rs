@@ -102,6 +102,8 @@ pub struct ShownRun {
     pub copied: Option<bool>,
     /// Lines of an uploaded file that could not be read, as the banner names them.
     pub damage: Option<String>,
+    /// The run's manifest (`manifest.json`), for a run made in this page.
+    pub manifest: Option<String>,
 }
 
 impl ShownRun {
@@ -142,6 +144,7 @@ impl ShownRun {
             share,
             copied: None,
             damage: None,
+            manifest: None,
         }
     }
 

@@ -1814,6 +1814,8 @@ mod cassette;
 mod cost;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/manifest.rs"]
+mod manifest;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]

@@ -64,6 +64,10 @@ pub struct RunExport {
     /// One outcome per dataset task (unscored ones marked incomplete) as exported.
     #[serde(default)]
     pub outcomes: Vec<TaskOutcome>,
+    /// The run's manifest (`manifest.json`, [`crate::provenance::manifest::Manifest`]),
+    /// for runs made in the page (version 2 only; not written when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<serde_json::Value>,
 }
 
 const WHAT: &str = "run export";
@@ -78,6 +82,7 @@ impl RunExport {
             records: None,
             result_jsonl: None,
             outcomes: Vec::new(),
+            manifest: None,
         }
     }
 
@@ -136,6 +141,7 @@ impl RunExport {
                     records,
                     result_jsonl,
                     outcomes,
+                    manifest: None,
                 })
             }
             2 => {
@@ -167,6 +173,7 @@ impl RunExport {
                     records,
                     result_jsonl,
                     outcomes,
+                    manifest: value.get("manifest").filter(|m| m.is_object()).cloned(),
                 })
             }
             other => Err(FormatError::Version {

@@ -318,6 +318,90 @@ impl Manifest {
     }
 }
 
+/// What a front door knows of a run when its manifest is written: everything but the
+/// exchanges (the [`ExchangeLog`]) and the output files ([`output_claims`]).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunFacts {
+    /// `official` or `env:ledger`.
+    pub kind: String,
+    /// The wildtool version that ran.
+    pub wildtool_version: String,
+    /// The dataset.
+    pub dataset: DatasetMeta,
+    /// Provider or built-in agent.
+    pub provider: String,
+    /// Model name sent.
+    pub model: String,
+    /// Every setting, by name.
+    pub settings: BTreeMap<String, serde_json::Value>,
+    /// When the run started (RFC 3339, UTC).
+    pub started_at: Option<String>,
+    /// When it finished.
+    pub finished_at: Option<String>,
+    /// Seconds it took.
+    pub duration_seconds: f64,
+    /// Token totals.
+    pub tokens: Tokens,
+    /// Requests sent.
+    pub requests: u64,
+    /// Tasks taken from an earlier checkpoint.
+    pub resumed_tasks: u64,
+    /// The cassette, when one was used.
+    pub cassette: Option<CassetteUse>,
+}
+
+/// One output directory's files and claims: the SHA-256 of each file written (`None`:
+/// not written, not listed) and the headline numbers of the file named `claims_from`.
+pub fn output_claims(
+    dir: &str,
+    files: &[(&str, Option<&[u8]>)],
+    claims_from: &str,
+) -> OutputClaims {
+    let mut out = OutputClaims {
+        dir: dir.to_owned(),
+        ..OutputClaims::default()
+    };
+    for (name, bytes) in files {
+        let Some(bytes) = bytes else {
+            continue;
+        };
+        out.files.insert((*name).to_owned(), sha256_hex(bytes));
+        if *name == claims_from {
+            out.claims = headline_claims(name, &String::from_utf8_lossy(bytes));
+        }
+    }
+    out
+}
+
+impl Manifest {
+    /// The manifest of a run from its facts, its exchange log and its outputs: the one
+    /// function both front doors (`wildtool run`, the page's lab module) build it with.
+    pub fn assemble(facts: RunFacts, log: ExchangeLog, outputs: Vec<OutputClaims>) -> Manifest {
+        let (exchanges, preflight, server) = log.finish();
+        Manifest {
+            wildtool_manifest: MANIFEST_VERSION,
+            wildtool_version: facts.wildtool_version,
+            scorer_version: crate::SCORER_VERSION.to_owned(),
+            kind: facts.kind,
+            dataset: facts.dataset,
+            provider: facts.provider,
+            model: facts.model,
+            settings: facts.settings,
+            server,
+            started_at: facts.started_at,
+            finished_at: facts.finished_at,
+            duration_seconds: facts.duration_seconds,
+            tokens: facts.tokens,
+            requests: facts.requests,
+            resumed_tasks: facts.resumed_tasks,
+            cassette: facts.cassette,
+            preflight,
+            exchanges,
+            outputs,
+        }
+    }
+}
+
 /// The claimed headline numbers of an output file: for `metric.json`, task and session
 /// accuracy with their counts (`task.accuracy`, `task.correct_count`, …); for an
 /// `env-report.json`, its numeric top-level members (`tasks_scored`, …) and those one

@@ -84,6 +84,24 @@ fn a_recorded_run_replays_without_a_server_and_a_missing_request_is_refused() {
         first_difference(&s2, &score)
     );
 
+    // Both runs' manifests: how the cassette was used, and the same exchanges (the
+    // replay's replies are the recorded ones, task by task).
+    let manifest = |b: &mut Browser| {
+        let doc: serde_json::Value = serde_json::from_str(&export(b, "run")).unwrap();
+        wildtool_core::provenance::manifest::Manifest::parse(&doc["manifest"].to_string())
+            .expect("a manifest")
+    };
+    let (m1, m2) = (manifest(&mut rec), manifest(&mut rep));
+    let mode = |m: &wildtool_core::provenance::manifest::Manifest| {
+        m.cassette
+            .as_ref()
+            .map(|c| (c.mode.clone(), c.file.clone()))
+    };
+    assert_eq!(mode(&m1), Some(("record".into(), "cassette.jsonl".into())));
+    assert_eq!(mode(&m2), Some(("replay".into(), "cassette.jsonl".into())));
+    assert_eq!(m2.exchanges, m1.exchanges);
+    assert_eq!(m2.outputs, m1.outputs);
+
     // A cassette without its last exchange: that request is refused, not sent.
     let cut: Vec<&str> = tape.lines().collect();
     let short = cut[..cut.len() - 1].join("\n") + "\n";
