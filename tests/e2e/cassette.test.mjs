@@ -52,7 +52,8 @@ async function pageRun(url, { record = false, replay = null, dataset = null } = 
   if (dataset) {
     await page.check('input[name="ds-kind"][value="upload"]');
     await page.setInputFiles('#ds-file', dataset);
-    await page.waitForFunction(() => /\d+ sessions/.test(document.getElementById('ds-info')?.textContent || ''));
+    const name = dataset.split('/').pop();
+    await page.waitForFunction((n) => (document.getElementById('ds-info')?.textContent || '').startsWith(`${n}: `), name);
   }
   await page.waitForSelector('#start-run');
   if (record) await page.click('#cassette-record');

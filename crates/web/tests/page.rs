@@ -272,11 +272,12 @@ impl Browser {
                     input,
                     purpose,
                 } => {
-                    // The dashboard's own calls (its charts, share link, chart files) are
-                    // made for every run shown; the tests count the others.
+                    // The dashboard's own calls (its charts, share link, chart files, the
+                    // run's cost) are made for every run shown; the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
+                            | Call::CostView
                             | Call::ShareEncode
                             | Call::ChartFile
                             | Call::ShareDecode

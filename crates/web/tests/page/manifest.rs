@@ -147,3 +147,50 @@ fn a_page_run_exports_a_manifest_of_every_exchange_and_never_the_key() {
         metric["total_info"]["task"]["accuracy"]
     );
 }
+
+/// The claims the Verify drop zone shows.
+fn claims(b: &Browser) -> Vec<String> {
+    let f = b.frame();
+    let Some(list) = f.root.by_id("verify-claims") else {
+        return Vec::new();
+    };
+    list.elements()
+        .into_iter()
+        .filter(|e| e.tag == "li")
+        .map(|e| e.text_content())
+        .collect()
+}
+
+#[test]
+fn the_verify_drop_zone_checks_a_page_run_file_by_its_manifest() {
+    let mut b = open(&endpoint("&backoff=0.01"));
+    b.server = Some(Box::new(|out| {
+        let n = out.transmit.request.body.len();
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
+            ),
+        ))
+    }));
+    b.act("start", "", "");
+    finish(&mut b);
+    let run = export(&mut b, "run");
+    b.act("nav", "offline", "");
+    b.drop_file("verify-file", "m.wildtool-run.json", run.as_bytes());
+    let shown = claims(&b);
+    assert!(shown.len() >= 4, "{shown:?} {}", b.text("verify-result"));
+    assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
+    assert!(shown.iter().any(|c| c.contains("headline")), "{shown:?}");
+    // One claimed number changed in the manifest: that claim fails.
+    let changed = run.replacen("\"task.correct_count\":", "\"task.correct_count\":1", 1);
+    assert_ne!(changed, run);
+    b.drop_file("verify-file", "m.wildtool-run.json", changed.as_bytes());
+    let shown = claims(&b);
+    assert!(
+        shown
+            .iter()
+            .any(|c| c.starts_with('✗') && c.contains("headline")),
+        "{shown:?}"
+    );
+}
