@@ -599,7 +599,7 @@ impl AppState {
                 fx
             }
             View::History => {
-                let input = crate::views::history::input(self);
+                let input = crate::history::view::input(self);
                 self.movable_refresh(
                     crate::placement::HISTORY_LIST,
                     Call::HistoryList,
