@@ -2,11 +2,13 @@
 //! gate exit codes, JUnit counts read by a real parser (junitparser, a separate process)
 //! equal to the run's, cost figures equal to tokens × prices from the recorded usage, the
 //! dry-run estimate within its stated error of the actual cost, `--max-cost` stopping
-//! before the limit and resuming, and the CI script's steps.
+//! before the limit and resuming, and the CI script's steps (a live run and a cassette
+//! replay); a trials run's flaky tasks counted by the parser as the run has them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::mock_server::Action;
 use crate::runner_live::{mini_path, model_server, tmp, Behaviour};
 use crate::support::root;
 use wildtool_core::json::{loads, Value};
@@ -370,4 +372,55 @@ fn the_ci_script_replays_a_cassette_with_the_endpoint_gone() {
         read(recorded.join("metric.json"))
     );
     assert!(out.join("junit.xml").is_file());
+}
+
+/// Each task's labels in a `score.jsonl` (session order, then task order).
+fn labels(path: &Path) -> Vec<bool> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let v = loads(line).unwrap_or(Value::Null);
+        if let Some(Value::Array(results)) = v.get("results") {
+            for r in results {
+                out.push(r.get("label").and_then(Value::as_str) == Some("correct"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn junit_counts_flaky_tasks_of_a_trials_run_as_the_run_does() {
+    // The second time the mock sees a request (the same request of the other trial, since
+    // bodies carry no seed) it answers with text only: the task fails in that trial.
+    let noisy = model_server(Behaviour::Gold, |_, n| {
+        (n == 2).then(|| {
+            Action::ok(
+                r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "No."}, "finish_reason": "stop"}]}"#,
+            )
+        })
+    });
+    let out = tmp("junit-flaky");
+    let junit = out.join("junit.xml");
+    let o = run(
+        &noisy.base_url(),
+        &out.join("run"),
+        &["--trials", "2", "--no-preflight", "--junit", s(&junit)],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (
+        labels(&out.join("run/trial-1/score.jsonl")),
+        labels(&out.join("run/trial-2/score.jsonl")),
+    );
+    assert_eq!(a.len(), b.len());
+    let both = a.iter().zip(&b).filter(|(x, y)| **x && **y).count();
+    let neither = a.iter().zip(&b).filter(|(x, y)| !**x && !**y).count();
+    let flaky = a.len() - both - neither;
+    assert!(flaky > 0, "the mock makes tasks flaky");
+    let counts = junit_counts(&junit);
+    assert_eq!(num(&counts, &["tests"]), a.len() as f64);
+    assert_eq!(num(&counts, &["passed"]), both as f64);
+    assert_eq!(num(&counts, &["failed"]), neither as f64);
+    assert_eq!(num(&counts, &["flaky"]), flaky as f64);
+    assert_eq!(num(&counts, &["skipped"]), 0.0);
 }

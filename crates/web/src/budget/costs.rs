@@ -56,12 +56,20 @@ impl AppState {
         let Some(s) = &self.shown else {
             return Vec::new();
         };
-        let key = [
-            s.id.as_str(),
-            &s.label,
-            self.budget.prices.as_deref().unwrap_or(""),
-        ]
-        .join("\n");
+        // What the figures are made of: the run, its lines (a stored run's arrive when it
+        // is scored again), its trials and the prices.
+        let scored = s.scored.as_ref();
+        let lines = scored.map_or(0, |x| {
+            x.records.as_ref().map_or(0, |r| r.len())
+                + x.result_text.as_ref().map_or(0, |t| t.len())
+        });
+        let trials = self.lab.trials(&s.id).map_or(1, |t| t.len());
+        let key = format!(
+            "{}\n{}\n{lines} {trials}\n{}",
+            s.id,
+            s.label,
+            self.budget.prices.as_deref().unwrap_or("")
+        );
         self.cost_ask(LabPurpose::DashCost, key, |me| {
             let Some(s) = &me.shown else {
                 return Vec::new();
