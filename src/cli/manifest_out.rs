@@ -6,9 +6,7 @@ use std::path::{Path, PathBuf};
 
 use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
 use wildtool_core::formats::RunMeta;
-use wildtool_core::provenance::manifest::{
-    output_claims, CassetteUse, ExchangeLog, Manifest, RunFacts,
-};
+use wildtool_core::provenance::manifest::{output_claims, CassetteUse, ExchangeLog, Manifest};
 use wildtool_core::runner::engine::{Backend, RunEnd, RunSpec};
 
 use super::files::{FileError, OutputSet};
@@ -123,37 +121,38 @@ pub(crate) fn write_manifest(
             read.iter().map(|(n, b)| (*n, b.as_deref())).collect();
         outputs.push(output_claims(&rel, &files, kind.claims_from));
     }
-    let facts = RunFacts {
-        kind: kind.name.to_owned(),
-        wildtool_version: env!("CARGO_PKG_VERSION").to_owned(),
-        dataset: DatasetMeta {
-            fingerprint: spec.dataset().to_owned(),
-            name: args
-                .dataset
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
-        },
-        provider: args.provider.clone(),
-        model: spec.model().to_owned(),
-        settings: settings(args, spec),
-        started_at: rfc3339(started_unix),
-        finished_at: rfc3339(unix_now()),
-        duration_seconds: end.progress.elapsed,
-        tokens: Tokens {
-            input: end.progress.input_tokens,
-            output: end.progress.output_tokens,
-        },
-        requests: end.progress.requests,
-        resumed_tasks: end.progress.resumed,
-        cassette: args.cassette.as_ref().map(|c| CassetteUse {
-            mode: if args.offline { "replay" } else { "record" }.to_owned(),
-            file: c
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        }),
+    let dataset = DatasetMeta {
+        fingerprint: spec.dataset().to_owned(),
+        name: args
+            .dataset
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
     };
-    let manifest = Manifest::assemble(facts, exchanges, outputs);
+    let mut m = Manifest::new(
+        kind.name,
+        env!("CARGO_PKG_VERSION"),
+        dataset,
+        &args.provider,
+        spec.model(),
+    );
+    m.settings = settings(args, spec);
+    m.started_at = rfc3339(started_unix);
+    m.finished_at = rfc3339(unix_now());
+    m.duration_seconds = end.progress.elapsed;
+    m.tokens = Tokens {
+        input: end.progress.input_tokens,
+        output: end.progress.output_tokens,
+    };
+    m.requests = end.progress.requests;
+    m.resumed_tasks = end.progress.resumed;
+    m.cassette = args.cassette.as_ref().map(|c| CassetteUse {
+        mode: if args.offline { "replay" } else { "record" }.to_owned(),
+        file: c
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    });
+    let manifest = m.with_log(exchanges, outputs);
     set.write("manifest.json", manifest.to_json())
 }
 

@@ -303,26 +303,34 @@ fn max_cost_stops_before_the_limit_and_resumes() {
     );
 }
 
-#[test]
-fn the_ci_script_runs_against_the_mock() {
-    let dir = tmp("ci-script");
-    let gold = model_server(Behaviour::Gold, |_, _| None);
-    let o = Command::new("bash")
-        .arg(root().join("scripts/ci-gate.sh"))
+/// Runs `scripts/ci-gate.sh` against `base` into `out` with the `extra` settings; it
+/// must exit 0.
+fn ci_script(base: &str, out: &Path, extra: &[(&str, &Path)]) {
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("scripts/ci-gate.sh"))
         .env("WILDTOOL", env!("CARGO_BIN_EXE_wildtool"))
         .env("WILDTOOL_DATASET", mini_path())
-        .env("WILDTOOL_BASE_URL", gold.base_url())
+        .env("WILDTOOL_BASE_URL", base)
         .env("WILDTOOL_MODEL", "mock/model")
-        .env("WILDTOOL_OUT", &dir)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap_or_else(|e| panic!("bash: {e}"));
+        .env("WILDTOOL_OUT", out)
+        .env_remove("OPENAI_API_KEY");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap_or_else(|e| panic!("bash: {e}"));
     assert!(
         o.status.success(),
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn the_ci_script_runs_against_the_mock() {
+    let dir = tmp("ci-script");
+    let gold = model_server(Behaviour::Gold, |_, _| None);
+    ci_script(&gold.base_url(), &dir, &[]);
     for f in ["junit.xml", "summary.md"] {
         assert!(PathBuf::from(&dir).join(f).is_file(), "{f}");
     }
@@ -339,23 +347,13 @@ fn the_ci_script_replays_a_cassette_with_the_endpoint_gone() {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     drop(gold);
     let out = dir.join("ci");
-    let o = Command::new("bash")
-        .arg(root().join("scripts/ci-gate.sh"))
-        .env("WILDTOOL", env!("CARGO_BIN_EXE_wildtool"))
-        .env("WILDTOOL_DATASET", mini_path())
-        .env("WILDTOOL_BASE_URL", &base)
-        .env("WILDTOOL_MODEL", "mock/model")
-        .env("WILDTOOL_OUT", &out)
-        .env("WILDTOOL_BASELINE", &recorded)
-        .env("WILDTOOL_CASSETTE", &tape)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap_or_else(|e| panic!("bash: {e}"));
-    assert!(
-        o.status.success(),
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
+    ci_script(
+        &base,
+        &out,
+        &[
+            ("WILDTOOL_BASELINE", &recorded),
+            ("WILDTOOL_CASSETTE", &tape),
+        ],
     );
     let candidate = out.join("candidate");
     let manifest = json(&candidate.join("manifest.json"));

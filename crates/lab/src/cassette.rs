@@ -22,7 +22,8 @@
 //! "cassette_file"}` ends the log and writes the run's `manifest.json` (the history
 //! entry's JSON gives versions, dataset, provider, model, settings, times and totals;
 //! the files' texts their hashes and the headline claims) with the core's
-//! [`Manifest::assemble`], the function `wildtool run` writes it with.
+//! [`Manifest::new`] and [`Manifest::with_log`], the functions `wildtool run` writes it
+//! with.
 
 use std::cell::RefCell;
 
@@ -31,9 +32,7 @@ use serde::Deserialize;
 use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
 use wildtool_core::formats::RunMeta;
 use wildtool_core::provenance::cassette::{self, Answer, Cassette, Entry};
-use wildtool_core::provenance::manifest::{
-    output_claims, CassetteUse, ExchangeLog, Manifest, RunFacts,
-};
+use wildtool_core::provenance::manifest::{output_claims, CassetteUse, ExchangeLog, Manifest};
 use wildtool_core::runner::engine::TaskKey;
 use wildtool_core::runner::http::{HttpReply, HttpResponse};
 
@@ -165,30 +164,31 @@ fn manifest(o: Op) -> Result<String, LabError> {
         "offline".to_owned(),
         json!(o.cassette_mode.as_deref() == Some("replay")),
     );
-    let facts = RunFacts {
-        kind: "official".to_owned(),
-        wildtool_version: text("wildtool_version").unwrap_or_default(),
-        dataset: DatasetMeta {
-            fingerprint: text("dataset_fingerprint").unwrap_or_default(),
-            name: text("dataset_name"),
-        },
-        provider: text("provider").unwrap_or_default(),
-        model: text("model").unwrap_or_default(),
-        settings,
-        started_at: num("started_ms").and_then(|ms| rfc3339(ms / 1000.0)),
-        finished_at: num("finished_ms").and_then(|ms| rfc3339(ms / 1000.0)),
-        duration_seconds: num("duration_s").unwrap_or(0.0),
-        tokens: Tokens {
-            input: num("input_tokens").unwrap_or(0.0) as u64,
-            output: num("output_tokens").unwrap_or(0.0) as u64,
-        },
-        requests: num("requests").unwrap_or(0.0) as u64,
-        resumed_tasks: o.resumed,
-        cassette: o.cassette_mode.clone().map(|mode| CassetteUse {
-            mode,
-            file: o.cassette_file.clone(),
-        }),
+    let dataset = DatasetMeta {
+        fingerprint: text("dataset_fingerprint").unwrap_or_default(),
+        name: text("dataset_name"),
     };
+    let mut m = Manifest::new(
+        "official",
+        &text("wildtool_version").unwrap_or_default(),
+        dataset,
+        &text("provider").unwrap_or_default(),
+        &text("model").unwrap_or_default(),
+    );
+    m.settings = settings;
+    m.started_at = num("started_ms").and_then(|ms| rfc3339(ms / 1000.0));
+    m.finished_at = num("finished_ms").and_then(|ms| rfc3339(ms / 1000.0));
+    m.duration_seconds = num("duration_s").unwrap_or(0.0);
+    m.tokens = Tokens {
+        input: num("input_tokens").unwrap_or(0.0) as u64,
+        output: num("output_tokens").unwrap_or(0.0) as u64,
+    };
+    m.requests = num("requests").unwrap_or(0.0) as u64;
+    m.resumed_tasks = o.resumed;
+    m.cassette = o.cassette_mode.clone().map(|mode| CassetteUse {
+        mode,
+        file: o.cassette_file.clone(),
+    });
     let files = [
         ("result.jsonl", o.result.as_deref().map(str::as_bytes)),
         ("score.jsonl", o.score.as_deref().map(str::as_bytes)),
@@ -196,7 +196,7 @@ fn manifest(o: Op) -> Result<String, LabError> {
     ];
     let outputs = vec![output_claims(".", &files, "metric.json")];
     let log = LOG.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
-    Ok(Manifest::assemble(facts, log, outputs).to_json())
+    Ok(m.with_log(log, outputs).to_json())
 }
 
 /// One operation (see the module docs).

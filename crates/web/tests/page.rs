@@ -433,6 +433,53 @@ impl Browser {
 /// Where the test browser keeps what the page puts in `localStorage` (the user's prices).
 const PRICES_STORAGE: &str = "localStorage/wildtool.prices";
 
+/// Delivers the timers until the run ends (its outcome is on the page).
+fn finish(b: &mut Browser) {
+    for _ in 0..200 {
+        if b.hook("runOutcome").is_some() {
+            break;
+        }
+        if let Some(t) = b.timer.take() {
+            b.now = b.now.max(t);
+            b.deliver(Msg::Tick);
+            b.settle();
+        }
+    }
+}
+
+/// The text of an export of the shown run (`run`, `result`, `score`, `metric`, …).
+fn export(b: &mut Browser, what: &str) -> String {
+    b.act("export", what, "");
+    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
+}
+
+/// A chat server whose every reply is a text naming the request body's length (replies
+/// differ per request) with usage (12 prompt, 3 completion tokens), after `members`.
+fn chat_server(members: &'static str) -> Server {
+    Box::new(move |out| {
+        let n = out.transmit.request.body.len();
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{{members}"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
+            ),
+        ))
+    })
+}
+
+/// The claims the Verify drop zone shows.
+fn verify_claims(b: &Browser) -> Vec<String> {
+    let f = b.frame();
+    let Some(list) = f.root.by_id("verify-claims") else {
+        return Vec::new();
+    };
+    list.elements()
+        .into_iter()
+        .filter(|e| e.tag == "li")
+        .map(|e| e.text_content())
+        .collect()
+}
+
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())
 }

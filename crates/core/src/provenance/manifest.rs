@@ -318,38 +318,6 @@ impl Manifest {
     }
 }
 
-/// What a front door knows of a run when its manifest is written: everything but the
-/// exchanges (the [`ExchangeLog`]) and the output files ([`output_claims`]).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RunFacts {
-    /// `official` or `env:ledger`.
-    pub kind: String,
-    /// The wildtool version that ran.
-    pub wildtool_version: String,
-    /// The dataset.
-    pub dataset: DatasetMeta,
-    /// Provider or built-in agent.
-    pub provider: String,
-    /// Model name sent.
-    pub model: String,
-    /// Every setting, by name.
-    pub settings: BTreeMap<String, serde_json::Value>,
-    /// When the run started (RFC 3339, UTC).
-    pub started_at: Option<String>,
-    /// When it finished.
-    pub finished_at: Option<String>,
-    /// Seconds it took.
-    pub duration_seconds: f64,
-    /// Token totals.
-    pub tokens: Tokens,
-    /// Requests sent.
-    pub requests: u64,
-    /// Tasks taken from an earlier checkpoint.
-    pub resumed_tasks: u64,
-    /// The cassette, when one was used.
-    pub cassette: Option<CassetteUse>,
-}
-
 /// One output directory's files and claims: the SHA-256 of each file written (`None`:
 /// not written, not listed) and the headline numbers of the file named `claims_from`.
 pub fn output_claims(
@@ -374,31 +342,45 @@ pub fn output_claims(
 }
 
 impl Manifest {
-    /// The manifest of a run from its facts, its exchange log and its outputs: the one
-    /// function both front doors (`wildtool run`, the page's lab module) build it with.
-    pub fn assemble(facts: RunFacts, log: ExchangeLog, outputs: Vec<OutputClaims>) -> Manifest {
-        let (exchanges, preflight, server) = log.finish();
+    /// A run's manifest before its exchanges and outputs: the format and scorer versions
+    /// filled in, every other field empty for the front door to set.
+    pub fn new(
+        kind: &str,
+        wildtool_version: &str,
+        dataset: DatasetMeta,
+        provider: &str,
+        model: &str,
+    ) -> Manifest {
         Manifest {
             wildtool_manifest: MANIFEST_VERSION,
-            wildtool_version: facts.wildtool_version,
+            wildtool_version: wildtool_version.to_owned(),
             scorer_version: crate::SCORER_VERSION.to_owned(),
-            kind: facts.kind,
-            dataset: facts.dataset,
-            provider: facts.provider,
-            model: facts.model,
-            settings: facts.settings,
-            server,
-            started_at: facts.started_at,
-            finished_at: facts.finished_at,
-            duration_seconds: facts.duration_seconds,
-            tokens: facts.tokens,
-            requests: facts.requests,
-            resumed_tasks: facts.resumed_tasks,
-            cassette: facts.cassette,
-            preflight,
-            exchanges,
-            outputs,
+            kind: kind.to_owned(),
+            dataset,
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            settings: BTreeMap::new(),
+            server: ServerSeen::default(),
+            started_at: None,
+            finished_at: None,
+            duration_seconds: 0.0,
+            tokens: Tokens::default(),
+            requests: 0,
+            resumed_tasks: 0,
+            cassette: None,
+            preflight: Vec::new(),
+            exchanges: Vec::new(),
+            outputs: Vec::new(),
         }
+    }
+
+    /// The manifest with the run's exchange log (every task's and the preflight's hashes,
+    /// what the server said it was) and its outputs: how both front doors (`wildtool
+    /// run`, the page's lab module) finish it.
+    pub fn with_log(mut self, log: ExchangeLog, outputs: Vec<OutputClaims>) -> Manifest {
+        (self.exchanges, self.preflight, self.server) = log.finish();
+        self.outputs = outputs;
+        self
     }
 }
 

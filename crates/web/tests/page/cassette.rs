@@ -5,19 +5,6 @@
 
 use super::*;
 
-fn finish(b: &mut Browser) {
-    for _ in 0..200 {
-        if b.hook("runOutcome").is_some() {
-            break;
-        }
-        if let Some(t) = b.timer.take() {
-            b.now = b.now.max(t);
-            b.deliver(Msg::Tick);
-            b.settle();
-        }
-    }
-}
-
 /// Where two texts first differ, with some context (for a failure message).
 fn first_difference(a: &str, b: &str) -> String {
     let i = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
@@ -29,25 +16,12 @@ fn first_difference(a: &str, b: &str) -> String {
     format!("at byte {i}: {:?} vs {:?}", at(a), at(b))
 }
 
-fn export(b: &mut Browser, what: &str) -> String {
-    b.act("export", what, "");
-    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
-}
-
 #[test]
 fn a_recorded_run_replays_without_a_server_and_a_missing_request_is_refused() {
     let mut rec = open(&endpoint("&backoff=0.01"));
     rec.act("cassette-record", "", "true");
-    rec.server = Some(Box::new(|out| {
-        // Replies differ per request, so a replay must find each one by its key.
-        let n = out.transmit.request.body.len();
-        Reply::Response(HttpResponse::new(
-            200,
-            format!(
-                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
-            ),
-        ))
-    }));
+    // Replies differ per request, so a replay must find each one by its key.
+    rec.server = Some(chat_server(""));
     rec.act("start", "", "");
     finish(&mut rec);
     assert_eq!(rec.hook("runOutcome").as_deref(), Some("done"));

@@ -7,19 +7,6 @@ use super::*;
 const PRICES: &str =
     r#"{"wildtool_prices": 1, "currency": "USD", "models": {"m": {"input": 2.0, "output": 8.0}}}"#;
 
-fn finish(b: &mut Browser) {
-    for _ in 0..200 {
-        if b.hook("runOutcome").is_some() {
-            break;
-        }
-        if let Some(t) = b.timer.take() {
-            b.now = b.now.max(t);
-            b.deliver(Msg::Tick);
-            b.settle();
-        }
-    }
-}
-
 /// A run against a server answering every request with `usage` (or none).
 fn priced_run(b: &mut Browser, usage: bool) -> String {
     b.state.budget.prices = Some(PRICES.to_owned());

@@ -1,6 +1,6 @@
 //! A page run's manifest: the lab module logs every request and reply of a run with an
-//! endpoint and writes `manifest.json` with the core's `Manifest::assemble` (the CLI's
-//! function); the run export and the history carry it; a key typed in Setup appears
+//! endpoint and writes `manifest.json` with the core's `Manifest::new` and `with_log`
+//! (the CLI's functions); the run export and the history carry it; a key typed in Setup appears
 //! nowhere in the export.
 
 use super::*;
@@ -9,37 +9,13 @@ use wildtool_core::provenance::sha256_hex;
 
 const KEY: &str = "sk-manifest-0a1b2c3d4e5f6789";
 
-fn finish(b: &mut Browser) {
-    for _ in 0..200 {
-        if b.hook("runOutcome").is_some() {
-            break;
-        }
-        if let Some(t) = b.timer.take() {
-            b.now = b.now.max(t);
-            b.deliver(Msg::Tick);
-            b.settle();
-        }
-    }
-}
-
-fn export(b: &mut Browser, what: &str) -> String {
-    b.act("export", what, "");
-    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
-}
-
 #[test]
 fn a_page_run_exports_a_manifest_of_every_exchange_and_never_the_key() {
     let mut b = open(&endpoint("&backoff=0.01"));
     b.act("set", "m-key", KEY);
-    b.server = Some(Box::new(|out| {
-        let n = out.transmit.request.body.len();
-        Reply::Response(HttpResponse::new(
-            200,
-            format!(
-                r#"{{"model": "m-served", "system_fingerprint": "fp_page", "choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
-            ),
-        ))
-    }));
+    b.server = Some(chat_server(
+        r#""model": "m-served", "system_fingerprint": "fp_page", "#,
+    ));
     b.act("start", "", "");
     finish(&mut b);
     assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
@@ -148,37 +124,16 @@ fn a_page_run_exports_a_manifest_of_every_exchange_and_never_the_key() {
     );
 }
 
-/// The claims the Verify drop zone shows.
-fn claims(b: &Browser) -> Vec<String> {
-    let f = b.frame();
-    let Some(list) = f.root.by_id("verify-claims") else {
-        return Vec::new();
-    };
-    list.elements()
-        .into_iter()
-        .filter(|e| e.tag == "li")
-        .map(|e| e.text_content())
-        .collect()
-}
-
 #[test]
 fn the_verify_drop_zone_checks_a_page_run_file_by_its_manifest() {
     let mut b = open(&endpoint("&backoff=0.01"));
-    b.server = Some(Box::new(|out| {
-        let n = out.transmit.request.body.len();
-        Reply::Response(HttpResponse::new(
-            200,
-            format!(
-                r#"{{"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
-            ),
-        ))
-    }));
+    b.server = Some(chat_server(""));
     b.act("start", "", "");
     finish(&mut b);
     let run = export(&mut b, "run");
     b.act("nav", "offline", "");
     b.drop_file("verify-file", "m.wildtool-run.json", run.as_bytes());
-    let shown = claims(&b);
+    let shown = verify_claims(&b);
     assert!(shown.len() >= 4, "{shown:?} {}", b.text("verify-result"));
     assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
     assert!(shown.iter().any(|c| c.contains("headline")), "{shown:?}");
@@ -186,7 +141,7 @@ fn the_verify_drop_zone_checks_a_page_run_file_by_its_manifest() {
     let changed = run.replacen("\"task.correct_count\":", "\"task.correct_count\":1", 1);
     assert_ne!(changed, run);
     b.drop_file("verify-file", "m.wildtool-run.json", changed.as_bytes());
-    let shown = claims(&b);
+    let shown = verify_claims(&b);
     assert!(
         shown
             .iter()

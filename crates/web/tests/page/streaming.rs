@@ -32,16 +32,7 @@ fn run_with(stream: bool, server: Server) -> Browser {
     }
     b.server = Some(server);
     b.act("start", "", "");
-    for _ in 0..200 {
-        if b.hook("runOutcome").is_some() {
-            break;
-        }
-        if let Some(t) = b.timer.take() {
-            b.now = b.now.max(t);
-            b.deliver(Msg::Tick);
-            b.settle();
-        }
-    }
+    finish(&mut b);
     assert_eq!(
         b.hook("runOutcome").as_deref(),
         Some("done"),
