@@ -36,10 +36,10 @@ pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
         let head = text.trim_start();
         if head.starts_with("{\"wildtool_run\"") {
             let doc = RunExport::parse(text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
-            let manifest = doc.manifest.as_ref().ok_or_else(|| {
+            let manifest = RunExport::manifest_of(text.as_bytes()).ok_or_else(|| {
                 format!("{name} has no manifest (a run file of a run made in the page has one)")
             })?;
-            bundle.manifest = Some(manifest.to_string());
+            bundle.manifest = Some(manifest);
             export = Some((name, doc));
         } else if head.starts_with("{\"wildtool_manifest\"") || name == "manifest.json" {
             bundle.manifest = Some(text.clone());

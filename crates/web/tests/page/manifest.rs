@@ -138,7 +138,7 @@ fn the_verify_drop_zone_checks_a_page_run_file_by_its_manifest() {
     assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
     assert!(shown.iter().any(|c| c.contains("headline")), "{shown:?}");
     // One claimed number changed in the manifest: that claim fails.
-    let changed = run.replacen("\"task.correct_count\":", "\"task.correct_count\":1", 1);
+    let changed = run.replacen("\"task.correct_count\": ", "\"task.correct_count\": 1", 1);
     assert_ne!(changed, run);
     b.drop_file("verify-file", "m.wildtool-run.json", changed.as_bytes());
     let shown = verify_claims(&b);
