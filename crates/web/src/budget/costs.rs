@@ -9,9 +9,7 @@ use wildtool_contract::Call;
 
 use crate::history::{checkpoint_prefix, result_key};
 use crate::msg::{Effect, GetPurpose, LabPurpose, ListPurpose};
-use crate::state::{AppState, Tone};
-use crate::ui::{el, Element, Node};
-use crate::views::widgets::note;
+use crate::state::AppState;
 
 /// The compared runs' stored lines, by history id: checkpoint lines (header first) or
 /// the result text; `None` when the run has neither in this browser.
@@ -181,19 +179,5 @@ impl AppState {
         reads.read.retain(|(k, _)| k != id);
         reads.read.push((id.to_owned(), source));
         Vec::new()
-    }
-}
-
-/// The cost section for `purpose`, or a note while it is computed.
-pub fn section(state: &AppState, id: &str, purpose: LabPurpose) -> Element {
-    let holder = el("div").id(id);
-    match state.lab.answer(purpose) {
-        Some(Ok(json)) => holder.child(Node::Raw(json.clone())),
-        Some(Err(e)) => holder.child(note(&[id, "-note"].concat(), e, Tone::Error)),
-        None => holder.attr("aria-busy", "true").child(note(
-            &[id, "-note"].concat(),
-            "Pricing…",
-            Tone::Info,
-        )),
     }
 }

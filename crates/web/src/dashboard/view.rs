@@ -4,11 +4,13 @@
 
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::Action;
 use wildtool_core::report::RunStatus;
 
+use super::headline::headline;
 use crate::msg::LabPurpose;
 use crate::placement::DASHBOARD_CHARTS;
-use crate::views::widgets::{button, heading, headline};
+use crate::widgets::{button, heading};
 
 fn banner(state: &AppState) -> Option<Element> {
     let s = state.shown.as_ref()?;
@@ -82,7 +84,7 @@ fn compare_box(state: &AppState) -> Element {
                     e.label,
                     e.task_accuracy.as_deref().unwrap_or("—")
                 ))
-                .child(button("Remove", "compare-remove", &e.id).attr(
+                .child(button("Remove", Action::CompareRemove.name(), &e.id).attr(
                     "aria-label",
                     format!("Remove {} from the comparison", e.label),
                 ))
@@ -104,12 +106,12 @@ fn compare_box(state: &AppState) -> Element {
         .child(match state.overlay() {
             Some(o) if o.shown => el("details")
                 .id("compare-box")
-                .action("toggle", "compare-box")
+                .action(Action::Toggle.name(), "compare-box")
                 .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
-                .child(crate::compare::view::model_search(state, &models))
-                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| crate::compare::view::model_matches(state, m)).map(|m| {
+                .child(super::panels::model_search(state, &models))
+                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| super::panels::model_matches(state, m)).map(|m| {
                     el("label")
                         .class("check")
                         .child(
@@ -117,14 +119,14 @@ fn compare_box(state: &AppState) -> Element {
                                 .attr("type", "checkbox")
                                 .attr("value", m.clone())
                                 .flag("checked", state.compare_models.contains(m))
-                                .action("compare-model", m.clone()),
+                                .action(Action::CompareModel.name(), m.clone()),
                         )
                         .text(format!(" {m}"))
                 }))),
             Some(o) => el_text("p", o.reason).id("leaderboard-hidden").class("muted"),
             None => el("p"),
         })
-        .child_opt(crate::compare::view::leaderboard_panel(state))
+        .child_opt(super::panels::leaderboard_panel(state))
 }
 
 /// What every number means (the core's glossary, rendered by the lab module when it is
@@ -135,7 +137,7 @@ fn glossary(state: &AppState) -> Element {
     let d = el("details")
         .id(GLOSSARY_ID)
         .class("glossary")
-        .action("toggle", GLOSSARY_ID)
+        .action(Action::Toggle.name(), GLOSSARY_ID)
         .flag("open", open)
         .child(el_text("summary", "What the numbers mean"));
     if !open {
@@ -148,11 +150,8 @@ fn glossary(state: &AppState) -> Element {
     })
 }
 
-/// The dashboard view.
-pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::dashboard(state) {
-        return env;
-    }
+/// The dashboard view, with the run's cost in money (`cost`, the budget's section).
+pub fn view(state: &AppState, cost: Element) -> Element {
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")
@@ -194,64 +193,60 @@ pub fn view(state: &AppState) -> Element {
             "charts",
             "Drawing the charts…",
         ));
-        section = section.child_opt(crate::compare::view::trials_panel(state));
-        section = section.child(crate::budget::costs::section(
-            state,
-            "dash-cost",
-            LabPurpose::DashCost,
-        ));
+        section = section.child_opt(super::panels::trials_panel(state));
+        section = section.child(cost);
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
-    let exports =
-        el("div")
-            .id("exports")
-            .class("panel")
-            .child(el_text("h2", "Export"))
-            .child(
-                el("div")
-                    .class("row")
-                    .child(button("Run file (JSON)", "export", "run").id("exp-run"))
-                    .child(
-                        button("result.jsonl", "export", "result")
-                            .id("exp-result")
-                            .flag(
-                                "disabled",
-                                has(scored.and_then(|x| x.result_text.as_ref()).is_some()),
-                            ),
+    let exports = el("div")
+        .id("exports")
+        .class("panel")
+        .child(el_text("h2", "Export"))
+        .child(
+            el("div")
+                .class("row")
+                .child(button("Run file (JSON)", Action::Export.name(), "run").id("exp-run"))
+                .child(
+                    button("result.jsonl", Action::Export.name(), "result")
+                        .id("exp-result")
+                        .flag(
+                            "disabled",
+                            has(scored.and_then(|x| x.result_text.as_ref()).is_some()),
+                        ),
+                )
+                .child(
+                    button("score.jsonl", Action::Export.name(), "score")
+                        .id("exp-score")
+                        .flag("disabled", scored.is_none()),
+                )
+                .child(
+                    button("metric.json", Action::Export.name(), "metric")
+                        .id("exp-metric")
+                        .flag("disabled", scored.is_none()),
+                )
+                .child(button("Per-task CSV", Action::Export.name(), "csv").id("exp-csv"))
+                .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
+                    button("checkpoint.jsonl", Action::Export.name(), "checkpoint")
+                        .id("exp-checkpoint")
+                }))
+                .child_opt(state.cassette.recorded.as_ref().map(|_| {
+                    button("cassette.jsonl", Action::CassetteDownload.name(), "").id("exp-cassette")
+                }))
+                .child({
+                    let compared = state.history.compare.iter().any(|c| c == &s.id);
+                    button(
+                        if compared {
+                            "In the comparison"
+                        } else {
+                            "Add to comparison"
+                        },
+                        Action::CompareAdd.name(),
+                        &s.id,
                     )
-                    .child(
-                        button("score.jsonl", "export", "score")
-                            .id("exp-score")
-                            .flag("disabled", scored.is_none()),
-                    )
-                    .child(
-                        button("metric.json", "export", "metric")
-                            .id("exp-metric")
-                            .flag("disabled", scored.is_none()),
-                    )
-                    .child(button("Per-task CSV", "export", "csv").id("exp-csv"))
-                    .child_opt(state.cassette.recorded.as_ref().map(|_| {
-                        button("cassette.jsonl", "cassette-download", "").id("exp-cassette")
-                    }))
-                    .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
-                        button("checkpoint.jsonl", "export", "checkpoint").id("exp-checkpoint")
-                    }))
-                    .child({
-                        let compared = state.history.compare.iter().any(|c| c == &s.id);
-                        button(
-                            if compared {
-                                "In the comparison"
-                            } else {
-                                "Add to comparison"
-                            },
-                            "compare-add",
-                            &s.id,
-                        )
-                        .id("add-compare")
-                        .flag("disabled", compared)
-                    }),
-            );
+                    .id("add-compare")
+                    .flag("disabled", compared)
+                }),
+        );
     let share = match &s.share {
         None => el("div")
             .id("share")
@@ -290,7 +285,7 @@ pub fn view(state: &AppState) -> Element {
                                 .attr("spellcheck", "false")
                                 .attr("value", url.clone()),
                         )
-                        .child(button("Copy link", "copy-link", "").id("copy-link")),
+                        .child(button("Copy link", Action::CopyLink.name(), "").id("copy-link")),
                 )
                 .child(el("p").id("share-info").class("muted").text(match s.copied {
                     Some(true) => "Link copied.".to_owned(),

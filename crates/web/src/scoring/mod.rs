@@ -4,6 +4,7 @@
 //! loaded yet; [`Scored`] holds the finished score files.
 
 pub mod damage;
+mod update;
 
 use std::collections::VecDeque;
 
@@ -165,7 +166,7 @@ pub struct Scored {
     /// Checkpoint lines (header first), for runs made in the page and checkpoints.
     pub records: Option<Vec<String>>,
     /// Each task's tokens, latency and search text, read once for the trace view.
-    pub digests: std::cell::OnceCell<crate::traces::Digests>,
+    pub digests: std::cell::OnceCell<Digests>,
 }
 
 impl Scored {
@@ -200,68 +201,38 @@ pub struct Rescore {
     records: Option<Vec<String>>,
 }
 
-impl crate::state::AppState {
-    /// Starts re-scoring `text` (the result file of history entry `id`).
-    pub fn rescore_start(
-        &mut self,
-        id: &str,
-        model: Option<String>,
-        text: String,
-        records: Option<Vec<String>>,
-        now: crate::state::Now,
-    ) -> Vec<crate::msg::Effect> {
-        let Some(dataset) = self.dataset else {
-            return Vec::new();
-        };
-        let mut job = ScoreJob::new(dataset);
-        for (i, line) in text.lines().enumerate() {
-            job.push(i + 1, line.to_owned());
-        }
-        self.rescore = Some(Rescore {
-            id: id.to_owned(),
-            job,
-            model,
-            text,
-            records,
-        });
-        self.rescore_continue(now)
+/// Each scored task's digest (tokens, latency, search text), by session index and task
+/// position. Tokens and latency are read here; the search texts come from the lab module
+/// (`trace_search_texts`), asked for when the traces are first shown.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Digests {
+    pub(crate) tasks: Vec<Vec<wildtool_core::trace::TaskDigest>>,
+    /// The lab module was asked for the search texts.
+    pub(crate) asked: bool,
+    /// The search texts are in.
+    pub texts: bool,
+}
+
+impl Digests {
+    /// The digest of task `position` of session `session` (0-based).
+    pub fn get(&self, session: u32, position: u8) -> Option<&wildtool_core::trace::TaskDigest> {
+        self.tasks.get(session as usize)?.get(usize::from(position))
     }
 
-    /// Scores the next slice of the background job.
-    pub fn rescore_continue(&mut self, _now: crate::state::Now) -> Vec<crate::msg::Effect> {
-        use crate::msg::Effect;
-        let Some(r) = &mut self.rescore else {
-            return Vec::new();
-        };
-        let mut fx = Vec::new();
-        match r.job.run(64) {
-            JobStep::NeedsJieba => {
-                let text = r.job.next_text().unwrap_or("").to_owned();
-                self.needs_jieba(&text, &mut fx);
-                return fx;
-            }
-            JobStep::More => {
-                fx.push(Effect::ContinueSoon);
-                return fx;
-            }
-            JobStep::Idle => {}
-        }
-        let Some(r) = self.rescore.take() else {
-            return fx;
-        };
-        let mut scored = r.job.finish(r.model.as_deref());
-        scored.result_text = Some(r.text);
-        scored.records = r.records;
-        if let Some(s) = &mut self.shown {
-            if s.id == r.id {
-                s.scored = Some(scored);
-                fx.extend(self.trace_lines_arrived());
+    /// Takes the lab module's search texts (`session \t task \t text` records).
+    pub fn set_texts(&mut self, records: &str) {
+        for r in records.lines() {
+            let mut f = r.splitn(3, '\t');
+            let (Some(s), Some(t), Some(text)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            let (Ok(s), Ok(t)) = (s.parse::<usize>(), t.parse::<usize>()) else {
+                continue;
+            };
+            if let Some(d) = self.tasks.get_mut(s).and_then(|x| x.get_mut(t)) {
+                d.text = text.to_owned();
             }
         }
-        if self.history.export_when_open.as_deref() == Some(r.id.as_str()) {
-            self.history.export_when_open = None;
-            fx.extend(self.export("run"));
-        }
-        fx
+        self.texts = true;
     }
 }
