@@ -7,9 +7,9 @@
 use wildtool_contract::inputs::{CostInput, CostRun};
 use wildtool_contract::Call;
 
-use crate::history::{checkpoint_prefix, result_key};
 use crate::msg::{Effect, GetPurpose, LabPurpose, ListPurpose};
 use crate::state::AppState;
+use crate::store::{checkpoint_prefix, result_key};
 
 /// The compared runs' stored lines, by history id: checkpoint lines (header first) or
 /// the result text; `None` when the run has neither in this browser.
