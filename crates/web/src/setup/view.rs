@@ -558,7 +558,7 @@ fn cassette_block(state: &AppState) -> Element {
         Some((name, _)) => block.child(
             el("div")
                 .class("row")
-                .child(el_text("span", &format!("Replaying {name}: nothing is sent; a request not in it ends its task incomplete (like --offline).")).id("cassette-replaying"))
+                .child(el_text("span", format!("Replaying {name}: nothing is sent; a request not in it ends its task incomplete (like --offline).")).id("cassette-replaying"))
                 .child(button("Stop replaying", Action::CassetteForget.name(), "").id("cassette-forget")),
         ),
         None => block
