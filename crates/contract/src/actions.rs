@@ -56,6 +56,9 @@ actions! {
         Discard => "discard",
         Export => "export",
         VerifyClear => "verify-clear",
+        CassetteRecord => "cassette-record",
+        CassetteForget => "cassette-forget",
+        CassetteDownload => "cassette-download",
         ChartSvg => "chart-svg",
         ChartPng => "chart-png",
         CopyLink => "copy-link",
@@ -106,6 +109,7 @@ actions! {
         Upload => "upload",
         HistoryImport => "history-import",
         VerifyFile => "verify-file",
+        CassetteFile => "cassette-file",
     }
 }
 

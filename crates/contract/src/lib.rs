@@ -130,6 +130,9 @@ calls! {
     AuditView => "audit_view",
     /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
     VerifyView => "verify_view",
+    /// The page's cassette: a recorded exchange as a cassette line, an uploaded cassette
+    /// loaded, a request answered from it (keeps the loaded cassette between calls).
+    Cassette => "cassette",
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod cassette;
 pub mod compare;
 pub mod cost;
 pub mod dashboard;
@@ -201,6 +202,9 @@ calls! {
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).
     VerifyView, verify_view => crate::verify::view;
+    /// The page's cassette: record, load, answer (see [`cassette`]; keeps the loaded
+    /// cassette between calls).
+    Cassette, cassette => crate::cassette::cassette;
 }
 
 #[cfg(test)]

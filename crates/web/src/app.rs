@@ -323,6 +323,8 @@ impl Inner {
                                     me.state
                                         .borrow_mut()
                                         .install_stream_call(one_call(run.clone(), "stream_read"));
+                                    me.state.borrow_mut().cassette_call =
+                                        Some(one_call(run.clone(), "cassette"));
                                 }
                                 if purpose == crate::msg::LabPurpose::EnvReady {
                                     me.state

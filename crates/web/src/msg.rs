@@ -36,6 +36,8 @@ pub enum FilePurpose {
     Results,
     /// A file of a bundle to verify.
     Verify,
+    /// A cassette to replay.
+    Cassette,
 }
 
 /// What a fetched text is for.
@@ -66,6 +68,8 @@ pub enum ListPurpose {
     ExportCheckpoint(String),
     /// The second run's stored checkpoint lines, for traces side by side (history id).
     Vs(String),
+    /// A compared run's stored checkpoint lines, for its cost (history id).
+    Cost(String),
 }
 
 /// What a key-value read is for.
@@ -87,6 +91,8 @@ pub enum GetPurpose {
     VsResultText(String),
     /// An env run's stored `env-result.jsonl` (history id), to open it.
     EnvResult(String),
+    /// A compared run's stored result text (history id), for its cost.
+    CostText(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -155,6 +161,10 @@ pub enum LabPurpose {
     Audit,
     /// The verdicts of the files dropped to verify.
     Verify,
+    /// The shown run's cost in money.
+    DashCost,
+    /// The compared runs' costs in money.
+    CompareCost,
 }
 
 /// True for the ledger environment's lab calls.
@@ -329,6 +339,12 @@ pub enum Msg {
     ImportFile(FileRef),
     /// A file of a bundle to verify (`None`: start again).
     VerifyFile(Option<FileRef>),
+    /// "Record a cassette" ticked or not.
+    CassetteRecord(bool),
+    /// A cassette to replay chosen (`None`: forget it).
+    CassetteFile(Option<FileRef>),
+    /// Download the recorded cassette.
+    CassetteDownload,
     /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
@@ -438,6 +454,9 @@ impl Msg {
             Action::Discard => Msg::Discard(arg.to_owned()),
             Action::Export => Msg::Export(arg.to_owned()),
             Action::VerifyClear => Msg::VerifyFile(None),
+            Action::CassetteRecord => Msg::CassetteRecord(flag),
+            Action::CassetteForget => Msg::CassetteFile(None),
+            Action::CassetteDownload => Msg::CassetteDownload,
             Action::ChartSvg => Msg::Chart("svg".into(), arg.to_owned()),
             Action::ChartPng => Msg::Chart("png".into(), arg.to_owned()),
             Action::CopyLink => Msg::CopyLink,
@@ -485,6 +504,7 @@ impl Msg {
     pub fn from_file_action(action: &str, file: FileRef) -> Option<Msg> {
         Some(match FileAction::from_name(action)? {
             FileAction::DatasetFile => Msg::DatasetFile(file),
+            FileAction::CassetteFile => Msg::CassetteFile(Some(file)),
             FileAction::Upload => Msg::UploadFile(file),
             FileAction::HistoryImport => Msg::ImportFile(file),
             FileAction::VerifyFile => Msg::VerifyFile(Some(file)),

@@ -132,6 +132,12 @@ pub struct AppState {
     pub probe_seq: u64,
     /// The lab module's stream readers, once loaded (streamed runs need them).
     pub stream_call: Option<crate::run::readers::StreamCall>,
+    /// The lab module's `cassette` call (installed with the stream readers).
+    pub cassette_call: Option<crate::run::readers::StreamCall>,
+    /// Cassettes: record the next run, or replay an uploaded one.
+    pub cassette: crate::run::cassette::CassetteSetup,
+    /// The compared runs' stored lines read for their cost.
+    pub cost_reads: crate::budget::costs::CostReads,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// Loading the scorer (the lab module).
@@ -253,6 +259,9 @@ impl AppState {
             probe_error: None,
             probe_seq: 0,
             stream_call: None,
+            cassette_call: None,
+            cassette: Default::default(),
+            cost_reads: Default::default(),
             awaiting_readers: None,
             scorer: Default::default(),
             awaiting_scorer: None,
@@ -523,6 +532,15 @@ impl AppState {
             Msg::VerifyFile(file) => {
                 crate::verify::update::file(&mut self.verify, file, &mut cx!(self))
             }
+            Msg::CassetteRecord(on) => self.cassette_record(on),
+            Msg::CassetteFile(file) => self.cassette_file(file),
+            Msg::CassetteDownload => self.cassette_download(),
+            Msg::FileRead {
+                purpose: FilePurpose::Cassette,
+                file,
+                bytes,
+                ..
+            } => self.cassette_read(file, bytes),
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),
@@ -979,6 +997,7 @@ impl AppState {
             ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),
             ListPurpose::ExportCheckpoint(id) => self.export_checkpoint(&id, entries),
             ListPurpose::Vs(id) => self.vs_records_arrived(&id, entries),
+            ListPurpose::Cost(id) => self.cost_records_arrived(&id, entries),
         }
     }
 
@@ -994,6 +1013,7 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
+            GetPurpose::CostText(id) => self.cost_text_arrived(&id, value),
             GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
         }
     }

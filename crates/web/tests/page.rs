@@ -275,11 +275,12 @@ impl Browser {
                     input,
                     purpose,
                 } => {
-                    // The dashboard's own calls (its charts, share link, chart files) are
-                    // made for every run shown; the tests count the others.
+                    // The dashboard's own calls (its charts, share link, chart files, the
+                    // run's cost) are made for every run shown; the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
+                            | Call::CostView
                             | Call::ShareEncode
                             | Call::ChartFile
                             | Call::ShareDecode
@@ -300,6 +301,11 @@ impl Browser {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
                             });
                         self.state.install_stream_call(run);
+                        let cassette: wildtool_web::run::readers::StreamCall =
+                            std::rc::Rc::new(|input: &str| {
+                                wildtool_lab::call("cassette", input).map_err(|e| e.to_string())
+                            });
+                        self.state.cassette_call = Some(cassette);
                     }
                     if purpose == wildtool_web::msg::LabPurpose::EnvReady {
                         let run: wildtool_web::env::SyncCall =
@@ -436,6 +442,53 @@ impl Browser {
 
 /// Where the test browser keeps what the page puts in `localStorage` (the user's prices).
 const PRICES_STORAGE: &str = "localStorage/wildtool.prices";
+
+/// Delivers the timers until the run ends (its outcome is on the page).
+fn finish(b: &mut Browser) {
+    for _ in 0..200 {
+        if b.hook("runOutcome").is_some() {
+            break;
+        }
+        if let Some(t) = b.timer.take() {
+            b.now = b.now.max(t);
+            b.deliver(Msg::Tick);
+            b.settle();
+        }
+    }
+}
+
+/// The text of an export of the shown run (`run`, `result`, `score`, `metric`, …).
+fn export(b: &mut Browser, what: &str) -> String {
+    b.act("export", what, "");
+    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
+}
+
+/// A chat server whose every reply is a text naming the request body's length (replies
+/// differ per request) with usage (12 prompt, 3 completion tokens), after `members`.
+fn chat_server(members: &'static str) -> Server {
+    Box::new(move |out| {
+        let n = out.transmit.request.body.len();
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{{members}"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
+            ),
+        ))
+    })
+}
+
+/// The claims the Verify drop zone shows.
+fn verify_claims(b: &Browser) -> Vec<String> {
+    let f = b.frame();
+    let Some(list) = f.root.by_id("verify-claims") else {
+        return Vec::new();
+    };
+    list.elements()
+        .into_iter()
+        .filter(|e| e.tag == "li")
+        .map(|e| e.text_content())
+        .collect()
+}
 
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())
@@ -1813,8 +1866,14 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 mod audit;
 #[path = "page/budget.rs"]
 mod budget;
+#[path = "page/cassette.rs"]
+mod cassette;
+#[path = "page/cost.rs"]
+mod cost;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/manifest.rs"]
+mod manifest;
 #[path = "page/scorer.rs"]
 mod scorer;
 #[path = "page/streaming.rs"]

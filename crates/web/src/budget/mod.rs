@@ -8,6 +8,8 @@
 mod update;
 pub mod view;
 
+pub mod costs;
+
 use wildtool_contract::inputs::PlanFields;
 
 /// A JSON object from members whose values are JSON already: the inputs of the lab's

@@ -101,7 +101,8 @@ fn link_banner(state: &AppState) -> Option<Element> {
 }
 
 /// The comparison view.
-pub fn view(state: &AppState) -> Element {
+/// The Compare view, with the compared runs' cost in money (`cost`, the budget's section).
+pub fn view(state: &AppState, cost: Option<Element>) -> Element {
     el("section")
         .id("view-compare")
         .class("view")
@@ -118,6 +119,7 @@ pub fn view(state: &AppState) -> Element {
         .child_opt(link_banner(state))
         .child(picker(state))
         .child(result(state))
+        .child_opt(cost)
         .child_opt(match state.lab.answer(LabPurpose::Audit) {
             Some(Ok(json)) if state.compare_wait().is_none() => Some(Node::Raw(json.clone())),
             _ => None,

@@ -123,6 +123,7 @@ pub fn run_file(shown: &ShownRun, entry: Option<&HistoryEntry>) -> String {
         doc.result_jsonl = scored.and_then(|s| s.result_text.clone());
     }
     doc.outcomes = shown.outcomes.clone();
+    doc.manifest = shown.manifest.clone();
     doc.to_json()
 }
 

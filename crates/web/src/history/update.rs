@@ -367,6 +367,7 @@ impl AppState {
                 meta_key(id),
                 outcomes_key(id),
                 result_key(id),
+                crate::store::manifest_key(id),
                 crate::lab::trials_key(id),
             ]),
             Effect::KvDeletePrefix(checkpoint_prefix(id)),

@@ -310,9 +310,14 @@ impl AppState {
                 let mut fx = self.dashboard_refresh();
                 fx.extend(self.trials_refresh());
                 fx.extend(self.leaderboard_refresh());
+                fx.extend(self.dash_cost_refresh());
                 fx
             }
-            View::Compare => self.compare_refresh(),
+            View::Compare => {
+                let mut fx = self.compare_refresh();
+                fx.extend(self.compare_cost_refresh());
+                fx
+            }
             View::History => self.history_refresh(),
             View::Setup => self.setup_refresh(),
             _ => Vec::new(),
@@ -352,7 +357,7 @@ impl AppState {
 
     /// History run `id` as the statistics read it (all its trials), once its outcomes
     /// are read.
-    fn run_input(&self, id: &str) -> Option<RunInput> {
+    pub(crate) fn run_input(&self, id: &str) -> Option<RunInput> {
         let e = self.history.get(id)?;
         let trials = match self.lab.trials(id) {
             Some(t) if e.trials() > 1 => t.to_vec(),

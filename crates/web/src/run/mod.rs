@@ -8,6 +8,7 @@
 //! constructs the engine with those lines, so only missing tasks run; the result file is
 //! assembled from them by the core and scored afresh, as `wildtool run` does.
 
+pub mod cassette;
 pub mod engine;
 pub mod hosts;
 pub mod readers;
@@ -95,6 +96,8 @@ pub struct LiveRun {
     trial_jobs: Vec<ScoreJob>,
     result_text: String,
     started_mono: f64,
+    /// The run's cassette, recording or replaying.
+    pub tape: Option<crate::run::cassette::Tape>,
 }
 
 impl LiveRun {
