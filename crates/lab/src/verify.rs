@@ -20,14 +20,14 @@ use wildtool_ui::{el, el_text, Element};
 use crate::{read, LabError};
 
 /// The bundle of the dropped files, or what is missing.
-pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
+pub fn bundle(input: &VerifyInput<'_>) -> Result<Bundle, String> {
     let mut bundle = Bundle::default();
     let mut dir = BundleDir {
         dir: ".".to_owned(),
         ..BundleDir::default()
     };
-    let mut dataset = input.dataset.clone();
-    for (name, text) in &input.files {
+    let mut dataset = input.dataset.as_deref().map(str::to_owned);
+    for (name, text) in input.files.iter() {
         let head = text.trim_start();
         if head.starts_with("{\"wildtool_manifest\"") || name == "manifest.json" {
             bundle.manifest = Some(text.clone());
@@ -47,7 +47,7 @@ pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
 }
 
 /// The verdicts for `input` (the claims `wildtool verify` prints for the same files).
-pub fn verdicts(input: &VerifyInput) -> Result<Verification, String> {
+pub fn verdicts(input: &VerifyInput<'_>) -> Result<Verification, String> {
     let bundle = bundle(input)?;
     let lang = if input.lang == "zh" {
         Lang::Zh
@@ -69,7 +69,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
     Ok(section(&input).to_json())
 }
 
-fn section(input: &VerifyInput) -> Element {
+fn section(input: &VerifyInput<'_>) -> Element {
     let names: Vec<&str> = input.files.iter().map(|(n, _)| n.as_str()).collect();
     let head = el_text("p", format!("Files: {}.", names.join(", "))).class("muted");
     let out = el("div").id("verify-result").child(head);
