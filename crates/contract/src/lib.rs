@@ -7,8 +7,8 @@
 //! - [`inputs`]: one input type per call (serde on both sides: the shell serialises,
 //!   the lab module deserialises).
 //! - [`consts`]: the lists and numbers both modules use.
-//! - [`actions`]: the page's `data-action` vocabulary ([`Action`]), which views name and
-//!   the shell parses.
+//! - [`actions`]: the page's `data-action` vocabulary ([`Action`], [`FileAction`]), which
+//!   views name and the shell parses.
 //!
 //! Pure types only: no IO, no rendering (the views both modules can build are in
 //! `wildtool-views`).

@@ -24,15 +24,15 @@ use wildtool_ui::{el, el_text, Element};
 use crate::{read, LabError};
 
 /// The bundle of the dropped files, or what is missing.
-pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
+pub fn bundle(input: &VerifyInput<'_>) -> Result<Bundle, String> {
     let mut bundle = Bundle::default();
     let mut dir = BundleDir {
         dir: ".".to_owned(),
         ..BundleDir::default()
     };
-    let mut dataset = input.dataset.clone();
+    let mut dataset = input.dataset.as_deref().map(str::to_owned);
     let mut export = None;
-    for (name, text) in &input.files {
+    for (name, text) in input.files.iter() {
         let head = text.trim_start();
         if head.starts_with("{\"wildtool_run\"") {
             let doc = RunExport::parse(text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
@@ -71,7 +71,7 @@ pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
 }
 
 /// The verdicts for `input` (the claims `wildtool verify` prints for the same files).
-pub fn verdicts(input: &VerifyInput) -> Result<Verification, String> {
+pub fn verdicts(input: &VerifyInput<'_>) -> Result<Verification, String> {
     let bundle = bundle(input)?;
     let lang = if input.lang == "zh" {
         Lang::Zh
@@ -93,7 +93,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
     Ok(section(&input).to_json())
 }
 
-fn section(input: &VerifyInput) -> Element {
+fn section(input: &VerifyInput<'_>) -> Element {
     let names: Vec<&str> = input.files.iter().map(|(n, _)| n.as_str()).collect();
     let head = el_text("p", format!("Files: {}.", names.join(", "))).class("muted");
     let out = el("div").id("verify-result").child(head);

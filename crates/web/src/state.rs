@@ -135,13 +135,13 @@ pub struct AppState {
     /// The lab module's `cassette` call (installed with the stream readers).
     pub cassette_call: Option<crate::run::readers::StreamCall>,
     /// Cassettes: record the next run, or replay an uploaded one.
-    pub cassette: crate::run::cassette::CassetteSetup,
+    pub cassette: crate::run::CassetteSetup,
     /// The compared runs' stored lines read for their cost.
-    pub cost_reads: crate::budget::costs::CostReads,
+    pub cost_reads: crate::budget::CostReads,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// Loading the scorer (the lab module).
-    pub scorer: crate::scoring::load::ScorerLoad,
+    pub scorer: crate::scoring::ScorerLoad,
     /// A run waiting for the scorer: its resume entry and stored lines.
     pub awaiting_scorer: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.

@@ -7,23 +7,10 @@
 use wildtool_contract::inputs::{CostInput, CostRun};
 use wildtool_contract::Call;
 
+use super::Source;
 use crate::msg::{Effect, GetPurpose, LabPurpose, ListPurpose};
 use crate::state::AppState;
 use crate::store::{checkpoint_prefix, result_key};
-
-/// The compared runs' stored lines, by history id: checkpoint lines (header first) or
-/// the result text; `None` when the run has neither in this browser.
-#[derive(Debug, Default)]
-pub struct CostReads {
-    read: Vec<(String, Option<Source>)>,
-    asked: Vec<String>,
-}
-
-#[derive(Debug)]
-enum Source {
-    Records(Vec<String>),
-    Text(String),
-}
 
 impl AppState {
     /// The price table in use and a run's lines, as the lab call's input.

@@ -76,3 +76,17 @@ impl Default for BudgetState {
 
 /// The `details` element of Setup's cost panel (its name in [`AppState::open`]).
 pub const PRICES_ID: &str = "prices";
+
+/// The compared runs' stored lines, by history id: checkpoint lines (header first) or
+/// the result text; `None` when the run has neither in this browser.
+#[derive(Debug, Default)]
+pub struct CostReads {
+    read: Vec<(String, Option<Source>)>,
+    asked: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Source {
+    Records(Vec<String>),
+    Text(String),
+}

@@ -15,19 +15,6 @@ use crate::run::engine::{HttpReply, HttpResponse};
 use crate::run::readers::StreamCall;
 use crate::state::{AppState, Tone};
 
-/// The Setup choices and what a recording gave.
-#[derive(Debug, Default)]
-pub struct CassetteSetup {
-    /// Record the next run.
-    pub record: bool,
-    /// An uploaded cassette to replay: its file name and text.
-    pub replay: Option<(String, String)>,
-    /// The last recorded cassette's text.
-    pub recorded: Option<String>,
-    /// The lab module could not be loaded: runs start without a manifest.
-    pub no_lab: bool,
-}
-
 /// A run's tape: recording (the lines so far and the requests in flight) or replaying.
 #[derive(Default)]
 pub struct Tape {

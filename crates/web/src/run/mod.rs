@@ -165,3 +165,16 @@ fn settings_map(form: &crate::setup::SetupForm) -> Vec<(String, String)> {
     }
     m
 }
+
+/// The Setup choices and what a recording gave.
+#[derive(Debug, Default)]
+pub struct CassetteSetup {
+    /// Record the next run.
+    pub record: bool,
+    /// An uploaded cassette to replay: its file name and text.
+    pub replay: Option<(String, String)>,
+    /// The last recorded cassette's text.
+    pub recorded: Option<String>,
+    /// The lab module could not be loaded: runs start without a manifest.
+    pub no_lab: bool,
+}

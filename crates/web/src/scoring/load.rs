@@ -7,13 +7,6 @@
 use crate::msg::{Effect, LabPurpose};
 use crate::state::AppState;
 
-/// Where loading the scorer stands.
-#[derive(Debug, Default)]
-pub struct ScorerLoad {
-    /// The lab module is being loaded to score.
-    pub loading: bool,
-}
-
 impl AppState {
     /// Loads the lab module to score (once at a time).
     pub(crate) fn load_scorer(&mut self) -> Vec<Effect> {

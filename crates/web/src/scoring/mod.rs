@@ -429,3 +429,10 @@ impl Digests {
         self.texts = true;
     }
 }
+
+/// Where loading the scorer stands.
+#[derive(Debug, Default)]
+pub struct ScorerLoad {
+    /// The lab module is being loaded to score.
+    pub loading: bool,
+}

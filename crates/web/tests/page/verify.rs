@@ -15,7 +15,8 @@ fn expected(metric: &str) -> Vec<String> {
         files: vec![
             ("mini_result.jsonl".into(), RESULT.into()),
             ("mini_metric.json".into(), metric.into()),
-        ],
+        ]
+        .into(),
         dataset: Some(MINI.into()),
         lang: "en".into(),
     };
