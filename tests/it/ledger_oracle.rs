@@ -60,40 +60,44 @@ fn class_of(message: &str) -> Option<ErrorClass> {
     }
 }
 
-fn bean_check(files: &[PathBuf]) -> Vec<(PathBuf, bool, String)> {
-    let exe = std::env::var("WILDTOOL_BEAN_CHECK")
-        .expect("WILDTOOL_BEAN_CHECK (run scripts/ledger-oracle.sh)");
-    let chunks: Vec<Vec<PathBuf>> = files
-        .chunks(files.len().div_ceil(2).max(1))
-        .map(|c| c.to_vec())
-        .collect();
-    let handles: Vec<_> = chunks
-        .into_iter()
-        .map(|chunk| {
-            let exe = exe.clone();
-            std::thread::spawn(move || {
-                chunk
-                    .into_iter()
-                    .map(|f| {
-                        let o = Command::new(&exe)
-                            .arg("--no-cache")
-                            .arg("--json")
-                            .arg(&f)
-                            .output()
-                            .expect("bean-check runs");
-                        let text = String::from_utf8_lossy(&o.stdout).into_owned()
-                            + &String::from_utf8_lossy(&o.stderr);
-                        (f, o.status.success(), text)
-                    })
-                    .collect::<Vec<_>>()
+/// Beancount's verdict on each file, as `bean-check` gives it (`loader.load_file` with the
+/// hard-core validations; any error fails the file), from ONE helper process for all of
+/// them (`scripts/ledger_oracle.py`) instead of one `bean-check` process per file: the
+/// interpreter and Beancount's start-up are paid once. A file that makes the loader raise
+/// fails the helper, and so the oracle. Returns the error messages of each file.
+fn beancount_check(files: &[PathBuf]) -> Vec<(PathBuf, Vec<String>)> {
+    let manifest = Value::Array(
+        files
+            .iter()
+            .map(|f| {
+                let mut item = Map::new();
+                item.insert("path", Value::Str(f.to_string_lossy().into_owned()));
+                Value::Object(item)
             })
+            .collect(),
+    );
+    let answers = python(&manifest);
+    assert_eq!(answers.len(), files.len(), "one verdict per ledger");
+    files
+        .iter()
+        .zip(answers)
+        .map(|(f, a)| {
+            let errors = a
+                .get("errors")
+                .and_then(Value::as_array)
+                .expect("the helper lists each ledger's errors")
+                .iter()
+                .map(|e| e.as_str().unwrap_or("(not a string)").to_owned())
+                .collect();
+            (f.clone(), errors)
         })
-        .collect();
-    handles
-        .into_iter()
-        .flat_map(|h| h.join().expect("thread"))
         .collect()
 }
+
+/// A ledger Beancount must refuse (an unbalanced transaction), checked with every batch:
+/// if the helper stopped reporting errors, the oracle would fail here instead of passing
+/// everything.
+const BROKEN_LEDGER: &str = "2026-01-01 open Assets:Cash USD\n2026-01-01 open Expenses:Food USD\n\n2026-01-02 * \"Shop\" \"off by one cent\"\n  Assets:Cash    -10.00 USD\n  Expenses:Food    9.99 USD\n";
 
 struct Query {
     account: String,
@@ -362,21 +366,24 @@ fn initial_expected_and_gold_ledgers_pass(
         .map(|(i, t)| write(dir, &format!("{prefix}-{i}.beancount"), t))
         .collect();
     let names: Vec<&String> = texts.values().collect();
-    let mut failed = Vec::new();
-    for (f, ok, out) in bean_check(&files) {
-        let i: usize = f
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.strip_prefix(&format!("{prefix}-")))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        if !ok || out.contains("\"message\"") {
-            failed.push(format!("{}: {out}", names[i]));
-        }
-    }
+    let broken = write(dir, &format!("{prefix}-broken.beancount"), BROKEN_LEDGER);
+    let mut checked = files.clone();
+    checked.push(broken);
+    let mut verdicts = beancount_check(&checked);
+    let (_, broken_errors) = verdicts.pop().expect("the broken ledger's verdict");
+    assert!(
+        !broken_errors.is_empty(),
+        "Beancount accepted the deliberately unbalanced ledger: the oracle checks nothing"
+    );
+    let failed: Vec<String> = verdicts
+        .iter()
+        .zip(&names)
+        .filter(|((_, errors), _)| !errors.is_empty())
+        .map(|((f, errors), name)| format!("{name} ({}): {errors:?}", f.display()))
+        .collect();
     assert!(
         failed.is_empty(),
-        "bean-check fails:\n{}",
+        "Beancount refuses:\n{}",
         failed.join("\n")
     );
     (files.len(), gold_ledgers)
