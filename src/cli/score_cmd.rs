@@ -466,7 +466,9 @@ pub fn score_into(
         .map(|n| format!("{prefix}{n}"))
         .collect();
     let (file, score_temp) = set.create(&names[0])?;
-    let mut writer = BufWriter::new(file);
+    // Score lines are about 12 KB each: a buffer of many lines writes them in a few
+    // system calls instead of two per line.
+    let mut writer = BufWriter::with_capacity(256 << 10, file);
     let mut outcomes = Vec::new();
     let mut usage = Vec::new();
     let cached = extras.cached.clone().or(cached_in_file);

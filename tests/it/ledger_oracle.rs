@@ -1,9 +1,10 @@
 //! The independent oracle (run by `scripts/ledger-oracle.sh`, which installs Beancount
-//! 3.2.3 in an ignored virtual environment and points `WILDTOOL_BEAN_CHECK` and
-//! `WILDTOOL_LEDGER_PYTHON` at it; ignored otherwise). Beancount is GPL-2.0 and is only
-//! ever run as a separate process.
+//! 3.2.3 in an ignored virtual environment and points `WILDTOOL_LEDGER_PYTHON` at it;
+//! ignored otherwise). Beancount is GPL-2.0 and is only ever run as a separate process:
+//! one helper process per batch (`scripts/ledger_oracle.py`) loads every file as
+//! `bean-check` does.
 //!
-//! 1. `bean-check` passes every initial and expected ledger of the bundled suite;
+//! 1. Beancount's checks pass every initial and expected ledger of the bundled suite;
 //! 2. … and every ledger the gold agent leaves (`wildtool run --env ledger --provider gold`);
 //! 3. a seeded chaos agent's 2,000 ledgers (valid and invalid writes through the tools,
 //!    and invalid entries written as a file editor would): our checker's verdict — valid,
@@ -315,7 +316,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// Runs the gold agent in the environment on `dataset`, then bean-check on every distinct
+/// Runs the gold agent in the environment on `dataset`, then Beancount's checks on every distinct
 /// initial, expected and gold-left ledger of its ledger sessions (files `PREFIX-N` in
 /// `dir`): every one passes. Returns the distinct files and the gold-left ledgers.
 fn initial_expected_and_gold_ledgers_pass(
@@ -412,7 +413,7 @@ fn ledger_oracle_agrees_with_beancount() {
     );
     assert_eq!(gold_ledgers, 64);
     println!(
-        "bean-check: {files} distinct suite ledgers pass (initial, expected, left by the gold agent)"
+        "Beancount (bean-check's checks): {files} distinct suite ledgers pass (initial, expected, left by the gold agent)"
     );
 
     // 3 and 4: the chaos agent.
@@ -576,7 +577,7 @@ fn ledger_oracle_passes_a_generated_256_session_suite() {
         initial_expected_and_gold_ledgers_pass(&dir, "gen", &file, &text, &sessions);
     assert_eq!(gold_ledgers, 1024);
     println!(
-        "bean-check: {files} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)"
+        "Beancount (bean-check's checks): {files} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
