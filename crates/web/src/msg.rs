@@ -6,8 +6,15 @@
 //! The action vocabulary (`data-action` / `data-arg` on elements, dispatched by the JS
 //! runtime as `(action, arg, value)`) is parsed here by [`Msg::from_action`].
 
+use crate::field::Field;
 use crate::route::View;
-use crate::settings::Field;
+use wildtool_contract::{Action, FileAction};
+use wildtool_core::runner::engine::Transmit;
+use wildtool_core::runner::http::HttpReply;
+use wildtool_core::runner::provider::HttpRequest;
+
+/// The answer to a request of the live run or one beside it: a response or a failure.
+pub type Reply = HttpReply;
 
 /// A file the user chose or dropped, held by the browser glue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +156,7 @@ pub enum LabPurpose {
 
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
-    crate::envrun::ENABLED
+    crate::vocab::ENV_PAGE
         && matches!(
             p,
             LabPurpose::EnvReady
@@ -194,6 +201,51 @@ pub struct AuxRequest {
     pub request: wildtool_core::runner::http::HttpRequest,
     /// `(header, value)` carrying the key for the request's own endpoint, if any.
     pub auth: Option<(String, String)>,
+}
+
+/// A request to send with its authentication header (the key stays in the transport's
+/// memory; it is attached only to requests of the run it was typed for).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// The request.
+    pub transmit: Transmit,
+    /// `(header, value)` carrying the key, when there is one.
+    pub auth: Option<(String, String)>,
+}
+
+/// One part of a streamed response of the live run, as the transport reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamIn {
+    /// The status and headers.
+    Head(wildtool_core::runner::http::HttpHead),
+    /// The next chunk of the body.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+}
+
+/// A probe request to send (the key attached only for the probed endpoint).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeSend {
+    /// Answer with this number ([`crate::msg::Msg::Probe`]).
+    pub seq: u64,
+    /// The request.
+    pub request: HttpRequest,
+    /// Read the response as a stream.
+    pub stream: bool,
+    /// `(header, value)` carrying the key, when there is one.
+    pub auth: Option<(String, String)>,
+    /// Give up after this long.
+    pub timeout_ms: u32,
+}
+
+/// What came back for a probe request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProbeIn {
+    /// A part of a streamed response.
+    Stream(StreamIn),
+    /// A whole response, or a failure (streamed or not).
+    Reply(HttpReply),
 }
 
 /// Everything that can happen to the page.
@@ -330,15 +382,15 @@ pub enum Msg {
     /// jieba is installed (or could not be loaded).
     JiebaLoaded(Result<(), String>),
     /// A request of the live run finished.
-    Reply(u64, crate::live::Reply),
+    Reply(u64, Reply),
     /// A part of a streamed response of the live run.
-    Stream(u64, crate::live::StreamIn),
+    Stream(u64, StreamIn),
     /// Check the setup form's endpoint for streaming faults.
     ProbeStart,
     /// An answer (or a part of one) to a probe request.
-    Probe(u64, crate::probe::ProbeIn),
+    Probe(u64, ProbeIn),
     /// A request beside the run finished.
-    AuxDone(AuxPurpose, crate::live::Reply),
+    AuxDone(AuxPurpose, Reply),
     /// The live run's timer fired.
     Tick,
     /// Time for the built-in agents to take their next steps.
@@ -369,73 +421,75 @@ impl Msg {
     /// `None` (ignored).
     pub fn from_action(action: &str, arg: &str, value: &str) -> Option<Msg> {
         let flag = value == "true";
-        Some(match action {
-            "nav" => Msg::Navigate(View::from_slug(arg)?),
-            "popstate" => Msg::PopState(value.to_owned()),
-            "set" => Msg::Set(Field::from_name(arg)?, value.to_owned()),
-            "load-dataset" => Msg::LoadDataset,
-            "list-models" => Msg::ListModels,
-            "probe-stream" => Msg::ProbeStart,
-            "official-url" => Msg::OfficialUrl,
-            "start" => Msg::Start,
-            "pause" => Msg::Pause,
-            "cancel" => Msg::Cancel,
-            "resume" => Msg::Resume(arg.to_owned()),
-            "discard" => Msg::Discard(arg.to_owned()),
-            "export" => Msg::Export(arg.to_owned()),
-            "verify-clear" => Msg::VerifyFile(None),
-            "chart-svg" => Msg::Chart("svg".into(), arg.to_owned()),
-            "chart-png" => Msg::Chart("png".into(), arg.to_owned()),
-            "copy-link" => Msg::CopyLink,
-            "compare-add" => Msg::CompareAdd(arg.to_owned()),
-            "compare-remove" => Msg::CompareRemove(arg.to_owned()),
-            "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
-            "compare-pick" => Msg::ComparePick(arg.to_owned(), flag),
-            "gen-set" => Msg::GenSet(arg.to_owned(), value.to_owned()),
-            "generate" => Msg::Generate,
-            "gen-download" => Msg::GenerateDownload,
-            "gen-run" => Msg::GenerateRun,
-            "sweep-start" => Msg::SweepStart,
-            "sweep-stop" => Msg::SweepStop,
-            "sweep-download" => Msg::SweepDownload(arg.to_owned()),
-            "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
-            "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
-            "compare-more" => Msg::CompareMore(arg.to_owned()),
-            "compare-link-close" => Msg::CompareLinkClose,
-            "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
-            "go" => Msg::Go(arg.to_owned()),
-            "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
-            "model-search" => Msg::ModelSearch(value.to_owned()),
-            "history-open" => Msg::HistoryOpen(arg.to_owned()),
-            "env-open" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Open(arg.to_owned())),
-            "env-export" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Export(arg.to_owned())),
-            "env-copy-link" if crate::envrun::ENABLED => Msg::Env(EnvMsg::CopyLink),
-            "env-file" if crate::envrun::ENABLED => Msg::Env(EnvMsg::File(arg.to_owned())),
-            "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
-            "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
-            "history-rename-save" => Msg::HistoryRenameSave,
-            "history-delete" => Msg::HistoryDelete(arg.to_owned()),
-            "history-export" => Msg::HistoryExport(arg.to_owned()),
-            "history-checkpoint" => Msg::HistoryCheckpoint(arg.to_owned()),
-            "trace-filter" => Msg::TraceFilter(arg.to_owned(), value.to_owned()),
-            "trace-more" => Msg::TraceMore,
-            "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
-            "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
-            "trace-class" => Msg::TraceClass(arg.to_owned()),
-            "toggle" => Msg::Toggle(arg.to_owned(), flag),
-            "viewport" => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
-            _ => return None,
+        Some(match Action::from_name(action)? {
+            Action::Nav => Msg::Navigate(View::from_slug(arg)?),
+            Action::Popstate => Msg::PopState(value.to_owned()),
+            Action::Set => Msg::Set(Field::from_name(arg)?, value.to_owned()),
+            Action::LoadDataset => Msg::LoadDataset,
+            Action::ListModels => Msg::ListModels,
+            Action::ProbeStream => Msg::ProbeStart,
+            Action::OfficialUrl => Msg::OfficialUrl,
+            Action::Start => Msg::Start,
+            Action::Pause => Msg::Pause,
+            Action::Cancel => Msg::Cancel,
+            Action::Resume => Msg::Resume(arg.to_owned()),
+            Action::Discard => Msg::Discard(arg.to_owned()),
+            Action::Export => Msg::Export(arg.to_owned()),
+            Action::VerifyClear => Msg::VerifyFile(None),
+            Action::ChartSvg => Msg::Chart("svg".into(), arg.to_owned()),
+            Action::ChartPng => Msg::Chart("png".into(), arg.to_owned()),
+            Action::CopyLink => Msg::CopyLink,
+            Action::CompareAdd => Msg::CompareAdd(arg.to_owned()),
+            Action::CompareRemove => Msg::CompareRemove(arg.to_owned()),
+            Action::CompareModel => Msg::CompareModel(arg.to_owned(), flag),
+            Action::ComparePick => Msg::ComparePick(arg.to_owned(), flag),
+            Action::GenSet => Msg::GenSet(arg.to_owned(), value.to_owned()),
+            Action::Generate => Msg::Generate,
+            Action::GenDownload => Msg::GenerateDownload,
+            Action::GenRun => Msg::GenerateRun,
+            Action::SweepStart => Msg::SweepStart,
+            Action::SweepStop => Msg::SweepStop,
+            Action::SweepDownload => Msg::SweepDownload(arg.to_owned()),
+            Action::CompareDiff => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            Action::Budget => Msg::Budget(arg.to_owned(), value.to_owned()),
+            Action::CompareMore => Msg::CompareMore(arg.to_owned()),
+            Action::CompareLinkClose => Msg::CompareLinkClose,
+            Action::CopyCompareLink => Msg::CopyCompareLink(arg.to_owned()),
+            Action::Go => Msg::Go(arg.to_owned()),
+            Action::LeaderboardSort => Msg::LeaderboardSort(arg.to_owned()),
+            Action::ModelSearch => Msg::ModelSearch(value.to_owned()),
+            Action::HistoryOpen => Msg::HistoryOpen(arg.to_owned()),
+            Action::EnvOpen if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            Action::EnvExport if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            Action::EnvCopyLink if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::CopyLink),
+            Action::EnvFile if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::File(arg.to_owned())),
+            Action::HistoryRename => Msg::HistoryRenameStart(arg.to_owned()),
+            Action::HistoryLabel => Msg::HistoryRenameDraft(value.to_owned()),
+            Action::HistoryRenameSave => Msg::HistoryRenameSave,
+            Action::HistoryDelete => Msg::HistoryDelete(arg.to_owned()),
+            Action::HistoryExport => Msg::HistoryExport(arg.to_owned()),
+            Action::HistoryCheckpoint => Msg::HistoryCheckpoint(arg.to_owned()),
+            Action::TraceFilter => Msg::TraceFilter(arg.to_owned(), value.to_owned()),
+            Action::TraceMore => Msg::TraceMore,
+            Action::TraceTask => Msg::TraceTask(arg.to_owned(), flag),
+            Action::TraceStep => Msg::TraceStep(arg.to_owned(), flag),
+            Action::TraceClass => Msg::TraceClass(arg.to_owned()),
+            Action::Toggle => Msg::Toggle(arg.to_owned(), flag),
+            Action::Viewport => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
+            // Without the ledger environment's page side its actions do nothing.
+            Action::EnvOpen | Action::EnvExport | Action::EnvCopyLink | Action::EnvFile => {
+                return None
+            }
         })
     }
 
     /// Parses a dispatched file action.
     pub fn from_file_action(action: &str, file: FileRef) -> Option<Msg> {
-        Some(match action {
-            "dataset-file" => Msg::DatasetFile(file),
-            "upload" => Msg::UploadFile(file),
-            "history-import" => Msg::ImportFile(file),
-            "verify-file" => Msg::VerifyFile(Some(file)),
-            _ => return None,
+        Some(match FileAction::from_name(action)? {
+            FileAction::DatasetFile => Msg::DatasetFile(file),
+            FileAction::Upload => Msg::UploadFile(file),
+            FileAction::HistoryImport => Msg::ImportFile(file),
+            FileAction::VerifyFile => Msg::VerifyFile(Some(file)),
         })
     }
 }
@@ -494,7 +548,7 @@ pub enum Effect {
     PushUrl(String),
     /// Replace the current address (`replaceState`).
     ReplaceUrl(String),
-    /// Store the remembered key (JSON of [`RememberedKey`](crate::settings::RememberedKey)).
+    /// Store the remembered key (JSON of [`RememberedKey`](crate::setup::RememberedKey)).
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,
@@ -504,13 +558,13 @@ pub enum Effect {
     /// Load jieba; answer with [`Msg::JiebaLoaded`].
     LoadJieba,
     /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].
-    Send(crate::live::Outgoing),
+    Send(Outgoing),
     /// Abort a request of the live run at once.
     Abort(u64),
     /// Send a request beside the run; answer with [`Msg::AuxDone`].
     Aux(AuxRequest),
     /// Send a request of the streaming probe; answer with [`Msg::Probe`].
-    Probe(crate::probe::ProbeSend),
+    Probe(ProbeSend),
     /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
     WakeAt(f64),
     /// Yield to the browser, then [`Msg::AgentStep`].

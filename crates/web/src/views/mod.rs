@@ -3,25 +3,14 @@
 //! runtime applies beside the tree: the title, the element to focus and the automation
 //! hooks on `document.body.dataset`.
 //!
-//! A view is a file here with one `pub fn view(&AppState) -> Element`, a variant of
-//! [`View`] and a line in [`view_for`].
-
-pub mod compare;
-pub mod dashboard;
-pub mod generate;
-pub mod history;
-pub mod run;
-pub mod setup;
-pub mod sweep;
-pub mod traces;
-pub mod upload;
-pub mod verify;
-pub mod widgets;
+//! A view is a feature's `view.rs` (`crate::setup::view`, …) with one
+//! `pub fn view(&AppState) -> Element`, a variant of [`View`] and a line in [`view_for`].
 
 use crate::route::{Route, View};
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element, Node};
-use widgets::button;
+use crate::widgets::button;
+use wildtool_contract::Action;
 
 /// What the runtime renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -86,15 +75,25 @@ impl Frame {
 /// The element of the current view.
 pub fn view_for(state: &AppState) -> Element {
     match state.route.view {
-        View::Setup => setup::view(state),
-        View::Run => run::view(state),
-        View::Dashboard => dashboard::view(state),
-        View::Traces => traces::view(state),
-        View::Upload => upload::view(state),
-        View::History => history::view(state),
-        View::Compare => compare::view(state),
-        View::Generate => generate::view(state),
-        View::Sweep => sweep::view(state),
+        View::Setup => crate::setup::view::view(
+            state,
+            crate::budget::view::setup_panel(state),
+            crate::env::view::setup_block(state),
+        ),
+        View::Run => crate::run::view::view(state),
+        // An env run's dashboard and traces are the ledger environment's own.
+        View::Dashboard => crate::env::view::dashboard(state)
+            .unwrap_or_else(|| crate::dashboard::view::view(state)),
+        View::Traces => {
+            crate::env::view::traces(state).unwrap_or_else(|| crate::traces::view::view(state))
+        }
+        View::Upload => el("div")
+            .child(crate::upload::view::view(state))
+            .child(crate::verify::view::panel(state)),
+        View::History => crate::history::view::view(state),
+        View::Compare => crate::compare::view::view(state),
+        View::Generate => crate::generate::view::view(state),
+        View::Sweep => crate::generate::sweep::view(state),
     }
 }
 
@@ -110,7 +109,7 @@ fn nav(state: &AppState) -> Element {
             el("a")
                 .attr("href", r.to_query(&state.keep_query))
                 .attr("data-view", v.slug())
-                .action("nav", v.slug())
+                .action(Action::Nav.name(), v.slug())
                 .attr_opt("aria-current", (state.route.view == *v).then_some("page"))
                 .text(v.title())
         }))
@@ -147,8 +146,8 @@ fn resume_offer(state: &AppState) -> Option<Element> {
             .child(
                 el("div")
                     .class("row")
-                    .child(button("Resume", "resume", &e.id).id("resume-run").class("primary"))
-                    .child(button("Discard", "discard", &e.id).id("discard-run")),
+                    .child(button("Resume", Action::Resume.name(), &e.id).id("resume-run").class("primary"))
+                    .child(button("Discard", Action::Discard.name(), &e.id).id("discard-run")),
             ),
     )
 }
@@ -179,7 +178,7 @@ fn hooks(state: &AppState) -> Hooks {
             if let Some(end) = run
                 .end
                 .as_ref()
-                .filter(|_| run.phase == crate::live::Phase::Ended)
+                .filter(|_| run.phase == crate::run::Phase::Ended)
             {
                 h.insert("runOutcome", end.outcome.clone());
                 if end.outcome == "failed" {
@@ -285,8 +284,8 @@ fn hooks(state: &AppState) -> Hooks {
         h.insert("generate", "done".to_owned());
     }
     if let Some(s) = &state.gen.sweep {
-        let busy = s.phase == crate::generator::SweepPhase::Analysing
-            || (matches!(s.phase, crate::generator::SweepPhase::Stopped(_)) && s.result.is_none());
+        let busy = s.phase == crate::generate::SweepPhase::Analysing
+            || (matches!(s.phase, crate::generate::SweepPhase::Stopped(_)) && s.result.is_none());
         h.insert(
             "sweep",
             if busy { "analysing" } else { s.phase.hook() }.to_owned(),
