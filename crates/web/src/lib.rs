@@ -17,6 +17,7 @@ pub mod data;
 pub mod dataset_check;
 pub mod engine;
 pub mod envrun;
+pub mod envsweep;
 pub mod exports;
 pub mod generator;
 pub mod history;
