@@ -98,6 +98,8 @@ pub struct EnvState {
     opening: Option<String>,
     /// An env share link being opened.
     link: Option<String>,
+    /// Env runs chosen for the comparison: their result files.
+    pub compared: crate::envcompare::EnvCompared,
 }
 
 /// A clock for the step cost (milliseconds; the page's monotonic clock).

@@ -126,6 +126,13 @@ impl Default for LabState {
 }
 
 impl LabState {
+    /// The official comparison is asked for again when it is next shown (another
+    /// comparison's answer took its place).
+    pub fn forget_compare(&mut self) {
+        self.compare_key = None;
+        self.compare_runs_key = None;
+    }
+
     /// The latest answer for `purpose`.
     pub fn answer(&self, purpose: LabPurpose) -> Option<&LabAnswer> {
         self.answers
@@ -277,6 +284,8 @@ pub enum CompareWait {
     Reading,
     /// A chosen run's outcomes are not stored in this browser (its label).
     Missing(String),
+    /// Env runs (an extension) and official runs are chosen together.
+    Mixed,
 }
 
 impl AppState {
@@ -533,6 +542,9 @@ impl AppState {
                 .is_some_and(|(h, d)| h.dataset_fingerprint == d.fingerprint_u64());
             return (!fits).then_some(CompareWait::NoDataset);
         }
+        if let Some(wait) = self.env_compare_wait() {
+            return wait;
+        }
         let chosen = self.compare_chosen();
         if chosen.len() < 2 {
             return Some(CompareWait::TooFew(chosen.len()));
@@ -734,6 +746,9 @@ impl AppState {
 
     /// The comparison view's work after any message.
     fn compare_refresh(&mut self) -> Vec<Effect> {
+        if let Some(fx) = self.env_compare_refresh() {
+            return fx;
+        }
         let mut fx = Vec::new();
         if self.lab.compare_link.is_none() {
             // Runs with repeated trials are compared over all their trials.
@@ -811,6 +826,7 @@ impl AppState {
             .then(|| input.clone());
         self.lab.compare_runs_key = Some(runs_key);
         self.lab.compare_key = Some(key);
+        self.env.compared.key = None;
         fx.extend(self.lab_call(call, input, LabPurpose::Compare));
         if let Some(input) = audit {
             self.lab.clear(LabPurpose::Audit);

@@ -16,6 +16,7 @@ pub mod damage;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;
+pub mod envcompare;
 pub mod envrun;
 pub mod envsweep;
 pub mod exports;

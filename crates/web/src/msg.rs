@@ -80,6 +80,8 @@ pub enum GetPurpose {
     VsResultText(String),
     /// An env run's stored `env-result.jsonl` (history id), to open it.
     EnvResult(String),
+    /// An env run's stored result file (history id), for the comparison view.
+    EnvCompare(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see

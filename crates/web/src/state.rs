@@ -979,6 +979,7 @@ impl AppState {
                 true => self.env_result_arrived(&id, value),
                 false => Vec::new(),
             },
+            GetPurpose::EnvCompare(id) => self.env_compare_arrived(&id, value),
         }
     }
 

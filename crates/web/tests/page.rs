@@ -1805,6 +1805,8 @@ mod audit;
 mod budget;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/env_compare.rs"]
+mod env_compare;
 #[path = "page/env_sweep.rs"]
 mod env_sweep;
 #[path = "page/streaming.rs"]
