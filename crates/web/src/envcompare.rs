@@ -28,7 +28,7 @@ pub struct EnvCompared {
 
 impl AppState {
     fn env_chosen(&self) -> Option<Vec<&crate::history::HistoryEntry>> {
-        if self.lab.compare_link.is_some() {
+        if !ENABLED || self.lab.compare_link.is_some() {
             return None;
         }
         let chosen = self.compare_chosen();
@@ -44,7 +44,7 @@ impl AppState {
             Some(CompareWait::TooFew(chosen.len()))
         } else if chosen.iter().any(|e| e.kind != ENV_KIND) {
             Some(CompareWait::Mixed)
-        } else if self.dataset.is_none() || !ENABLED {
+        } else if self.dataset.is_none() {
             Some(CompareWait::NoDataset)
         } else {
             chosen
@@ -64,7 +64,7 @@ impl AppState {
         let mut fx = Vec::new();
         for id in ids {
             let c = &mut self.env.compared;
-            if !c.asked.contains(&id) && ENABLED {
+            if !c.asked.contains(&id) {
                 c.asked.push(id.clone());
                 fx.push(Effect::KvGet(result_key(&id), GetPurpose::EnvCompare(id)));
             }
