@@ -1,6 +1,9 @@
 // End-to-end: the ledger environment's sweeps and comparisons in the page (an extension).
 // - A challenge sweep with the baseline agent runs every level in the environment and
 //   gives the same sweep.json and sweep.html as `wildtool sweep --factor challenge=…`.
+// - The baseline agent's gold-history and own-history env runs compared in the Compare
+//   view: the env metrics, the paired test and the self-conditioning figure on
+//   env_success, with the numbers of `wildtool compare` on the CLI's runs of the same agent.
 //
 // Needs a page built with the environment: WEB_FEATURES=env-page bash scripts/build-web.sh
 // (the default app shell does not carry it yet; docs/page-modules.md). Skipped otherwise.
@@ -86,5 +89,59 @@ describe('ledger environment: sweeps and comparisons in the page', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     assert.deepEqual(report, [], report.join('\n'));
     assert.deepEqual(problems, []);
+  });
+
+  test('gold vs own history of the baseline agent in the Compare view equals wildtool compare', async (t) => {
+    const fresh = await launchBrowser();
+    try {
+      const { page, problems } = await openPage(fresh.context, `${server.url}?view=setup`);
+      if (!(await hasEnv(page))) {
+        t.skip('this page was built without the ledger environment (WEB_FEATURES=env-page)');
+        return;
+      }
+      for (const history of ['gold', 'own']) {
+        await page.goto(`${server.url}?provider=baseline&env=ledger&history=${history}&autorun=1`);
+        await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.envView === 'ready', null, { timeout: 180_000 });
+      }
+      await page.goto(`${server.url}?view=compare`);
+      await page.waitForSelector('#compare-picker input[type="checkbox"]');
+      const boxes = await page.$$('#compare-picker input[type="checkbox"]');
+      assert.equal(boxes.length, 2);
+      for (const b of boxes) await b.check();
+      await page.waitForSelector('#env-sc-overall', { timeout: 60_000 });
+      await drawn(page);
+      assert.match(await page.textContent('#env-compare-note'), /Extension: ledger environment/);
+      // The CLI's runs of the same agent and their comparison.
+      const suite = join(ROOT, 'data/suite.jsonl');
+      const gold = join(work, 'cmp-gold');
+      const own = join(work, 'cmp-own');
+      const out = join(work, 'cmp');
+      await run(CLI, ['run', '--env', 'ledger', '--dataset', suite, '--provider', 'baseline', '--out', gold, '--quiet']);
+      await run(CLI, ['run', '--history', 'own', '--env', 'ledger', '--sessions', '0-15', '--dataset', suite, '--provider', 'baseline', '--out', own, '--quiet']);
+      await run(CLI, ['compare', gold, own, '--dataset', suite, '--out', out], { maxBuffer: 1 << 24 });
+      const fig = JSON.parse(await readFile(join(out, 'self-conditioning.json'), 'utf8'));
+      const overall = await page.textContent('#env-sc-overall');
+      assert.match(overall, new RegExp(`over ${fig.tasks} paired tasks; ${fig.own_only} succeeded in own history only, ${fig.gold_only} in gold history only`));
+      const cmp = JSON.parse(await readFile(join(out, 'compare.json'), 'utf8'));
+      const pair = await page.textContent('#env-pair-1');
+      assert.ok(pair.includes(`${cmp.pairs[0].a_only} succeeded only here`) && pair.includes(`${cmp.pairs[0].b_only} succeeded only here`), pair);
+      const rows = await page.$$eval('#env-sc-position tbody tr', (r) => r.map((x) => x.querySelector('td')?.textContent));
+      assert.deepEqual(rows, fig.by_position.map((c) => String(c.tasks)));
+      const report = [];
+      for (const scheme of ['light', 'dark']) {
+        await page.emulateMedia({ colorScheme: scheme });
+        for (const width of [390, 1400]) {
+          await page.setViewportSize({ width, height: 900 });
+          for (const v of await axeViolations(page)) report.push(`compare ${width}px ${scheme}: ${v.id} (${v.impact}) ${v.help} — ${v.nodes.join(', ')}`);
+          await screenshot(page, `env-compare-${width}-${scheme}.png`);
+          const scroll = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+          assert.ok(scroll <= 1, `no sideways scrolling at ${width}px (${scroll}px)`);
+        }
+      }
+      assert.deepEqual(report, [], report.join('\n'));
+      assert.deepEqual(problems, []);
+    } finally {
+      await fresh.close();
+    }
   });
 });

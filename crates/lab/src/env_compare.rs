@@ -163,7 +163,7 @@ fn pair_block(doc: &CompareDoc, n: usize) -> Option<Element> {
         ],
     ];
     let headers = vec![
-        "".to_owned(),
+        "measure".to_owned(),
         p.a.clone(),
         p.b.clone(),
         format!("{} − {}", p.a, p.b),
