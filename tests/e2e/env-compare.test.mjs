@@ -116,8 +116,8 @@ describe('ledger environment: sweeps and comparisons in the page', () => {
       const gold = join(work, 'cmp-gold');
       const own = join(work, 'cmp-own');
       const out = join(work, 'cmp');
-      await run(CLI, ['run', '--env', 'ledger', '--dataset', suite, '--provider', 'baseline', '--out', gold, '--quiet']);
-      await run(CLI, ['run', '--history', 'own', '--env', 'ledger', '--sessions', '0-15', '--dataset', suite, '--provider', 'baseline', '--out', own, '--quiet']);
+      await run(CLI, ['run', '--env', 'ledger', '--dataset', suite, '--provider', 'baseline', '--out', gold]);
+      await run(CLI, ['run', '--history', 'own', '--env', 'ledger', '--sessions', '0-15', '--dataset', suite, '--provider', 'baseline', '--out', own]);
       await run(CLI, ['compare', gold, own, '--dataset', suite, '--out', out], { maxBuffer: 1 << 24 });
       const fig = JSON.parse(await readFile(join(out, 'self-conditioning.json'), 'utf8'));
       const overall = await page.textContent('#env-sc-overall');
