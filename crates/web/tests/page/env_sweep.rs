@@ -54,7 +54,7 @@ fn a_challenge_sweep_runs_each_level_in_the_environment_and_counts_env_success()
         let id = sweep.runs[i].run.clone().unwrap();
         let entry = b.state.history.get(&id).unwrap();
         assert_eq!(entry.label, format!("baseline · challenge = {value}"));
-        assert_eq!(entry.kind, wildtool_web::envrun::ENV_KIND);
+        assert_eq!(entry.kind, wildtool_web::env::ENV_KIND);
         let plan = wildtool_core::sweep::SweepPlan::from_options(
             "challenge=question,clarify",
             "3",
