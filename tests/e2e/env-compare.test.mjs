@@ -14,28 +14,19 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ROOT, axeViolations, drawn, launchBrowser, openPage, screenshot, startServer } from './helpers.mjs';
+import { ROOT, axeViolations, buildCli, drawn, launchBrowser, openPage, screenshot, suiteSetup } from './helpers.mjs';
 
 const run = promisify(execFile);
-const CLI = join(ROOT, 'target/debug/wildtool');
-
+const suite = suiteSetup(before, after);
+let CLI;
+let work;
 let server;
 let browser;
-let work;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'wildtool-e2e-envcmp-'));
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  try {
-    await run('cargo', ['build', '--quiet', '--bin', 'wildtool'], { cwd: ROOT, maxBuffer: 1 << 24 });
-  } catch (err) {
-    throw new Error(`cannot build the CLI: ${err.stderr || err.message}`);
-  }
-});
-
-after(async () => {
-  await browser?.close();
-  server?.stop();
+  CLI = await buildCli();
+  ({ server, browser } = suite);
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);

@@ -13,12 +13,16 @@ fn suite() -> String {
     format!("{}/data/suite.jsonl", env!("CARGO_MANIFEST_DIR"))
 }
 
-fn wt(args: &[&str]) -> std::process::Output {
-    let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
+fn spawn(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_wildtool"))
         .args(args)
         .env_remove("OPENAI_API_KEY")
         .output()
-        .expect("spawn");
+        .expect("spawn")
+}
+
+fn wt(args: &[&str]) -> std::process::Output {
+    let o = spawn(args);
     assert!(
         o.status.success(),
         "{args:?}: {}",
@@ -173,18 +177,15 @@ fn an_own_history_run_without_the_ledger_is_not_compared_with_env_runs() {
         "--out",
         &own.display().to_string(),
     ]);
-    let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
-        .args([
-            "compare",
-            &gold.display().to_string(),
-            &own.display().to_string(),
-            "--dataset",
-            &suite,
-            "--out",
-            &tmp("envcmp-refuse-out").display().to_string(),
-        ])
-        .output()
-        .expect("spawn");
+    let o = spawn(&[
+        "compare",
+        &gold.display().to_string(),
+        &own.display().to_string(),
+        "--dataset",
+        &suite,
+        "--out",
+        &tmp("envcmp-refuse-out").display().to_string(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("without the ledger environment"));
 }

@@ -8,16 +8,15 @@
 //! self-conditioning figure on `env_success` is the CLI's `self-conditioning.json`.
 
 use wildtool_contract::env::EnvCompareInput;
-use wildtool_core::chart::delta::format_pp;
 use wildtool_core::chart::format_percent;
-use wildtool_core::compare::paired::{CategoryDelta, Estimate};
+use wildtool_core::compare::paired::CategoryDelta;
 use wildtool_core::compare::{compare_runs, BootstrapOptions, CompareDoc, DatasetRef, RunInput};
 use wildtool_core::ledger::metrics::{EnvMetrics, EXTENSION_LABEL};
 use wildtool_core::ledger::outcomes::env_outcomes_on;
 use wildtool_core::own::figure::{self_conditioning, Propagation, SelfConditioning};
 use wildtool_ui::{el, el_text, Element};
 
-use crate::compare::p_text;
+use crate::compare::{estimate_text, p_text};
 use crate::{read, LabError};
 
 /// One scored run of the comparison.
@@ -91,15 +90,6 @@ pub fn documents(input: &EnvCompareInput) -> Result<EnvComparison, LabError> {
         figure,
         runs: scored_runs,
     })
-}
-
-fn estimate_text(e: &Estimate) -> String {
-    format!(
-        "{} (95% CI {} to {})",
-        format_pp(e.estimate),
-        format_pp(e.ci95.lo),
-        format_pp(e.ci95.hi)
-    )
 }
 
 fn metrics_table(runs: &[EnvRunScored]) -> Element {

@@ -1371,6 +1371,9 @@ fn core_suite(spec: &str) -> String {
         .map(|(name, text)| wildtool_core::generate::PackText { name, text })
         .collect();
     let spec = wildtool_core::generate::GenerateSpec::parse(spec).unwrap();
+    if spec.is_ledger() {
+        return wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
+    }
     wildtool_core::generate::generate(&texts, &spec).unwrap()
 }
 

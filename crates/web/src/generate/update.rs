@@ -321,12 +321,7 @@ impl AppState {
             return fx;
         }
         let Some(id) = started else {
-            let why = self
-                .status
-                .as_ref()
-                .map(|s| s.text.clone())
-                .unwrap_or_else(|| "the run could not start".into());
-            fx.extend(self.sweep_analyse(Some(why)));
+            fx.extend(self.sweep_not_started());
             return fx;
         };
         if let Some(sweep) = &mut self.gen.sweep {
@@ -337,6 +332,16 @@ impl AppState {
         }
 
         fx
+    }
+
+    /// A level's run did not start: what ran is analysed, with the status line's reason.
+    fn sweep_not_started(&mut self) -> Vec<Effect> {
+        let why = self
+            .status
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_else(|| "the run could not start".into());
+        self.sweep_analyse(Some(why))
     }
 
     /// Back to `route` if a run's start or end moved the page (without its address change).
@@ -383,12 +388,7 @@ impl AppState {
                     return self.sweep_after(before, fx, now);
                 }
                 None => {
-                    let why = self
-                        .status
-                        .as_ref()
-                        .map(|s| s.text.clone())
-                        .unwrap_or_else(|| "the run could not start".into());
-                    fx.extend(self.sweep_analyse(Some(why)));
+                    fx.extend(self.sweep_not_started());
                     return;
                 }
             }

@@ -6,23 +6,6 @@
 
 use super::*;
 
-/// An `env=ledger` suite as the core's generator writes it.
-fn ledger_suite(spec: &str) -> String {
-    let files: Vec<(String, String)> = wildtool_core::generate::pack::PACK_FILES
-        .iter()
-        .map(|n| {
-            let path = format!("{}/../../data/packs/{n}", env!("CARGO_MANIFEST_DIR"));
-            ((*n).to_owned(), std::fs::read_to_string(path).unwrap())
-        })
-        .collect();
-    let texts: Vec<wildtool_core::generate::PackText<'_>> = files
-        .iter()
-        .map(|(name, text)| wildtool_core::generate::PackText { name, text })
-        .collect();
-    let spec = wildtool_core::generate::GenerateSpec::parse(spec).unwrap();
-    wildtool_core::ledger::generated::generate(&texts, &spec).unwrap()
-}
-
 #[test]
 fn a_challenge_sweep_runs_each_level_in_the_environment_and_counts_env_success() {
     let mut b = open("http://page/?provider=baseline&view=sweep");
@@ -62,7 +45,7 @@ fn a_challenge_sweep_runs_each_level_in_the_environment_and_counts_env_success()
             "",
         )
         .unwrap();
-        let suite = ledger_suite(&plan.level_spec(i).unwrap().to_text());
+        let suite = core_suite(&plan.level_spec(i).unwrap().to_text());
         let env = sweep.runs[i].env.clone().expect("a ledger level");
         assert_eq!(env.dataset, suite);
         // The level's env-result.jsonl is the one stored with its history entry.
