@@ -35,23 +35,27 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-fn run_pair(agent: &str) -> (std::path::PathBuf, std::path::PathBuf) {
-    let gold = tmp(&format!("envcmp-{agent}-gold"));
-    let own = tmp(&format!("envcmp-{agent}-own"));
-    let suite = suite();
-    let g = gold.display().to_string();
-    let o = own.display().to_string();
+/// `agent`'s gold-history env run of the suite into `out`.
+fn env_run(agent: &str, out: &Path) {
     wt(&[
         "run",
         "--env",
         "ledger",
         "--dataset",
-        &suite,
+        &suite(),
         "--provider",
         agent,
         "--out",
-        &g,
+        &out.display().to_string(),
     ]);
+}
+
+fn run_pair(agent: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let gold = tmp(&format!("envcmp-{agent}-gold"));
+    let own = tmp(&format!("envcmp-{agent}-own"));
+    let suite = suite();
+    let o = own.display().to_string();
+    env_run(agent, &gold);
     wt(&[
         "run",
         "--history",
@@ -153,17 +157,7 @@ fn an_own_history_run_without_the_ledger_is_not_compared_with_env_runs() {
     let suite = suite();
     let gold = tmp("envcmp-refuse-gold");
     let own = tmp("envcmp-refuse-own");
-    wt(&[
-        "run",
-        "--env",
-        "ledger",
-        "--dataset",
-        &suite,
-        "--provider",
-        "gold",
-        "--out",
-        &gold.display().to_string(),
-    ]);
+    env_run("gold", &gold);
     wt(&[
         "run",
         "--history",
