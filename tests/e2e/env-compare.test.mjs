@@ -20,13 +20,10 @@ const run = promisify(execFile);
 const suite = suiteSetup(before, after);
 let CLI;
 let work;
-let server;
-let browser;
 
 before(async () => {
   work = await mkdtemp(join(tmpdir(), 'wildtool-e2e-envcmp-'));
   CLI = await buildCli();
-  ({ server, browser } = suite);
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
@@ -44,12 +41,12 @@ async function hasEnv(page) {
 
 describe('ledger environment: sweeps and comparisons in the page', () => {
   test('a challenge sweep with the baseline agent equals wildtool sweep', async (t) => {
-    const { page, problems } = await openPage(browser.context, `${server.url}?view=setup&provider=baseline`);
+    const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?view=setup&provider=baseline`);
     if (!(await hasEnv(page))) {
       t.skip('this page was built without the ledger environment (WEB_FEATURES=env-page)');
       return;
     }
-    await page.goto(`${server.url}?view=sweep&provider=baseline`);
+    await page.goto(`${suite.server.url}?view=sweep&provider=baseline`);
     await page.waitForSelector('#sweep-factor');
     await page.fill('#sweep-factor', 'challenge');
     await page.fill('#sweep-levels', 'compositional,question,clarify');
@@ -85,31 +82,31 @@ describe('ledger environment: sweeps and comparisons in the page', () => {
   test('gold vs own history of the baseline agent in the Compare view equals wildtool compare', async (t) => {
     const fresh = await launchBrowser();
     try {
-      const { page, problems } = await openPage(fresh.context, `${server.url}?view=setup`);
+      const { page, problems } = await openPage(fresh.context, `${suite.server.url}?view=setup`);
       if (!(await hasEnv(page))) {
         t.skip('this page was built without the ledger environment (WEB_FEATURES=env-page)');
         return;
       }
       for (const history of ['gold', 'own']) {
-        await page.goto(`${server.url}?provider=baseline&env=ledger&history=${history}&autorun=1`);
+        await page.goto(`${suite.server.url}?provider=baseline&env=ledger&history=${history}&autorun=1`);
         await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.envView === 'ready', null, { timeout: 180_000 });
       }
-      await page.goto(`${server.url}?view=compare`);
+      await page.goto(`${suite.server.url}?view=compare`);
       await page.waitForSelector('#compare-picker input[type="checkbox"]');
       const boxes = await page.$$('#compare-picker input[type="checkbox"]');
       assert.equal(boxes.length, 2);
       for (const b of boxes) await b.check();
       await page.waitForSelector('#env-sc-overall', { timeout: 60_000 });
       await drawn(page);
-      assert.match(await page.textContent('#env-compare-note'), /Extension: ledger environment/);
+      assert.match(await page.textContent('#env-compare-note'), /extension: ledger environment \(not a WildToolBench metric\)/);
       // The CLI's runs of the same agent and their comparison.
-      const suite = join(ROOT, 'data/suite.jsonl');
+      const dataset = join(ROOT, 'data/suite.jsonl');
       const gold = join(work, 'cmp-gold');
       const own = join(work, 'cmp-own');
       const out = join(work, 'cmp');
-      await run(CLI, ['run', '--env', 'ledger', '--dataset', suite, '--provider', 'baseline', '--out', gold]);
-      await run(CLI, ['run', '--history', 'own', '--env', 'ledger', '--sessions', '0-15', '--dataset', suite, '--provider', 'baseline', '--out', own]);
-      await run(CLI, ['compare', gold, own, '--dataset', suite, '--out', out], { maxBuffer: 1 << 24 });
+      await run(CLI, ['run', '--env', 'ledger', '--dataset', dataset, '--provider', 'baseline', '--out', gold]);
+      await run(CLI, ['run', '--history', 'own', '--env', 'ledger', '--sessions', '0-15', '--dataset', dataset, '--provider', 'baseline', '--out', own]);
+      await run(CLI, ['compare', gold, own, '--dataset', dataset, '--out', out], { maxBuffer: 1 << 24 });
       const fig = JSON.parse(await readFile(join(out, 'self-conditioning.json'), 'utf8'));
       const overall = await page.textContent('#env-sc-overall');
       assert.match(overall, new RegExp(`over ${fig.tasks} paired tasks; ${fig.own_only} succeeded in own history only, ${fig.gold_only} in gold history only`));

@@ -92,6 +92,21 @@ pub fn documents(input: &EnvCompareInput) -> Result<EnvComparison, LabError> {
     })
 }
 
+/// A table that scrolls sideways on a narrow screen (a focusable, labelled region), its
+/// cells kept on one line.
+fn boxed(table: Element, id: &str, label: &str) -> Element {
+    el("div")
+        .class("table-box")
+        .id(format!("{id}-box"))
+        .attr("tabindex", "0")
+        .attr("role", "region")
+        .attr(
+            "aria-label",
+            format!("{label} (scrolls sideways on narrow screens)"),
+        )
+        .child(table.class("data-table leaderboard").id(id))
+}
+
 fn metrics_table(runs: &[EnvRunScored]) -> Element {
     let mut headers = vec!["metric".to_owned()];
     headers.extend(runs.iter().map(|r| r.label.clone()));
@@ -128,12 +143,15 @@ fn metrics_table(runs: &[EnvRunScored]) -> Element {
         }));
         rows.push(row);
     }
-    wildtool_ui::data_table(
-        "Ledger environment metrics per run (counts and 95% Wilson intervals; an extension)",
-        &headers,
-        &rows,
+    boxed(
+        wildtool_ui::data_table(
+            "Ledger environment metrics per run (counts and 95% Wilson intervals; an extension)",
+            &headers,
+            &rows,
+        ),
+        "env-compare-metrics",
+        "Env metrics per run",
     )
-    .id("env-compare-metrics")
 }
 
 fn pair_block(doc: &CompareDoc, n: usize) -> Option<Element> {
@@ -174,10 +192,14 @@ fn pair_block(doc: &CompareDoc, n: usize) -> Option<Element> {
                 )
                 .class("muted"),
             )
-            .child(wildtool_ui::data_table(
-                "Env task success, paired (an extension, not a WildToolBench metric)",
-                &headers,
-                &rows,
+            .child(boxed(
+                wildtool_ui::data_table(
+                    "Env task success, paired (an extension, not a WildToolBench metric)",
+                    &headers,
+                    &rows,
+                ),
+                &format!("env-pair-{}-table", n + 1),
+                "The pair's env task success",
             )),
     )
 }
@@ -251,16 +273,24 @@ fn figure_block(f: &SelfConditioning) -> Element {
                 p_text(f.mcnemar_p)
             ),
         ).id("env-sc-overall"))
-        .child(wildtool_ui::data_table(
+        .child(boxed(
+            wildtool_ui::data_table(
+                "By task position",
+                &headers,
+                &category_rows(&f.by_position, &|c| c.label.clone()),
+            ),
+            "env-sc-position",
             "By task position",
-            &headers,
-            &category_rows(&f.by_position, &|c| c.label.clone()),
-        ).id("env-sc-position"))
-        .child(wildtool_ui::data_table(
-            "By the session's instruction transitions",
-            &headers,
-            &category_rows(&f.by_transitions, &|c| format!("{} transitions", c.key)),
-        ).id("env-sc-transitions"))
+        ))
+        .child(boxed(
+            wildtool_ui::data_table(
+                "By the session's instruction transitions",
+                &headers,
+                &category_rows(&f.by_transitions, &|c| format!("{} transitions", c.key)),
+            ),
+            "env-sc-transitions",
+            "By instruction transitions",
+        ))
         .child(
             el("ul")
                 .id("env-sc-propagation")
