@@ -117,6 +117,22 @@ fn clock_ms() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// The setup's ledger-environment choice before a ledger sweep (given back after it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedEnvChoice {
+    pub(crate) env: bool,
+    pub(crate) history: String,
+}
+
+/// A ledger level's run once over: its dataset and `env-result.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvLevel {
+    /// The level's suite (JSON Lines).
+    pub dataset: String,
+    /// Its `env-result.jsonl`.
+    pub result: String,
+}
+
 /// What an env run adds to a live run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EnvLive {

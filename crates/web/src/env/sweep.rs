@@ -5,23 +5,8 @@
 //! the level's `env-result.jsonl` goes to the lab module's sweep analysis with its
 //! dataset, which counts it on `env_success` as `wildtool sweep` does.
 
+use super::SavedEnvChoice;
 use crate::state::AppState;
-
-/// The setup's ledger-environment choice before a ledger sweep (given back after it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SavedEnvChoice {
-    env: bool,
-    history: String,
-}
-
-/// A ledger level's run once over: its dataset and `env-result.jsonl`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnvLevel {
-    /// The level's suite (JSON Lines).
-    pub dataset: String,
-    /// Its `env-result.jsonl`.
-    pub result: String,
-}
 
 impl AppState {
     /// Before a ledger level's run: env runs, gold history. Returns the choice to give back

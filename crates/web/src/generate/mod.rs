@@ -238,7 +238,7 @@ pub struct LevelRun {
     /// Task accuracy as displayed, once over.
     pub accuracy: Option<String>,
     /// A ledger level: its suite, then (once over) its `env-result.jsonl`.
-    pub env: Option<crate::env::sweep::EnvLevel>,
+    pub env: Option<crate::env::EnvLevel>,
 }
 
 /// The analysis the lab module returned.
@@ -272,7 +272,7 @@ pub struct SweepRun {
     /// The levels are ledger-environment suites (each runs in the ledger environment).
     pub env: bool,
     /// The setup's env choice before a ledger sweep.
-    env_saved: Option<crate::env::sweep::SavedEnvChoice>,
+    env_saved: Option<crate::env::SavedEnvChoice>,
     stop: bool,
 }
 

@@ -283,7 +283,7 @@ impl AppState {
         if let Some(r) = sweep.runs.get_mut(i) {
             r.fingerprint = suite.fingerprint.clone();
             if sweep.env {
-                r.env = Some(crate::env::sweep::EnvLevel {
+                r.env = Some(crate::env::EnvLevel {
                     dataset: suite.text.clone(),
                     result: String::new(),
                 });
