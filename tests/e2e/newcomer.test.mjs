@@ -173,9 +173,10 @@ test('dark mode draws charts on the dark surface; the focus ring is not the erro
   assert.deepEqual(await everyLook(page, 'dashboard-gold'), []);
   await page.close();
 });
-test('Generate: an unknown factor lists the valid ones', async () => {
+test('Generate and Sweep: unknown factors listed, buttons name the model, a sweep loads the dataset before it again', async () => {
   const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?provider=baseline&view=generate`);
   await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  const bundled = (await hooks(page)).dataset;
   await page.fill('#gen-sessions', '8');
   await page.fill('#gen-factors', 'foo=1');
   await page.click('#generate');
@@ -184,8 +185,85 @@ test('Generate: an unknown factor lists the valid ones', async () => {
   await page.fill('#gen-factors', 'transitions=1');
   await page.click('#generate');
   await page.waitForFunction(() => document.body.dataset.generate === 'done', null, { timeout: 60_000 });
+  assert.equal((await page.textContent('#generated-run')).trim(), 'Run it now with the baseline agent');
+  const generated = (await hooks(page)).dataset;
+  assert.notEqual(generated, bundled);
+  await page.click('nav [data-view="sweep"]');
+  assert.equal((await page.textContent('#sweep-start')).trim(), 'Start the sweep with the baseline agent');
+  await page.fill('#sweep-factor', 'transitions');
+  await page.fill('#sweep-levels', '0,2');
+  await page.fill('#sweep-per-level', '4');
+  await page.click('#sweep-start');
+  await page.waitForFunction(() => document.body.dataset.sweep === 'done', null, { timeout: 120_000 });
+  // The levels' suites were loaded one after another; the suite before the sweep is back.
+  assert.equal((await hooks(page)).dataset, generated, 'the dataset before the sweep is loaded again');
+  assert.match(await page.textContent('#status'), /^Sweep finished\. Loaded again: the generated suite/);
+  const analysis = await page.textContent('#sweep-progress');
+  // A reload keeps the generated suite (generated again from its spec) and the sweep's analysis.
+  await page.reload();
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 60_000 });
+  assert.equal((await hooks(page)).dataset, generated, 'the generated suite is generated again after a reload');
+  await page.click('nav [data-view="sweep"]');
+  await page.waitForFunction(() => document.body.dataset.sweep === 'done', null, { timeout: 20_000 });
+  const kept = await page.textContent('#sweep-progress');
+  assert.ok(kept.startsWith('transitions=0,2 · baseline'), kept.slice(0, 200));
+  const tail = kept.slice('transitions=0,2 · baseline'.length);
+  assert.ok(tail.length > 50 && analysis.endsWith(tail), `the same analysis: ${tail.slice(0, 200)}`);
+  assert.deepEqual(await everyLook(page, 'sweep-kept'), []);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+test('a reload keeps the set-up (not the key) and the dataset loaded from a URL; an address wins', async () => {
+  const fresh = await launchBrowser();
+  const MINI = join(ROOT, 'tests/fixtures/mini.jsonl');
+  await fresh.context.route('**/other/mini.jsonl', (r) => r.fulfill({ path: MINI, contentType: 'application/json' }));
+  try {
+    const { page, problems } = await openPage(fresh.context, suite.server.url);
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    const bundled = (await hooks(page)).dataset;
+    await page.selectOption('#m-provider', 'openai');
+    await page.fill('#m-base', 'http://127.0.0.1:9999/v1');
+    await page.fill('#m-model', 'qwen-kept');
+    await page.fill('#m-conc', '3');
+    await page.fill('#m-key', 'sk-not-kept');
+    await page.check('input[name="ds-kind"][value="url"]');
+    await page.fill('#ds-url', `${suite.server.url}other/mini.jsonl`);
+    await page.click('[data-action="load-dataset"]');
+    await page.waitForFunction((b) => document.body.dataset.datasetState === 'ready' && document.body.dataset.dataset !== b, bundled, { timeout: 20_000 });
+    const mini = (await hooks(page)).dataset;
+    await page.reload();
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    assert.equal((await hooks(page)).dataset, mini, 'the dataset from the URL is loaded again');
+    assert.equal(await page.inputValue('#m-provider'), 'openai');
+    assert.equal(await page.inputValue('#m-base'), 'http://127.0.0.1:9999/v1');
+    assert.equal(await page.inputValue('#m-model'), 'qwen-kept');
+    assert.equal(await page.inputValue('#m-conc'), '3');
+    assert.equal(await page.inputValue('#m-key'), '', 'a key not remembered is not kept');
+    const stored = await page.evaluate(async () => {
+      const all = [JSON.stringify(localStorage)];
+      for (const { name } of await indexedDB.databases()) {
+        const db = await new Promise((ok, no) => { const r = indexedDB.open(name); r.onsuccess = () => ok(r.result); r.onerror = no; });
+        for (const store of db.objectStoreNames) {
+          const rows = await new Promise((ok) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => ok(r.result); });
+          all.push(JSON.stringify(rows));
+        }
+        db.close();
+      }
+      return all.join('\n');
+    });
+    assert.match(stored, /qwen-kept/, 'the set-up is kept');
+    assert.doesNotMatch(stored, /sk-not-kept/, 'the key is not');
+    // An address naming settings wins over what was kept.
+    await page.goto(`${suite.server.url}?provider=baseline`);
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+    assert.equal(await page.inputValue('#m-provider'), 'baseline');
+    assert.equal((await hooks(page)).dataset, bundled);
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    await fresh.close();
+  }
 });
 
 test('two runs of one model: unique series names, a comparison title that says what it shows, "No failed tasks"', async () => {

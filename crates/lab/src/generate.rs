@@ -118,11 +118,6 @@ pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node 
             el("div")
                 .class("row")
                 .child(
-                    button("Run it now with the Setup model", "gen-run", "")
-                        .id("generated-run")
-                        .class("primary"),
-                )
-                .child(
                     button("Download the suite (.jsonl)", "gen-download", "")
                         .id("generated-download"),
                 )

@@ -17,7 +17,7 @@
 use serde_json::Value;
 use wildtool_core::outcome::TaskOutcome;
 
-use crate::data::{self, DatasetSource};
+use crate::data::{self, Dataset, DatasetSource};
 use crate::history::meta_key;
 use crate::live::Phase;
 use crate::msg::{Effect, FetchPurpose, LabPurpose};
@@ -125,7 +125,7 @@ impl SweepForm {
 }
 
 /// A JSON object of string fields.
-fn json_object(fields: &[(&str, &str)]) -> String {
+pub(crate) fn json_object(fields: &[(&str, &str)]) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in fields.iter().enumerate() {
         if i > 0 {
@@ -140,7 +140,7 @@ fn json_object(fields: &[(&str, &str)]) -> String {
 }
 
 /// A string field of a lab answer.
-fn field(v: &Value, name: &str) -> String {
+pub(crate) fn field(v: &Value, name: &str) -> String {
     v.get(name).and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
@@ -268,7 +268,42 @@ pub struct SweepRun {
     pub phase: SweepPhase,
     /// The analysis.
     pub result: Option<SweepResult>,
+    /// The dataset loaded before the sweep (loaded again once the levels ran).
+    pub before: Before,
     stop: bool,
+}
+
+/// The dataset loaded before a sweep (compared by identity, shown by fingerprint).
+#[derive(Clone, Copy, Default)]
+pub struct Before(pub Option<Dataset>);
+
+impl PartialEq for Before {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.map(std::ptr::from_ref) == other.0.map(std::ptr::from_ref)
+    }
+}
+
+impl std::fmt::Debug for Before {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.map_or("none", |d| d.fingerprint.as_str()))
+    }
+}
+
+impl SweepRun {
+    /// A finished sweep's analysis as it was kept (`keep`), without its levels' rows.
+    pub fn kept(form: SweepForm, model: String, result: SweepResult) -> SweepRun {
+        SweepRun {
+            form,
+            model,
+            factor: String::new(),
+            levels: Vec::new(),
+            runs: Vec::new(),
+            phase: SweepPhase::Done,
+            result: Some(result),
+            before: Before(None),
+            stop: false,
+        }
+    }
 }
 
 /// Generated suites and sweeps.
@@ -467,6 +502,7 @@ impl AppState {
             runs: Vec::new(),
             phase: SweepPhase::Planning,
             result: None,
+            before: Before(self.dataset),
             stop: false,
         });
         self.say("Checking the sweep…", Tone::Info);
@@ -687,6 +723,10 @@ impl AppState {
         let Some(sweep) = &mut self.gen.sweep else {
             return Vec::new();
         };
+        // The levels' suites were loaded one after another: the one before comes back.
+        if let Some(d) = sweep.before.0.take() {
+            self.dataset = Some(d);
+        }
         if let Some(why) = &stopped {
             self.status = Some(crate::state::Status {
                 text: format!("The sweep stopped: {why}."),
@@ -738,11 +778,18 @@ impl AppState {
                 });
                 if sweep.phase == SweepPhase::Analysing {
                     sweep.phase = SweepPhase::Done;
+                    let loaded = self.dataset.map(|d| d.source.display());
                     self.status = Some(crate::state::Status {
-                        text: "Sweep finished.".into(),
+                        text: format!(
+                            "Sweep finished. Loaded again: {}.",
+                            loaded.as_deref().unwrap_or("no dataset")
+                        ),
                         tone: Tone::Ok,
                     });
                 }
+                let fx = self.keep_sweep();
+                self.focus = Some("sweep-title".into());
+                return fx;
             }
             Err(e) => {
                 sweep.phase = SweepPhase::Failed(e.clone());

@@ -21,6 +21,7 @@ pub mod exports;
 pub mod generator;
 pub mod history;
 pub mod hosts;
+pub mod keep;
 pub mod lab;
 pub mod links;
 pub mod live;

@@ -66,6 +66,10 @@ pub enum ListPurpose {
 pub enum GetPurpose {
     /// The comparison set, at start.
     CompareSet,
+    /// The set-up kept from before a reload (`keep`), at start.
+    Setup,
+    /// The last sweep's analysis kept from before a reload (`keep`), at start.
+    Sweep,
     /// A run's outcomes (history id), to open it or compare with it.
     Outcomes(String),
     /// A run's stored result text (history id), to open its traces.

@@ -439,6 +439,15 @@ impl SetupForm {
         }
     }
 
+    /// The model a run would use, as a button names it (`the gold agent`, `qwen3-8b (openai)`).
+    pub fn display_model(&self) -> String {
+        if self.is_builtin() || self.model.trim().is_empty() {
+            format!("the {} agent", self.provider)
+        } else {
+            format!("{} ({})", self.model.trim(), self.provider)
+        }
+    }
+
     /// The value of `field` as the form shows it.
     pub fn value(&self, field: Field) -> String {
         match field {

@@ -31,7 +31,18 @@ pub fn view(state: &AppState) -> Element {
     result = match (&g.suite, &g.error) {
         _ if g.busy => result.child(note("generated-info", "Generating…", Tone::Info)),
         (_, Some(e)) => result.child(note("generated-info", e, Tone::Error)),
-        (Some(s), None) => result.child(Node::Raw(s.view.clone())),
+        // The run button names the model Setup holds now (the lab's view is kept).
+        (Some(s), None) => result
+            .child(
+                button(
+                    &format!("Run it now with {}", state.setup.display_model()),
+                    "gen-run",
+                    "",
+                )
+                .id("generated-run")
+                .class("primary"),
+            )
+            .child(Node::Raw(s.view.clone())),
         (None, None) => result.child(
             el_text("p", "Nothing generated yet.")
                 .id("generated-info")

@@ -37,10 +37,14 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .class("row")
                 .child(
-                    button("Start the sweep", "sweep-start", "")
-                        .id("sweep-start")
-                        .class("primary")
-                        .flag("disabled", busy),
+                    button(
+                        &format!("Start the sweep with {}", state.setup.display_model()),
+                        "sweep-start",
+                        "",
+                    )
+                    .id("sweep-start")
+                    .class("primary")
+                    .flag("disabled", busy),
                 )
                 .child(
                     button("Stop", "sweep-stop", "")
