@@ -254,7 +254,7 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                         .class("chart-box")
                         .child(Node::Svg(render_svg_with(&spec, layout))),
                 )
-                .child(el_text("figcaption", describe(&spec)))
+                .child(el_text("figcaption", describe(&spec)).class("visually-hidden"))
                 .child(
                     el("details").child(el_text("summary", "Data table")).child(
                         el("div")

@@ -358,7 +358,17 @@ impl AppState {
         scored.result_text = self.upload.keep.take();
         scored.records = self.upload.records.take();
         let model = scored.model.clone();
-        let label = self.upload.label.take().unwrap_or_else(|| model.clone());
+        // An upload without a label of its own is named after its file (two uploads of
+        // one model are told apart).
+        let label = self.upload.label.take().unwrap_or_else(|| {
+            let name = self.upload.name.as_str();
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            if stem.is_empty() {
+                model.clone()
+            } else {
+                stem.to_owned()
+            }
+        });
         let errors = scored.errors.len();
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();
         let id = self.history.new_id("upload");

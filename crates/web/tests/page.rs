@@ -752,6 +752,10 @@ fn a_refused_key_fails_the_run_with_the_reason_and_no_score() {
     // Setup shows it next to the endpoint settings.
     b.act("nav", "setup", "");
     assert!(b.text("setup-error").contains(&reason));
+    // The fix is said in the page's words, not the CLI's flag.
+    let fix = b.text("setup-error");
+    assert!(fix.contains("type it in Setup's API key field"), "{fix}");
+    assert!(!fix.contains("--api-key-env"), "{fix}");
 }
 
 #[test]
