@@ -150,6 +150,11 @@ test('a failed run keeps no disabled controls or progress grid, and names a buil
   assert.equal(await page.$('#cancel-run'), null);
   assert.equal(await page.$('#run-stats'), null);
   assert.doesNotMatch(await page.textContent('#run-label'), /\((openai)\).*\1/);
+  // Port 9 is one the browser refuses: said as such, not as a server that is down.
+  const why = (await hooks(page)).runError;
+  assert.match(why, /the browser refuses to connect to this port/, why);
+  assert.doesNotMatch(why, /nothing answered/);
+  assert.match(await page.textContent('#run-failure + p + p'), /serve the endpoint on another port/);
   await page.close();
 });
 
@@ -198,6 +203,9 @@ test('Generate and Sweep: unknown factors listed, buttons name the model, a swee
   // The levels' suites were loaded one after another; the suite before the sweep is back.
   assert.equal((await hooks(page)).dataset, generated, 'the dataset before the sweep is loaded again');
   assert.match(await page.textContent('#status'), /^Sweep finished\. Loaded again: the generated suite/);
+  // The chart's screen-reader description is not a visible paragraph.
+  const caption = await page.$eval('[data-chart="sweep"] figcaption', (c) => c.getBoundingClientRect().width * c.getBoundingClientRect().height);
+  assert.ok(caption <= 1, `the sweep chart's description is visually hidden (${caption} px²)`);
   const analysis = await page.textContent('#sweep-progress');
   // A reload keeps the generated suite (generated again from its spec) and the sweep's analysis.
   await page.reload();
@@ -266,12 +274,13 @@ test('a reload keeps the set-up (not the key) and the dataset loaded from a URL;
   }
 });
 
-test('two runs of one model: unique series names, a comparison title that says what it shows, "No failed tasks"', async () => {
+test('runs are told apart: when, where from, trials; uploads named after their file; unique series names; downloads named after label and start', async () => {
   const fresh = await launchBrowser();
   try {
     for (let i = 0; i < 2; i += 1) {
       const { page } = await openPage(fresh.context, `${suite.server.url}?provider=gold&autorun=1`);
       await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+      await page.waitForTimeout(1100); // the two runs start in different seconds
       await page.close();
     }
     const { page, problems } = await openPage(fresh.context, `${suite.server.url}?view=history`);
@@ -281,6 +290,13 @@ test('two runs of one model: unique series names, a comparison title that says w
       await page.click('[data-action="compare-add"]');
       await page.waitForTimeout(200);
     }
+    await page.click('nav [data-view="compare"]');
+    const rows = await page.$$eval('#compare-picker li', (li) => li.map((l) => l.textContent.trim()));
+    assert.equal(rows.length, 2);
+    assert.notEqual(rows[0], rows[1], 'two runs of one model have different rows');
+    for (const r of rows) assert.match(r, /started \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC · built-in gold agent/);
+    assert.deepEqual(await everyLook(page, 'compare-two-gold'), []);
+    await page.click('nav [data-view="history"]');
     await page.click('[data-action="history-open"]');
     await page.waitForFunction(() => document.body.dataset.dashboard === 'ready', null, { timeout: 20_000 });
     await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
@@ -290,6 +306,23 @@ test('two runs of one model: unique series names, a comparison title that says w
     assert.ok(titles.some((t) => /gold beside \d+ other run\(s\) or model\(s\), by task type/.test(t)), `comparison title: ${titles.map((t) => t.slice(0, 80)).join(' | ')}`);
     assert.ok(!titles.some((t) => t.includes('published leaderboard')));
     assert.ok(legend.includes('No failed tasks'));
+    // Downloads carry the run's label and start.
+    const [metric] = await Promise.all([page.waitForEvent('download'), page.click('#exp-metric')]);
+    assert.match(metric.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}_metric\.json$/);
+    const [result] = await Promise.all([page.waitForEvent('download'), page.click('#exp-result')]);
+    assert.match(result.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}/);
+    // An upload is named after its file, and its row says it was uploaded.
+    const body = await readFile(await result.path());
+    await page.click('nav [data-view="offline"]');
+    await page.setInputFiles('#result-file', { name: 'my-gold-answers.jsonl', mimeType: 'application/x-ndjson', buffer: body });
+    await page.waitForFunction(() => document.body.dataset.offline === 'done', null, { timeout: 30_000 });
+    await page.click('nav [data-view="history"]');
+    await page.waitForFunction(() => Number(document.body.dataset.history) === 3, null, { timeout: 20_000 });
+    const titlesH = await page.$$eval('.run-title', (h) => h.map((x) => x.textContent));
+    assert.ok(titlesH.includes('my-gold-answers'), titlesH.join(' | '));
+    await page.click('nav [data-view="compare"]');
+    const picker = await page.textContent('#compare-picker');
+    assert.match(picker, /my-gold-answers — .* · uploaded file/);
     assert.deepEqual(problems, []);
     await page.close();
   } finally {
