@@ -1,0 +1,267 @@
+//! Scoring in the page with the core's scorer (the code behind `wildtool score`), one
+//! result line at a time so long files never block the page: a [`ScoreJob`] takes lines,
+//! scores them in slices and stops when a line needs the Chinese segmenter that is not
+//! loaded yet; [`Scored`] holds the finished score files.
+
+pub mod damage;
+
+use std::collections::VecDeque;
+
+use wildtool_core::formats::score_file::model_name;
+use wildtool_core::formats::ScoreFile;
+use wildtool_core::outcome::TaskOutcome;
+use wildtool_core::score::{ScoreOptions, ScoreStats, Scorer};
+
+use crate::data::{has_cjk, Dataset};
+
+/// What a [`ScoreJob`] needs next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobStep {
+    /// Every queued line is scored.
+    Idle,
+    /// More lines are queued (yield, then run again).
+    More,
+    /// The next line needs jieba.
+    NeedsJieba,
+}
+
+/// Lines being scored, collected into the core's score file (its order is the CLI's).
+pub struct ScoreJob {
+    dataset: Dataset,
+    scorer: Scorer<'static>,
+    file: ScoreFile,
+    queue: VecDeque<(usize, String)>,
+    errors: Vec<String>,
+}
+
+impl ScoreJob {
+    /// A job over `dataset`.
+    pub fn new(dataset: Dataset) -> ScoreJob {
+        ScoreJob {
+            dataset,
+            scorer: Scorer::new(&dataset.dataset, &dataset.checker, ScoreOptions::default()),
+            file: ScoreFile::new(),
+            queue: VecDeque::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    /// Queues result line `line_no` (1-based). Blank lines are skipped.
+    pub fn push(&mut self, line_no: usize, text: String) {
+        let text = match text.strip_suffix('\r') {
+            Some(t) => t.to_owned(),
+            None => text,
+        };
+        if !text.trim().is_empty() {
+            self.queue.push_back((line_no, text));
+        }
+    }
+
+    /// Records a line that could not be read (damaged, too long).
+    pub fn skip(&mut self, problem: String) {
+        self.errors.push(problem);
+    }
+
+    /// Lines waiting.
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Scores queued lines for at most `budget` lines.
+    pub fn run(&mut self, budget: usize) -> JobStep {
+        for _ in 0..budget {
+            let Some((line_no, text)) = self.queue.front() else {
+                return JobStep::Idle;
+            };
+            if !self.dataset.segmenter.ready() && has_cjk(text) {
+                return JobStep::NeedsJieba;
+            }
+            let (line_no, text) = (*line_no, text.clone());
+            self.queue.pop_front();
+            match self.scorer.score_line(line_no, &text) {
+                Ok(s) => self.file.push(line_no, s),
+                Err(e) => self
+                    .errors
+                    .push(crate::scoring::damage::describe(&e.to_string(), &text)),
+            }
+        }
+        if self.queue.is_empty() {
+            JobStep::Idle
+        } else {
+            JobStep::More
+        }
+    }
+
+    /// The text of the next queued line (to decide on jieba).
+    pub fn next_text(&self) -> Option<&str> {
+        self.queue.front().map(|(_, t)| t.as_str())
+    }
+
+    /// Outcomes scored so far, in score order.
+    pub fn outcomes(&self) -> Vec<TaskOutcome> {
+        self.file.outcomes()
+    }
+
+    /// Lines that could not be scored so far.
+    pub fn errors(&self) -> &[String] {
+        &self.errors
+    }
+
+    /// Result lines scored so far.
+    pub fn scored_lines(&self) -> usize {
+        self.file.len()
+    }
+
+    /// The finished score files; `model` overrides the result file's model name.
+    pub fn finish(self, model: Option<&str>) -> Scored {
+        let name = model_name(model, &self.scorer);
+        let metric = self.scorer.metric_json(&name);
+        let stats = self.scorer.final_stats();
+        let out = self.file.finish();
+        let mut index = Vec::new();
+        let mut at = 0;
+        for line in out.score_jsonl.split('\n') {
+            index.push((
+                wildtool_core::formats::score_file::sort_key(line),
+                at,
+                at + line.len(),
+            ));
+            at += line.len() + 1;
+        }
+        Scored {
+            metric,
+            model: name,
+            index,
+            score_jsonl: out.score_jsonl,
+            outcomes: out.outcomes,
+            errors: self.errors,
+            stats,
+            result_text: None,
+            records: None,
+            digests: Default::default(),
+        }
+    }
+}
+
+/// A finished scoring: the official score files and what traces and exports need.
+#[derive(Debug, Clone, Default)]
+pub struct Scored {
+    /// Model name written into `metric.json`.
+    pub model: String,
+    /// `score.jsonl` text.
+    pub score_jsonl: String,
+    /// `(session index, start, end)` of each line of `score_jsonl`.
+    index: Vec<(usize, usize, usize)>,
+    /// `metric.json` text.
+    pub metric: String,
+    /// Outcomes in score order.
+    pub outcomes: Vec<TaskOutcome>,
+    /// Lines that could not be scored.
+    pub errors: Vec<String>,
+    /// Scoring counters.
+    pub stats: ScoreStats,
+    /// The official `result.jsonl` text, when kept.
+    pub result_text: Option<String>,
+    /// Checkpoint lines (header first), for runs made in the page and checkpoints.
+    pub records: Option<Vec<String>>,
+    /// Each task's tokens, latency and search text, read once for the trace view.
+    pub digests: std::cell::OnceCell<crate::traces::Digests>,
+}
+
+impl Scored {
+    /// `score.jsonl` text.
+    pub fn score_jsonl(&self) -> String {
+        self.score_jsonl.clone()
+    }
+
+    /// Every score line with its session index, in file order.
+    pub fn lines(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.index
+            .iter()
+            .filter_map(|(i, a, b)| Some((*i, self.score_jsonl.get(*a..*b)?)))
+    }
+
+    /// The score line of session `index` (its id's number).
+    pub fn line_of(&self, index: usize) -> Option<&str> {
+        self.index
+            .iter()
+            .find(|(i, _, _)| *i == index)
+            .and_then(|(_, a, b)| self.score_jsonl.get(*a..*b))
+    }
+}
+
+/// Re-scoring a stored run in the background (after a reload), for traces and exports.
+pub struct Rescore {
+    /// History id.
+    pub id: String,
+    job: ScoreJob,
+    model: Option<String>,
+    text: String,
+    records: Option<Vec<String>>,
+}
+
+impl crate::state::AppState {
+    /// Starts re-scoring `text` (the result file of history entry `id`).
+    pub fn rescore_start(
+        &mut self,
+        id: &str,
+        model: Option<String>,
+        text: String,
+        records: Option<Vec<String>>,
+        now: crate::state::Now,
+    ) -> Vec<crate::msg::Effect> {
+        let Some(dataset) = self.dataset else {
+            return Vec::new();
+        };
+        let mut job = ScoreJob::new(dataset);
+        for (i, line) in text.lines().enumerate() {
+            job.push(i + 1, line.to_owned());
+        }
+        self.rescore = Some(Rescore {
+            id: id.to_owned(),
+            job,
+            model,
+            text,
+            records,
+        });
+        self.rescore_continue(now)
+    }
+
+    /// Scores the next slice of the background job.
+    pub fn rescore_continue(&mut self, _now: crate::state::Now) -> Vec<crate::msg::Effect> {
+        use crate::msg::Effect;
+        let Some(r) = &mut self.rescore else {
+            return Vec::new();
+        };
+        let mut fx = Vec::new();
+        match r.job.run(64) {
+            JobStep::NeedsJieba => {
+                let text = r.job.next_text().unwrap_or("").to_owned();
+                self.needs_jieba(&text, &mut fx);
+                return fx;
+            }
+            JobStep::More => {
+                fx.push(Effect::ContinueSoon);
+                return fx;
+            }
+            JobStep::Idle => {}
+        }
+        let Some(r) = self.rescore.take() else {
+            return fx;
+        };
+        let mut scored = r.job.finish(r.model.as_deref());
+        scored.result_text = Some(r.text);
+        scored.records = r.records;
+        if let Some(s) = &mut self.shown {
+            if s.id == r.id {
+                s.scored = Some(scored);
+                fx.extend(self.trace_lines_arrived());
+            }
+        }
+        if self.history.export_when_open.as_deref() == Some(r.id.as_str()) {
+            self.history.export_when_open = None;
+            fx.extend(self.export("run"));
+        }
+        fx
+    }
+}
