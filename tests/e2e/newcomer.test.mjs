@@ -187,6 +187,14 @@ test('Generate and Sweep: unknown factors listed, buttons name the model, a swee
   await page.click('#generate');
   await page.waitForFunction(() => document.body.dataset.generate === 'error', null, { timeout: 60_000 });
   assert.match(await page.textContent('#generated-info'), /unknown factor "foo" \(known: seed, sessions, transitions, .*distractors/);
+  // The factors and their levels are offered from the core's table; typing stays possible.
+  await page.fill('#gen-factors', '');
+  await page.click('#factor-picker summary');
+  await page.click('#factor-picker button[data-value="transitions=1"]');
+  assert.equal(await page.inputValue('#gen-factors'), 'transitions=1');
+  await page.click('#factor-picker button[data-value="multi=parallel"]');
+  assert.equal(await page.inputValue('#gen-factors'), 'transitions=1,multi=parallel');
+  assert.deepEqual(await everyLook(page, 'generate-picker'), []);
   await page.fill('#gen-factors', 'transitions=1');
   await page.click('#generate');
   await page.waitForFunction(() => document.body.dataset.generate === 'done', null, { timeout: 60_000 });
@@ -195,6 +203,11 @@ test('Generate and Sweep: unknown factors listed, buttons name the model, a swee
   assert.notEqual(generated, bundled);
   await page.click('nav [data-view="sweep"]');
   assert.equal((await page.textContent('#sweep-start')).trim(), 'Start the sweep with the baseline agent');
+  await page.waitForSelector('#factor-picker button[data-value="depth=2,3,4,5"]', { state: 'attached' });
+  await page.click('#factor-picker summary');
+  await page.click('#factor-picker button[data-value="depth=2,3,4,5"]');
+  assert.equal(await page.inputValue('#sweep-factor'), 'depth');
+  assert.equal(await page.inputValue('#sweep-levels'), '2,3,4,5');
   await page.fill('#sweep-factor', 'transitions');
   await page.fill('#sweep-levels', '0,2');
   await page.fill('#sweep-per-level', '4');

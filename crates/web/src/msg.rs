@@ -135,6 +135,8 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The Generate or Sweep form's factor picker.
+    FactorPicker,
     /// Setup's cost panel (the estimate and the price table editor).
     PriceEditor,
     /// A price table checked before it is saved.

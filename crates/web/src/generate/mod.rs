@@ -341,6 +341,20 @@ impl AppState {
             "sweep-per-level" => g.sweep_form.per_level = value.to_owned(),
             "sweep-hold" => g.sweep_form.hold = value.to_owned(),
             "gen-factors" => g.form.factors = value.to_owned(),
+            // The factor picker: a level added to the factors set, a factor with its levels.
+            "gen-add" => {
+                let f = &mut g.form.factors;
+                if !f.trim().is_empty() {
+                    f.push(',');
+                }
+                f.push_str(value);
+            }
+            "sweep-pick" => {
+                if let Some((factor, levels)) = value.split_once('=') {
+                    g.sweep_form.factor = factor.to_owned();
+                    g.sweep_form.levels = levels.to_owned();
+                }
+            }
             _ => {}
         }
         Vec::new()

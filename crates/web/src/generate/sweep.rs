@@ -33,6 +33,7 @@ pub fn view(state: &AppState) -> Element {
                     &f.hold,
                 )),
         )
+        .child(super::view::picker(state))
         .child(
             el("div")
                 .class("row")

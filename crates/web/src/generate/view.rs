@@ -19,6 +19,15 @@ pub fn form_field(label: &str, name: &str, value: &str) -> Element {
     )
 }
 
+/// The factors and their levels from the core's table, as the lab module draws them.
+pub fn picker(state: &AppState) -> Node {
+    crate::placement::lab_answer(
+        state.lab.answer(crate::msg::LabPurpose::FactorPicker),
+        "factor-picker",
+        "Reading the factors…",
+    )
+}
+
 /// The Generate view.
 pub fn view(state: &AppState) -> Element {
     let g = &state.gen;
@@ -71,6 +80,7 @@ pub fn view(state: &AppState) -> Element {
                     "gen-factors",
                     &f.factors,
                 )))
+                .child(picker(state))
                 .child(
                     button("Generate", "generate", "")
                         .id("generate")
