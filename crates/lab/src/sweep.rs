@@ -257,9 +257,7 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                 .child(el_text("figcaption", describe(&spec)).class("visually-hidden"))
                 .child(
                     el("details").child(el_text("summary", "Data table")).child(
-                        el("div")
-                            .class("table-box")
-                            .child(data_table(&table(&spec))),
+                        wildtool_views::widgets::table_box().child(data_table(&table(&spec))),
                     ),
                 ),
         )
