@@ -321,6 +321,18 @@ test('runs are told apart: when, where from, trials; uploads named after their f
     assert.ok(titles.some((t) => /gold beside \d+ other run\(s\) or model\(s\), by task type/.test(t)), `comparison title: ${titles.map((t) => t.slice(0, 80)).join(' | ')}`);
     assert.ok(!titles.some((t) => t.includes('published leaderboard')));
     assert.ok(legend.includes('No failed tasks'));
+    // At phone width chart labels and titles wrap: nothing is cut off or drawn outside.
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
+    await page.waitForTimeout(500);
+    const cut = await page.$$eval('#charts .chart svg', (svgs) => svgs.flatMap((svg) => {
+      const w = svg.viewBox.baseVal.width;
+      return [...svg.querySelectorAll('text')]
+        .filter((t) => t.textContent.endsWith('…') || t.getBBox().x + t.getBBox().width > w + 1 || t.getBBox().x < -1)
+        .map((t) => t.textContent);
+    }));
+    assert.deepEqual(cut, [], `cut or clipped at 390 px: ${cut.join(' | ')}`);
+    await page.setViewportSize({ width: 1360, height: 900 });
     // Downloads carry the run's label and start.
     const [metric] = await Promise.all([page.waitForEvent('download'), page.click('#exp-metric')]);
     assert.match(metric.suggestedFilename(), /^gold_\d{4}-\d\d-\d\d_\d{6}_metric\.json$/);
