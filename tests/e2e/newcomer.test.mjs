@@ -175,6 +175,9 @@ test('dark mode draws charts on the dark surface; the focus ring is not the erro
   await page.keyboard.press('Tab');
   const ring = await page.evaluate(() => getComputedStyle(document.activeElement).outlineColor);
   assert.notEqual(ring, 'rgb(194, 65, 12)', 'the focus ring is not the orange of an error');
+  // The share link's underscores (below the baseline) are not cut by its field.
+  const link = await page.$eval('#share-link', (e) => { const c = getComputedStyle(e); return { lh: parseFloat(c.lineHeight), fs: parseFloat(c.fontSize), h: e.clientHeight }; });
+  assert.ok(link.lh >= 1.3 * link.fs && link.h >= link.lh, JSON.stringify(link));
   assert.deepEqual(await everyLook(page, 'dashboard-gold'), []);
   await page.close();
 });
@@ -355,4 +358,17 @@ test('runs are told apart: when, where from, trials; uploads named after their f
   } finally {
     await fresh.close();
   }
+});
+
+test('a refused upload in Offline scoring is said once, in its note', async () => {
+  const { page, problems } = await openPage(suite.browser.context, `${suite.server.url}?view=offline`);
+  await page.waitForFunction(() => document.body.dataset.datasetState === 'ready', null, { timeout: 20_000 });
+  await page.setInputFiles('#result-file', { name: 'table.csv', mimeType: 'text/csv', buffer: Buffer.from('id,model,passed\n1,a,true\n') });
+  await page.waitForFunction(() => document.body.dataset.offline === 'error', null, { timeout: 20_000 });
+  const note = await page.textContent('#offline-info');
+  assert.match(note, /CSV/);
+  const main = await page.textContent('body');
+  assert.equal(main.split('CSV').length - 1, note.split('CSV').length - 1, `said once: ${main.slice(0, 400)}`);
+  assert.deepEqual(problems, []);
+  await page.close();
 });

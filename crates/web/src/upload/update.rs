@@ -396,7 +396,12 @@ impl AppState {
             self.flags.score_state = Some("error");
             self.flags.score_error = Some(reason.to_owned());
         }
-        self.say(format!("The file was not scored: {reason}"), Tone::Error);
+        // On the Offline view its note says it already: said once.
+        if self.route.view == crate::route::View::Upload {
+            self.status = None;
+        } else {
+            self.say(format!("The file was not scored: {reason}"), Tone::Error);
+        }
         fx
     }
 }
