@@ -329,9 +329,12 @@ test('runs are told apart: when, where from, trials; uploads named after their f
     await page.waitForFunction(() => !document.querySelector('[data-loading]'), null, { timeout: 30_000 });
     await page.waitForTimeout(500);
     const cut = await page.$$eval('#charts .chart svg', (svgs) => svgs.flatMap((svg) => {
-      const w = svg.viewBox.baseVal.width;
+      const box = svg.getBoundingClientRect();
       return [...svg.querySelectorAll('text')]
-        .filter((t) => t.textContent.endsWith('…') || t.getBBox().x + t.getBBox().width > w + 1 || t.getBBox().x < -1)
+        .filter((t) => {
+          const r = t.getBoundingClientRect();
+          return t.textContent.endsWith('…') || r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1;
+        })
         .map((t) => t.textContent);
     }));
     assert.deepEqual(cut, [], `cut or clipped at 390 px: ${cut.join(' | ')}`);

@@ -66,10 +66,10 @@ pub(crate) fn category_label(svg: &mut Svg, category: &str, label: &str, left: f
     svg.group_close();
 }
 
-/// A category's label under its bars or point: up to two lines of `chars` characters.
+/// A category's label under its bars or point: up to three lines of `chars` characters.
 pub(crate) fn label_below(svg: &mut Svg, category: &str, x: f64, bottom: f64, chars: usize) {
     svg.group_open(category);
-    for (i, line) in wrap(category, chars, 2).iter().enumerate() {
+    for (i, line) in wrap(category, chars, 3).iter().enumerate() {
         svg.text(
             x,
             bottom + 18.0 + 13.0 * i as f64,
@@ -278,7 +278,7 @@ fn vertical(spec: &ChartSpec, lay: Layout) -> String {
     let top = 48.0 + legend_h;
     let plot_h = 220.0;
     let bottom = top + plot_h;
-    let height = bottom + 44.0;
+    let height = bottom + 57.0; // room for three lines of category labels
     let label_chars = ((slot - 4.0) / (12.0 * 0.56)).floor().max(3.0) as usize;
 
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));

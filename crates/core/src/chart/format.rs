@@ -80,14 +80,29 @@ pub(crate) fn wrap(label: &str, max: usize, lines: usize) -> Vec<String> {
         Some(at) => (&label[..at], Some(label[at + 1..].to_owned())),
         None => (label, None),
     };
-    let mut words: Vec<String> = head.split(' ').map(str::to_owned).collect();
+    // A word longer than a line is broken with a hyphen (SOFT HYPHEN marks the break).
+    let mut words: Vec<String> = Vec::new();
+    for w in head.split(' ') {
+        let chars: Vec<char> = w.chars().collect();
+        if chars.len() <= max || max < 4 {
+            words.push(w.to_owned());
+            continue;
+        }
+        let mut at = 0;
+        while chars.len() - at > max {
+            let piece: String = chars[at..at + max - 1].iter().collect();
+            words.push(format!("{piece}\u{ad}"));
+            at += max - 1;
+        }
+        words.push(chars[at..].iter().collect());
+    }
     words.extend(count);
     let mut out: Vec<String> = Vec::new();
     let mut line = String::new();
     let mut rest = words.len();
     for (i, w) in words.iter().enumerate() {
-        let next = if line.is_empty() {
-            w.chars().count()
+        let next = if line.is_empty() || line.ends_with('\u{ad}') {
+            line.chars().count() + w.chars().count()
         } else {
             line.chars().count() + 1 + w.chars().count()
         };
@@ -98,18 +113,26 @@ pub(crate) fn wrap(label: &str, max: usize, lines: usize) -> Vec<String> {
                 break;
             }
         }
-        if !line.is_empty() {
+        if !line.is_empty() && !line.ends_with('\u{ad}') {
             line.push(' ');
         }
         line.push_str(w);
     }
     if out.len() == lines - 1 && rest < words.len() {
-        line = words[rest..].join(" ");
+        line = words[rest..].join(" ").replace("\u{ad} ", "\u{ad}");
     }
     if !line.is_empty() {
-        out.push(shorten(&line, max));
+        out.push(line);
     }
-    out.iter_mut().for_each(|l| *l = shorten(l, max));
+    // A break inside a line is no break; one at a line's end is drawn as a hyphen.
+    out.iter_mut().for_each(|l| {
+        let joined = l.trim_end_matches('\u{ad}').replace('\u{ad}', "");
+        let broken = l.ends_with('\u{ad}');
+        *l = shorten(&joined, max);
+        if broken {
+            l.push('-');
+        }
+    });
     out
 }
 
@@ -154,6 +177,11 @@ mod tests {
             ["Sequential Multi-Tool", "(n = 128)"]
         );
         assert_eq!(wrap("0 transitions", 8, 2), ["0", "transit…"]);
+        assert_eq!(wrap("0 transitions", 9, 3), ["0", "transiti-", "ons"]);
+        assert_eq!(
+            wrap("3 transitions (n = 16)", 9, 3),
+            ["3", "transiti-", "ons (n =…"]
+        );
         assert_eq!(wrap("0 transitions", 12, 2), ["0", "transitions"]);
         assert_eq!(wrap("short", 12, 2), ["short"]);
         assert_eq!(

@@ -30,7 +30,7 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     let plot_w = width - left - right;
     let plot_h = 200.0;
     let bottom = top + plot_h;
-    let height = bottom + 44.0; // room for two lines of category labels
+    let height = bottom + 57.0; // room for three lines of category labels
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe_line(spec));
     svg.set_min_font(lay.min_font);
     if n_series > 1 {
