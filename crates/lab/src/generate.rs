@@ -3,6 +3,7 @@
 //! `wildtool stats` prints, fingerprint included).
 
 use serde::{Deserialize, Serialize};
+use wildtool_contract::Action;
 use wildtool_core::dataset::{fingerprint_hex, Lang};
 use wildtool_core::generate::spec::FACTORS;
 use wildtool_core::generate::{card::FactorCounts, GenerateSpec, PackText, Packs};
@@ -124,14 +125,14 @@ pub fn factor_picker(input: &str) -> Result<String, LabError> {
         } else if sweep {
             let all = format!("{}={}", f.name, levels.join(","));
             el("span").text(format!("{} ", f.values)).child(
-                button(&format!("Sweep {all}"), "gen-set", "sweep-pick")
+                button(&format!("Sweep {all}"), Action::GenSet.name(), "sweep-pick")
                     .attr("data-value", all.clone())
                     .class("pick"),
             )
         } else {
             el("span").children(levels.iter().map(|l| {
                 let pair = format!("{}={l}", f.name);
-                button(l, "gen-set", "gen-add")
+                button(l, Action::GenSet.name(), "gen-add")
                     .attr("data-value", pair.clone())
                     .attr("aria-label", format!("Add {pair}"))
                     .class("pick")
@@ -207,10 +208,10 @@ pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node 
             el("div")
                 .class("row")
                 .child(
-                    button("Download the suite (.jsonl)", "gen-download", "")
+                    button("Download the suite (.jsonl)", Action::GenDownload.name(), "")
                         .id("generated-download"),
                 )
-                .child(button("Open Setup", "nav", "setup")),
+                .child(button("Open Setup", Action::Nav.name(), "setup")),
         )
         .child(
             el("details")

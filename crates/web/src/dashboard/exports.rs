@@ -325,7 +325,7 @@ impl AppState {
 /// A run's files' common name: its label and, when known, its start (`gold_2026-12-02_2031`).
 pub fn run_stem(label: &str, started_ms: Option<f64>) -> String {
     let when = started_ms.filter(|ms| *ms > 0.0).map(|ms| {
-        let d = when(ms);
+        let d = crate::widgets::when(ms);
         format!(
             "_{}",
             d.trim_end_matches(" UTC")
@@ -334,13 +334,6 @@ pub fn run_stem(label: &str, started_ms: Option<f64>) -> String {
         )
     });
     safe_name(&format!("{label}{}", when.unwrap_or_default()))
-}
-
-/// A moment to the second, `2026-12-02 20:31:07 UTC` (runs a minute apart are told apart).
-pub fn when(ms: f64) -> String {
-    let d = crate::views::widgets::date(ms);
-    let secs = ((ms / 1000.0) as i64).rem_euclid(60);
-    d.replace(" UTC", &format!(":{secs:02} UTC"))
 }
 
 /// The download of a chart.

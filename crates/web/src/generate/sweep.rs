@@ -5,9 +5,10 @@
 use crate::generate::SweepPhase;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::Action;
 
 use crate::generate::view::form_field;
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// The Sweep view.
 pub fn view(state: &AppState) -> Element {
@@ -40,7 +41,7 @@ pub fn view(state: &AppState) -> Element {
                 .child(
                     button(
                         &format!("Start the sweep with {}", state.setup.display_model()),
-                        "sweep-start",
+                        Action::SweepStart.name(),
                         "",
                     )
                     .id("sweep-start")
@@ -48,7 +49,7 @@ pub fn view(state: &AppState) -> Element {
                     .flag("disabled", busy),
                 )
                 .child(
-                    button("Stop", "sweep-stop", "")
+                    button("Stop", Action::SweepStop.name(), "")
                         .id("sweep-stop")
                         .flag("disabled", !busy),
                 ),

@@ -4,8 +4,9 @@
 
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::Action;
 
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// A labelled text input dispatching `gen-set` for `name`.
 pub fn form_field(label: &str, name: &str, value: &str) -> Element {
@@ -15,7 +16,7 @@ pub fn form_field(label: &str, name: &str, value: &str) -> Element {
             .attr("value", value)
             .attr("autocomplete", "off")
             .id(name)
-            .action("gen-set", name),
+            .action(Action::GenSet.name(), name),
     )
 }
 
@@ -45,7 +46,7 @@ pub fn view(state: &AppState) -> Element {
             .child(
                 button(
                     &format!("Run it now with {}", state.setup.display_model()),
-                    "gen-run",
+                    Action::GenRun.name(),
                     "",
                 )
                 .id("generated-run")
@@ -82,7 +83,7 @@ pub fn view(state: &AppState) -> Element {
                 )))
                 .child(picker(state))
                 .child(
-                    button("Generate", "generate", "")
+                    button("Generate", Action::Generate.name(), "")
                         .id("generate")
                         .class("primary")
                         .flag("disabled", g.busy),
