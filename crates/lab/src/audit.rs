@@ -83,7 +83,8 @@ fn section(input: &AuditInput) -> Result<Element, LabError> {
         .child(if found == 0 {
             el_text("p", "No item shows a sign of a broken item.").class("muted")
         } else {
-            wildtool_views::widgets::table_box()
+            el("div")
+                .class("table-box")
                 .child(data_table("Items to check, most suspicious first", &headers, &rows))
         })
         .child(

@@ -51,7 +51,6 @@ fn row_input(state: &AppState, e: &HistoryEntry) -> HistoryRow {
         reason: e.reason.clone(),
         has_checkpoint: e.has_checkpoint,
         resumable: e.resumable,
-        trials: e.trials(),
     }
 }
 

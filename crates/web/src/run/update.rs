@@ -754,14 +754,7 @@ impl AppState {
                             .unwrap_or_else(|| "no task could be finished".to_owned())
                     })
                 }),
-            // The core's key fix names the CLI's environment variable; the page has a field.
-            fix: end
-                .fix
-                .as_deref()
-                .map(|f| match f.split_once(" (the CLI reads") {
-                    Some((head, _)) => format!("{head}: type it in Setup's API key field"),
-                    None => run.redactor.redact(f),
-                }),
+            fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
         });
         run.result_text = end
             .trials

@@ -282,17 +282,7 @@ impl AppState {
         scored.result_text = self.upload.keep.take();
         scored.records = self.upload.records.take();
         let model = scored.model.clone();
-        // An upload without a label of its own is named after its file (two uploads of
-        // one model are told apart).
-        let label = self.upload.label.take().unwrap_or_else(|| {
-            let name = self.upload.name.as_str();
-            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
-            if stem.is_empty() {
-                model.clone()
-            } else {
-                stem.to_owned()
-            }
-        });
+        let label = self.upload.label.take().unwrap_or_else(|| model.clone());
         let errors = scored.errors.len();
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();
         let id = self.history.new_id("upload");
@@ -396,12 +386,7 @@ impl AppState {
             self.flags.score_state = Some("error");
             self.flags.score_error = Some(reason.to_owned());
         }
-        // On the Offline view its note says it already: said once.
-        if self.route.view == crate::route::View::Upload {
-            self.status = None;
-        } else {
-            self.say(format!("The file was not scored: {reason}"), Tone::Error);
-        }
+        self.say(format!("The file was not scored: {reason}"), Tone::Error);
         fx
     }
 }
