@@ -125,8 +125,10 @@ describe('cost and the planner', () => {
     await checkLooks(page, 'cost-dashboard');
     // A second run (the baseline agent) and the comparison: the planner's lines are
     // `wildtool plan`'s (the pilots' labels aside).
-    await page.click('nav [data-view="setup"]');
-    await page.selectOption('#m-provider', 'baseline');
+    // As `wildtool run --provider baseline` without --model: the run is named after the
+    // agent (the Setup form's hidden model field would still say "mock").
+    await page.goto(`${server.url}?view=setup&dataset=bundled&provider=baseline&model=baseline`);
+    await page.waitForFunction(() => document.body.dataset.datasetState === 'ready');
     await page.click('#start-run');
     await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 120_000 });
     await page.click('nav [data-view="compare"]');
