@@ -20,8 +20,8 @@ use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Session};
 use wildtool_core::formats::report_doc::ReportDataset;
 use wildtool_core::ledger::answer::Answerer;
-use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::metrics::EXTENSION_LABEL;
+use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::own::figure::propagation;
 use wildtool_core::own::run_file::{
@@ -274,7 +274,8 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
         // With --env ledger, pass^k over the ledger tasks' env_success too (as
         // env-trials.json has it for gold-history env runs), labelled as both extensions.
         let ledger_env = if ledger {
-            let env_doc = super::run_cmd::trials_json(&shapes, fp, spec.model(), env_trial_outcomes)?;
+            let env_doc =
+                super::run_cmd::trials_json(&shapes, fp, spec.model(), env_trial_outcomes)?;
             if !args.quiet {
                 let v: serde_json::Value = serde_json::from_str(&env_doc).unwrap_or_default();
                 let k = spec.trials().to_string();

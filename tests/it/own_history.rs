@@ -527,7 +527,10 @@ fn own_history_ledger_trials_give_pass_hat_k_on_env_success() {
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("env_success over 2 trials: pass^2"), "{stdout}");
+    assert!(
+        stdout.contains("env_success over 2 trials: pass^2"),
+        "{stdout}"
+    );
     let t = json(&noisy.join("own-trials.json"));
     let trials = &t["ledger_env"]["trials"];
     assert_eq!(trials["tasks_scored"], 32);
