@@ -71,6 +71,16 @@ async fn drive(state: &mut AppState, fx: Vec<Effect>) -> usize {
                             wildtool_lab::call("score", input).map_err(|e| e.to_string())
                         }));
                     }
+                    // With the stream readers the glue installs the cassette call, which
+                    // every run with an endpoint logs its exchanges to (its manifest).
+                    if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
+                        state.install_stream_call(std::rc::Rc::new(|input: &str| {
+                            wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
+                        }));
+                        state.cassette_call = Some(std::rc::Rc::new(|input: &str| {
+                            wildtool_lab::call("cassette", input).map_err(|e| e.to_string())
+                        }));
+                    }
                     match wildtool_lab::run(call, &input) {
                         Ok(output) => Msg::LabDone { purpose, output },
                         Err(e) => Msg::LabFailed {
