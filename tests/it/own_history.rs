@@ -186,24 +186,41 @@ fn propagating(ds: &LoadedDataset, body: &str) -> Option<String> {
     } else if fail {
         message.insert("content", Value::str("Sorry, that did not work."));
     } else {
-        let session = ds.sessions.iter().find(|s| s.index == line)?;
-        let ctx = StepContext {
-            session,
-            task,
-            step,
-            messages: &messages,
-            tools: &tools,
-        };
-        let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
-        message.insert("content", reply.content.clone());
-        if let Value::Array(cs) = &reply.tool_calls {
-            message.insert("tool_calls", Value::Array(cs.clone()));
-        }
+        gold_message(ds, (line, task, step), &messages, &tools, &mut message)?;
     }
-    Some(format!(
+    Some(completion(message))
+}
+
+/// The gold agent's reply at (session line, task, step), into `message`.
+fn gold_message(
+    ds: &LoadedDataset,
+    (line, task, step): (usize, usize, usize),
+    messages: &[Value],
+    tools: &Value,
+    message: &mut Map,
+) -> Option<()> {
+    let session = ds.sessions.iter().find(|s| s.index == line)?;
+    let ctx = StepContext {
+        session,
+        task,
+        step,
+        messages,
+        tools,
+    };
+    let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
+    message.insert("content", reply.content.clone());
+    if let Value::Array(cs) = &reply.tool_calls {
+        message.insert("tool_calls", Value::Array(cs.clone()));
+    }
+    Some(())
+}
+
+/// A chat completion body with `message`.
+fn completion(message: Map) -> String {
+    format!(
         r#"{{"id": "chatcmpl-mock", "object": "chat.completion", "model": "mock", "choices": [{{"index": 0, "message": {}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 10, "completion_tokens": 5}}}}"#,
         dumps(&Value::Object(message), Escape::Utf8)
-    ))
+    )
 }
 
 fn mock_run(server: &MockServer, out: &Path, own: bool) {
@@ -472,29 +489,15 @@ fn own_history_ledger_trials_give_pass_hat_k_on_env_success() {
             let messages = r.get("messages")?.as_array()?.clone();
             let (line, task, step) = locate(&mock_ds, &messages)?;
             let first = step == 0 && seen.lock().ok()?.insert((line, task));
-            let session = mock_ds.sessions.iter().find(|s| s.index == line)?;
             let mut message = Map::new();
             message.insert("role", Value::str("assistant"));
             if first && line % 2 == 0 {
                 message.insert("content", Value::str("Sorry, I cannot do that."));
             } else {
-                let ctx = StepContext {
-                    session,
-                    task,
-                    step,
-                    messages: &messages,
-                    tools: r.get("tools")?,
-                };
-                let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
-                message.insert("content", reply.content.clone());
-                if let Value::Array(cs) = &reply.tool_calls {
-                    message.insert("tool_calls", Value::Array(cs.clone()));
-                }
+                let tools = r.get("tools")?;
+                gold_message(&mock_ds, (line, task, step), &messages, tools, &mut message)?;
             }
-            Some(format!(
-                r#"{{"id": "chatcmpl-mock", "object": "chat.completion", "model": "mock", "choices": [{{"index": 0, "message": {}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 10, "completion_tokens": 5}}}}"#,
-                dumps(&Value::Object(message), Escape::Utf8)
-            ))
+            Some(completion(message))
         });
         match body {
             Some(b) => Action::ok(b),

@@ -126,6 +126,9 @@ calls! {
     EnvExport => "env_export",
     /// The env summary a share link carries (its fragment in, the summary out).
     EnvShareDecode => "env_share_decode",
+    /// Env runs compared on `env_success`, with the self-conditioning figure for a
+    /// gold-history and an own-history run ([`env::EnvCompareInput`]).
+    EnvCompareView => "env_compare_view",
     /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
     AuditView => "audit_view",
     /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).

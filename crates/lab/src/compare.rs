@@ -191,7 +191,8 @@ pub fn view(input: &str) -> Result<String, LabError> {
     Ok(with_plan(render(&doc, &input), &input).to_json())
 }
 
-fn estimate_text(e: &Estimate) -> String {
+/// `+3.1 pp (95% CI -1.0 pp to +7.2 pp)`.
+pub(crate) fn estimate_text(e: &Estimate) -> String {
     format!(
         "{} (95% CI {} to {})",
         format_pp(e.estimate),

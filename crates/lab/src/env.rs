@@ -78,7 +78,7 @@ pub fn step(input: &str) -> Result<String, LabError> {
     Ok(wildtool_core::ledger::answer::step_json(input))
 }
 
-fn sessions_of(list: &[EnvSession]) -> Result<Vec<Session>, LabError> {
+pub(crate) fn sessions_of(list: &[EnvSession]) -> Result<Vec<Session>, LabError> {
     list.iter()
         .map(|s| {
             parse_session(s.line, &s.text, Lang::En)
@@ -266,7 +266,7 @@ fn score_own(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnS
 
 /// A scored env result and, in own history, the session verdicts (final ledger
 /// correct, sessions).
-type OwnScored = (Scored, Option<(u64, u64)>);
+pub(crate) type OwnScored = (Scored, Option<(u64, u64)>);
 
 fn is_own(text: &str) -> bool {
     text.lines()
@@ -275,7 +275,11 @@ fn is_own(text: &str) -> bool {
 }
 
 /// Scores an env result of either history mode.
-fn score_any(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnScored, LabError> {
+pub(crate) fn score_any(
+    sessions: &[Session],
+    fingerprint: &str,
+    text: &str,
+) -> Result<OwnScored, LabError> {
     if is_own(text) {
         score_own(sessions, fingerprint, text)
     } else {

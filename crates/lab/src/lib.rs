@@ -19,6 +19,7 @@ pub mod compare;
 pub mod cost;
 pub mod dashboard;
 pub mod env;
+pub mod env_compare;
 pub mod generate;
 pub mod leaderboard;
 pub mod plan;
@@ -198,6 +199,8 @@ calls! {
     EnvExport, env_export => crate::env::export;
     /// The summary of an env share link (see [`env::share_decode`]).
     EnvShareDecode, env_share_decode => crate::env::share_decode;
+    /// Env runs compared on `env_success` (see [`env_compare::view`]).
+    EnvCompareView, env_compare_view => crate::env_compare::view;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).

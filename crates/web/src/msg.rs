@@ -94,6 +94,8 @@ pub enum GetPurpose {
     EnvResult(String),
     /// A compared run's stored result text (history id), for its cost.
     CostText(String),
+    /// An env run's stored result file (history id), for the comparison view.
+    EnvCompare(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see

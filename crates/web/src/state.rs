@@ -1015,6 +1015,7 @@ impl AppState {
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
             GetPurpose::CostText(id) => self.cost_text_arrived(&id, value),
             GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
+            GetPurpose::EnvCompare(id) => self.env_compare_arrived(&id, value),
         }
     }
 

@@ -1434,6 +1434,9 @@ fn core_suite(spec: &str) -> String {
         .map(|(name, text)| wildtool_core::generate::PackText { name, text })
         .collect();
     let spec = wildtool_core::generate::GenerateSpec::parse(spec).unwrap();
+    if spec.is_ledger() {
+        return wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
+    }
     wildtool_core::generate::generate(&texts, &spec).unwrap()
 }
 
@@ -1872,6 +1875,10 @@ mod cassette;
 mod cost;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/env_compare.rs"]
+mod env_compare;
+#[path = "page/env_sweep.rs"]
+mod env_sweep;
 #[path = "page/manifest.rs"]
 mod manifest;
 #[path = "page/scorer.rs"]

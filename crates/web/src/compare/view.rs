@@ -71,6 +71,7 @@ fn result(state: &AppState) -> Element {
             CompareWait::Missing(label) => {
                 format!("The results of {label} are not stored in this browser.")
             }
+            CompareWait::Mixed => "A ledger-environment run (a wildtool extension) is not compared with an official run: choose env runs only, or official runs only.".to_owned(),
         };
         return area.child(note("compare-wait", &text, Tone::Info));
     }

@@ -237,6 +237,8 @@ pub struct LevelRun {
     pub outcome: Option<String>,
     /// Task accuracy as displayed, once over.
     pub accuracy: Option<String>,
+    /// A ledger level: its suite, then (once over) its `env-result.jsonl`.
+    pub env: Option<crate::env::EnvLevel>,
 }
 
 /// The analysis the lab module returned.
@@ -267,6 +269,10 @@ pub struct SweepRun {
     pub phase: SweepPhase,
     /// The analysis.
     pub result: Option<SweepResult>,
+    /// The levels are ledger-environment suites (each runs in the ledger environment).
+    pub env: bool,
+    /// The setup's env choice before a ledger sweep.
+    env_saved: Option<crate::env::SavedEnvChoice>,
     stop: bool,
 }
 

@@ -253,6 +253,9 @@ impl AppState {
                 .is_some_and(|(h, d)| h.dataset_fingerprint == d.fingerprint_u64());
             return (!fits).then_some(CompareWait::NoDataset);
         }
+        if let Some(wait) = self.env_compare_wait() {
+            return wait;
+        }
         let chosen = self.compare_chosen();
         if chosen.len() < 2 {
             return Some(CompareWait::TooFew(chosen.len()));
@@ -451,6 +454,9 @@ impl AppState {
 
     /// The comparison view's work after any message.
     fn compare_refresh(&mut self) -> Vec<Effect> {
+        if let Some(fx) = self.env_compare_refresh() {
+            return fx;
+        }
         let mut fx = Vec::new();
         if self.lab.compare_link.is_none() {
             // Runs with repeated trials are compared over all their trials.
@@ -528,6 +534,7 @@ impl AppState {
             .then(|| input.clone());
         self.lab.compare_runs_key = Some(runs_key);
         self.lab.compare_key = Some(key);
+        self.env.compared.key = None;
         fx.extend(self.lab_call(call, input, LabPurpose::Compare));
         if let Some(input) = audit {
             self.lab.clear(LabPurpose::Audit);
