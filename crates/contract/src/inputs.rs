@@ -116,6 +116,9 @@ pub struct HistoryRow {
     pub has_checkpoint: bool,
     /// The run can be resumed.
     pub resumable: bool,
+    /// Trials per task (1 without repeated trials).
+    #[serde(default)]
+    pub trials: u32,
 }
 
 /// The Compare view's planner, as typed (the lab module reads the numbers and names a

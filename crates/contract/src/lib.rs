@@ -97,6 +97,9 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// The generator's factors and their levels as a picker for the Generate or Sweep
+    /// form (the input: `"generate"` or `"sweep"` as a JSON string).
+    FactorPicker => "factor_picker",
     /// Runs' cost in money ([`inputs::CostInput`]).
     CostView => "cost_view",
     /// Setup's cost panel: the estimate and the price table editor

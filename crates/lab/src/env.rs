@@ -414,7 +414,7 @@ fn figure(spec: &ChartSpec, lay: chart::Layout, note: &str) -> Element {
             el("div").class("chart-tools").child(
                 el("details")
                     .child(el_text("summary", "Data table"))
-                    .child(el("div").class("table-box").child(table(&c.table))),
+                    .child(wildtool_views::widgets::table_box().child(table(&c.table))),
             ),
         )
 }
@@ -625,11 +625,13 @@ pub fn view(input: &str) -> Result<String, LabError> {
                     el_text("dd", s_str(&head, "env_session_success")).id("env-session-success"),
                 ),
         );
-    section = section.child(el("div").class("table-box").child(wildtool_ui::data_table(
-        "Ledger environment metrics",
-        &headers,
-        &metric_rows(&m),
-    )));
+    section = section.child(
+        wildtool_views::widgets::table_box().child(wildtool_ui::data_table(
+            "Ledger environment metrics",
+            &headers,
+            &metric_rows(&m),
+        )),
+    );
     section = section.child(
         el("div")
             .id("env-charts")

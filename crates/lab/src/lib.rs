@@ -177,6 +177,8 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The factors and their levels as a picker (see [`generate::factor_picker`]).
+    FactorPicker, factor_picker => crate::generate::factor_picker;
     /// Runs' cost in money (see [`cost::view`]).
     CostView, cost_view => crate::cost::view;
     /// Setup's cost panel: the estimate and the price table editor (see [`cost::editor`]).

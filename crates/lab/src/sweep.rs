@@ -268,12 +268,10 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                         .class("chart-box")
                         .child(Node::Svg(render_svg_with(&spec, layout))),
                 )
-                .child(el_text("figcaption", describe(&spec)))
+                .child(el_text("figcaption", describe(&spec)).class("visually-hidden"))
                 .child(
                     el("details").child(el_text("summary", "Data table")).child(
-                        el("div")
-                            .class("table-box")
-                            .child(data_table(&table(&spec))),
+                        wildtool_views::widgets::table_box().child(data_table(&table(&spec))),
                     ),
                 ),
         )

@@ -78,6 +78,10 @@ pub enum ListPurpose {
 pub enum GetPurpose {
     /// The comparison set, at start.
     CompareSet,
+    /// The set-up kept from before a reload (`keep`), at start.
+    Setup,
+    /// The last sweep's analysis kept from before a reload (`keep`), at start.
+    Sweep,
     /// A run's outcomes (history id), to open it or compare with it.
     Outcomes(String),
     /// A run's stored result text (history id), to open its traces.
@@ -141,6 +145,8 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The Generate or Sweep form's factor picker.
+    FactorPicker,
     /// Setup's cost panel (the estimate and the price table editor).
     PriceEditor,
     /// A price table checked before it is saved.

@@ -47,6 +47,10 @@ pub struct Boot {
     pub dataset_settled: bool,
     /// `dataset=generate:SPEC`: the suite to generate instead of fetching one.
     pub generate: Option<String>,
+    /// The address names settings or a dataset (they win over the kept set-up).
+    pub addressed: bool,
+    /// A word for the user once the first dataset is ready (`keep`).
+    pub note: Option<String>,
 }
 
 /// Automation hooks that are not derived from other state.
@@ -240,6 +244,11 @@ impl AppState {
                 link,
                 dataset_settled: false,
                 generate,
+                addressed: !loc.fragment.is_empty()
+                    || crate::setup::keep::ADDRESSED
+                        .iter()
+                        .any(|k| loc.get(k).is_some()),
+                note: None,
             },
             history: History::default(),
             leaderboard: None,
@@ -288,9 +297,11 @@ impl AppState {
             Effect::Fetch(data::OFFICIAL_DATASETS.into(), FetchPurpose::Official),
             Effect::KvList(crate::history::RUN_PREFIX.into(), ListPurpose::History),
             Effect::KvGet(crate::history::COMPARE_KEY.into(), GetPurpose::CompareSet),
+            Effect::KvGet(crate::setup::keep::SWEEP_KEY.into(), GetPurpose::Sweep),
         ];
         match self.boot.generate.clone() {
             Some(spec) => fx.extend(self.generate_dataset(spec, Now::default())),
+            None if !self.boot.addressed => fx.push(AppState::read_kept_setup()),
             None => fx.extend(self.load_dataset_from_setup()),
         }
         fx
@@ -389,7 +400,13 @@ impl AppState {
                 }
                 fx
             }
-            Msg::Set(field, value) => self.set_field(field, &value),
+            Msg::Set(field, value) => {
+                let mut fx = self.set_field(field, &value);
+                if !matches!(field, Field::Key | Field::Remember) {
+                    fx.extend(self.keep_setup());
+                }
+                fx
+            }
             Msg::OfficialUrl => {
                 self.setup.dataset = DatasetChoice::Url;
                 self.setup.dataset_url = data::OFFICIAL_DATA.to_owned();
@@ -789,7 +806,8 @@ impl AppState {
             ),
             if errors > 0 { Tone::Warn } else { Tone::Ok },
         );
-        let mut fx = Vec::new();
+        self.kept_note();
+        let mut fx = self.keep_setup();
         if let Some(link) = self.boot.link.clone() {
             fx.extend(self.open_link(&link, now));
         }
@@ -1003,6 +1021,8 @@ impl AppState {
 
     fn got(&mut self, purpose: GetPurpose, value: Option<String>, now: Now) -> Vec<Effect> {
         match purpose {
+            GetPurpose::Setup => self.kept_setup_arrived(value, now),
+            GetPurpose::Sweep => self.kept_sweep_arrived(value),
             GetPurpose::CompareSet => {
                 self.history.set_compare_ids(value.as_deref());
                 self.history_compare_fetch()

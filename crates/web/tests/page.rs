@@ -815,6 +815,10 @@ fn a_refused_key_fails_the_run_with_the_reason_and_no_score() {
     // Setup shows it next to the endpoint settings.
     b.act("nav", "setup", "");
     assert!(b.text("setup-error").contains(&reason));
+    // The fix is said in the page's words, not the CLI's flag.
+    let fix = b.text("setup-error");
+    assert!(fix.contains("type it in Setup's API key field"), "{fix}");
+    assert!(!fix.contains("--api-key-env"), "{fix}");
 }
 
 #[test]
@@ -1447,10 +1451,11 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     b.act("gen-set", "gen-seed", "5");
     b.act("gen-set", "gen-sessions", "12");
     b.act("gen-set", "gen-factors", "transitions=2,distractors=1");
-    assert!(b.lab_calls.is_empty(), "nothing is generated before asked");
+    // The factor picker is drawn by the lab module; nothing is generated before asked.
+    assert_eq!(b.lab_calls, ["factor_picker"]);
     b.act("generate", "", "");
     assert_eq!(b.hook("generate").as_deref(), Some("done"));
-    assert_eq!(b.lab_calls, ["generate"]);
+    assert_eq!(b.lab_calls, ["factor_picker", "generate"]);
     let expected = core_suite("seed=5,sessions=12,transitions=2,distractors=1");
     let fp = wildtool_core::dataset::fingerprint_hex(&expected);
     assert_eq!(b.deep_text("generated-fingerprint"), fp);
@@ -1467,7 +1472,7 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     // The packs were fetched once; generating again does not fetch them again.
     b.act("gen-set", "gen-seed", "6");
     b.act("generate", "", "");
-    assert_eq!(b.lab_calls, ["generate", "generate"]);
+    assert_eq!(b.lab_calls, ["factor_picker", "generate", "generate"]);
     assert_ne!(b.deep_text("generated-fingerprint"), fp);
     // Run it at once: gold scores everything; the run is kept with its generated source.
     b.act("gen-run", "", "");
@@ -1560,7 +1565,13 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
     );
     assert_eq!(
         b.lab_calls,
-        ["sweep_plan", "generate", "generate", "sweep_view"]
+        [
+            "factor_picker",
+            "sweep_plan",
+            "generate",
+            "generate",
+            "sweep_view"
+        ]
     );
     let sweep = b.state.gen.sweep.clone().unwrap();
     // Each level ran as a history run of its own generated suite, named after the level.
@@ -1606,6 +1617,19 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
     );
     let lines = wildtool_core::sweep::html::trend_lines(&doc);
     assert_eq!(b.deep_text("sweep-slope"), lines[0]);
+    // The dataset before the sweep is loaded again, and the status line says so.
+    assert!(
+        b.text("status")
+            .starts_with("Sweep finished. Loaded again: the bundled suite"),
+        "{}",
+        b.text("status")
+    );
+    // A reload shows the analysis again, with its downloads.
+    let mut r = Browser::open("http://page/?view=sweep", b.kv.clone());
+    assert_eq!(r.hook("sweep").as_deref(), Some("done"));
+    assert_eq!(r.deep_text("sweep-slope"), lines[0]);
+    r.act("sweep-download", "json", "");
+    assert_eq!(r.downloads.last().unwrap().1, doc.to_json() + "\n");
     // A refused plan says why.
     b.act("gen-set", "sweep-levels", "0,9");
     b.act("sweep-start", "", "");

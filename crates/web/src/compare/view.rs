@@ -15,14 +15,31 @@ fn picker(state: &AppState) -> Element {
     let rows = state.history.entries.iter().map(|e| {
         let chosen = state.history.compare.iter().any(|c| c == &e.id);
         let other = fingerprint.is_some_and(|f| f != e.dataset_fingerprint);
+        // What tells runs apart: when, where from, and how many trials.
+        let origin = match (e.kind.as_str(), &e.endpoint_host) {
+            (_, Some(host)) => format!("endpoint {host}"),
+            ("upload", _) => "uploaded file".to_owned(),
+            ("link", _) => "opened from a link".to_owned(),
+            _ => format!(
+                "built-in {} agent",
+                e.provider.as_deref().unwrap_or(&e.model)
+            ),
+        };
+        let trials = e.trials();
         let facts = format!(
-            " {} — {} · {} of {} tasks scored · {}{}",
+            " {} — {} · {} of {} tasks scored · {}{} · started {} · {origin}{}",
             e.label,
             e.status,
             e.tasks_scored,
             e.tasks_total,
             e.dataset_name,
-            if other { " (another dataset)" } else { "" }
+            if other { " (another dataset)" } else { "" },
+            crate::widgets::when(e.started_ms),
+            if trials > 1 {
+                format!(" · {trials} trials")
+            } else {
+                String::new()
+            }
         );
         el("li").key(e.id.clone()).child(
             el("label")

@@ -24,6 +24,20 @@ impl AppState {
             "sweep-per-level" => g.sweep_form.per_level = value.to_owned(),
             "sweep-hold" => g.sweep_form.hold = value.to_owned(),
             "gen-factors" => g.form.factors = value.to_owned(),
+            // The factor picker: a level added to the factors set, a factor with its levels.
+            "gen-add" => {
+                let f = &mut g.form.factors;
+                if !f.trim().is_empty() {
+                    f.push(',');
+                }
+                f.push_str(value);
+            }
+            "sweep-pick" => {
+                if let Some((factor, levels)) = value.split_once('=') {
+                    g.sweep_form.factor = factor.to_owned();
+                    g.sweep_form.levels = levels.to_owned();
+                }
+            }
             _ => {}
         }
         Vec::new()
@@ -190,6 +204,7 @@ impl AppState {
             result: None,
             env: false,
             env_saved: None,
+            before: Before(self.dataset),
             stop: false,
         });
         self.say("Checking the sweep…", Tone::Info);
@@ -469,6 +484,10 @@ impl AppState {
         let Some(sweep) = &mut self.gen.sweep else {
             return Vec::new();
         };
+        // The levels' suites were loaded one after another: the one before comes back.
+        if let Some(d) = sweep.before.0.take() {
+            self.dataset = Some(d);
+        }
         if let Some(why) = &stopped {
             self.status = Some(crate::state::Status {
                 text: format!("The sweep stopped: {why}."),
@@ -532,11 +551,18 @@ impl AppState {
                 });
                 if sweep.phase == SweepPhase::Analysing {
                     sweep.phase = SweepPhase::Done;
+                    let loaded = self.dataset.map(|d| d.source.display());
                     self.status = Some(crate::state::Status {
-                        text: "Sweep finished.".into(),
+                        text: format!(
+                            "Sweep finished. Loaded again: {}.",
+                            loaded.as_deref().unwrap_or("no dataset")
+                        ),
                         tone: Tone::Ok,
                     });
                 }
+                let fx = self.keep_sweep();
+                self.focus = Some("sweep-title".into());
+                return fx;
             }
             Err(e) => {
                 sweep.phase = SweepPhase::Failed(e.clone());

@@ -323,6 +323,19 @@ impl AppState {
             }
             View::History => self.history_refresh(),
             View::Setup => self.setup_refresh(),
+            View::Generate | View::Sweep => {
+                let form = if self.route.view == View::Sweep {
+                    "sweep"
+                } else {
+                    "generate"
+                };
+                self.movable_refresh(
+                    crate::placement::Place::Lab,
+                    Call::FactorPicker,
+                    LabPurpose::FactorPicker,
+                    &form,
+                )
+            }
             _ => Vec::new(),
         }
     }

@@ -754,7 +754,14 @@ impl AppState {
                             .unwrap_or_else(|| "no task could be finished".to_owned())
                     })
                 }),
-            fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
+            // The core's key fix names the CLI's environment variable; the page has a field.
+            fix: end
+                .fix
+                .as_deref()
+                .map(|f| match f.split_once(" (the CLI reads") {
+                    Some((head, _)) => format!("{head}: type it in Setup's API key field"),
+                    None => run.redactor.redact(f),
+                }),
         });
         run.result_text = end
             .trials
