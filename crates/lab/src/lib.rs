@@ -22,6 +22,7 @@ pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
+pub mod upload;
 pub mod widgets;
 
 pub use wildtool_contract::Call;
