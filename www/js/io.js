@@ -49,6 +49,42 @@ function save(blob, name) {
 let segmenter = null;
 let lab = null;
 
+// The lab module in a dedicated Web Worker (js/lab-worker.js): calls and uploads to score
+// go there as messages, answered in order; none carries a key (the worker does no network
+// but the lab module and the dictionary, from this page's origin).
+const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
+let worker = null;
+let asked = 0;
+const waiting = new Map();
+
+function labWorker() {
+  if (!worker) {
+    worker = new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
+    worker.onmessage = (e) => {
+      const m = e.data;
+      const w = waiting.get(m.id);
+      if (!w) return;
+      if ('progress' in m) { if (w.progress) w.progress(m.progress); return; }
+      waiting.delete(m.id);
+      if ('err' in m) w.reject(new Error(m.err)); else w.resolve(m.ok);
+    };
+    worker.onerror = (e) => {
+      for (const w of waiting.values()) w.reject(new Error(`the worker failed: ${e.message || 'unknown error'}`));
+      waiting.clear();
+      worker = null;
+    };
+  }
+  return worker;
+}
+
+function ask(message, progress, transfer) {
+  const id = ++asked;
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject, progress });
+    labWorker().postMessage({ ...message, id }, transfer || []);
+  });
+}
+
 export async function makeIo(requestRender) {
   const db = await openDb();
   const tx = (mode) => db.transaction(STORE, mode);
@@ -140,8 +176,17 @@ export async function makeIo(requestRender) {
       }
       return segmenter;
     },
-    /** The lab module (crates/lab), loaded once: resolves to run(call, input) -> output. */
-    loadLab() {
+    workerAvailable,
+    /** Scores `file` in the worker: resolves to [summary, score lines, result text or null]. */
+    scoreInWorker(file, dataset, lang, keep, progress) {
+      return ask({ kind: 'score', file, dataset, lang, keep }, progress);
+    },
+    /**
+     * The lab module (crates/lab): in the worker, run(call, input) -> Promise of the output;
+     * on this thread (`local`, or without a worker) loaded once, run(call, input) -> output.
+     */
+    loadLab(local) {
+      if (workerAvailable && !local) return Promise.resolve((call, input) => ask({ kind: 'call', call, input }));
       if (!lab) {
         lab = (async () => {
           const mod = await import('../pkg/lab/wildtool_lab.js');

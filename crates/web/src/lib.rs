@@ -31,6 +31,7 @@ pub mod settings;
 pub mod shown;
 pub mod state;
 pub mod traces;
+pub mod offload;
 pub mod upload;
 pub mod views;
 

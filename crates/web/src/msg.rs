@@ -264,6 +264,20 @@ pub enum Msg {
         /// The bytes (empty on error).
         bytes: Result<Vec<u8>, String>,
     },
+    /// The worker scoring upload `file` has read `read` bytes.
+    WorkerProgress {
+        /// The file's id.
+        file: u32,
+        /// Bytes read.
+        read: u64,
+    },
+    /// The worker scored upload `file`: summary JSON, `score.jsonl`, the result text.
+    WorkerScored {
+        /// The file's id.
+        file: u32,
+        /// What it gave, or why it failed.
+        result: Result<(String, String, Option<String>), String>,
+    },
     /// A key-value listing.
     Listed(ListPurpose, Vec<(String, String)>),
     /// A key-value read.
@@ -381,6 +395,19 @@ impl Msg {
 pub enum Effect {
     /// GET `url` as text; answer with [`Msg::Fetched`].
     Fetch(String, FetchPurpose),
+    /// Score result file `file` against the dataset `text` in `lang` in the lab module's
+    /// worker (`keep`: send the result text back too); answer with
+    /// [`Msg::WorkerProgress`] and [`Msg::WorkerScored`].
+    ScoreInWorker {
+        /// The file.
+        file: FileRef,
+        /// The dataset's text.
+        text: std::rc::Rc<str>,
+        /// `en` or `zh`.
+        lang: &'static str,
+        /// Keep the result text.
+        keep: bool,
+    },
     /// Read `len` bytes of `file` from `offset`; answer with [`Msg::FileRead`].
     ReadFile {
         /// The file.

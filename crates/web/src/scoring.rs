@@ -114,9 +114,30 @@ impl ScoreJob {
         let metric = self.scorer.metric_json(&name);
         let stats = self.scorer.final_stats();
         let out = self.file.finish();
+        Scored::new(
+            name,
+            metric,
+            out.score_jsonl,
+            out.outcomes,
+            self.errors,
+            stats,
+        )
+    }
+}
+
+impl Scored {
+    /// A finished scoring from its files and counters (indexes the score lines).
+    pub fn new(
+        model: String,
+        metric: String,
+        score_jsonl: String,
+        outcomes: Vec<TaskOutcome>,
+        errors: Vec<String>,
+        stats: ScoreStats,
+    ) -> Scored {
         let mut index = Vec::new();
         let mut at = 0;
-        for line in out.score_jsonl.split('\n') {
+        for line in score_jsonl.split('\n') {
             index.push((
                 wildtool_core::formats::score_file::sort_key(line),
                 at,
@@ -126,11 +147,11 @@ impl ScoreJob {
         }
         Scored {
             metric,
-            model: name,
+            model,
             index,
-            score_jsonl: out.score_jsonl,
-            outcomes: out.outcomes,
-            errors: self.errors,
+            score_jsonl,
+            outcomes,
+            errors,
             stats,
             result_text: None,
             records: None,

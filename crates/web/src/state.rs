@@ -103,6 +103,8 @@ pub struct Flags {
     pub resume: Option<&'static str>,
     /// jieba was installed.
     pub dictionary: bool,
+    /// Uploads are scored in the lab module's Web Worker (the glue has one).
+    pub worker: bool,
 }
 
 /// The whole page.
@@ -453,6 +455,8 @@ impl AppState {
                 offset,
                 bytes,
             } => self.upload_read(file, offset, bytes, now),
+            Msg::WorkerProgress { file, read } => self.worker_progress(file, read),
+            Msg::WorkerScored { file, result } => self.worker_scored(file, result),
             Msg::Viewport(width) => {
                 self.layout = chart_layout(width);
                 if let Some(s) = &mut self.shown {
