@@ -284,7 +284,7 @@ fn load_trial(
 }
 
 /// The `trial-N` subdirectories of `dir`, ordered by N (empty when there are none).
-fn trial_dirs(dir: &Path) -> Result<Vec<PathBuf>, CompareCmdError> {
+pub(crate) fn trial_dirs(dir: &Path) -> Result<Vec<PathBuf>, CompareCmdError> {
     if !dir.is_dir() {
         return Ok(Vec::new());
     }

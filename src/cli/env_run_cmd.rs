@@ -58,7 +58,9 @@ pub fn run(args: &RunArgs) -> Result<ExitCode, RunCmdError> {
     })
 }
 
-fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
+/// Runs the env run and writes its files; the engine's end status (`wildtool sweep` runs
+/// ledger-environment levels through this).
+pub(super) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
     let super::run_cmd::Prepared {
         dataset_text,
         fingerprint: fp,

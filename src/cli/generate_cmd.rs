@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use wildtool_core::generate::{self, GenerateError, GenerateSpec, PackText};
+use wildtool_core::generate::{GenerateError, GenerateSpec, PackText};
 
 /// The domain packs compiled into the binary (`data/packs/*.json`).
 pub const BUILTIN_PACKS: &[PackText<'static>] = &[
@@ -150,6 +150,22 @@ pub struct GenerateOpts {
     /// Unset: every domain pack, drawn by its weight (the finance ledger 4, the others 1).
     #[arg(long)]
     pub domains: Option<String>,
+    /// Environment of the sessions: none or ledger (a wildtool extension).
+    ///
+    /// ledger: finance-ledger sessions with a `ledger_env` scenario (initial ledger with
+    /// months of reconciled history, receipts), observations computed by running the gold
+    /// calls through the ledger environment, for `wildtool run --env ledger`. Their task
+    /// types and tools follow --challenge, so the structure factors above are refused.
+    #[arg(long)]
+    pub env: Option<String>,
+    /// What ledger sessions test: compositional, correction, question, clarify or mixed.
+    ///
+    /// compositional: a read beside a receipt booking in one request; correction: a write,
+    /// then "make it X instead of Y" (amend, not re-add); question: writes each followed
+    /// by a question about them (no write expected); clarify: writes whose amount must be
+    /// asked first; mixed (the default) draws one per session. Implies --env ledger.
+    #[arg(long)]
+    pub challenge: Option<String>,
 }
 
 /// Errors of `wildtool generate`.
@@ -193,6 +209,8 @@ impl GenerateOpts {
             ("distractors", &self.distractors),
             ("args", &self.args),
             ("domains", &self.domains),
+            ("env", &self.env),
+            ("challenge", &self.challenge),
         ];
         for (name, value) in factors {
             if let Some(v) = value {
@@ -211,7 +229,7 @@ fn write(path: &Path, text: &str) -> Result<(), super::files::FileError> {
 /// Runs `wildtool generate`: writes the suite and reports its spec and fingerprint.
 pub fn generate(opts: &GenerateOpts) -> Result<ExitCode, GenerateCmdError> {
     let spec = opts.spec()?;
-    let text = generate::generate(BUILTIN_PACKS, &spec)?;
+    let text = wildtool_core::ledger::generated::generate(BUILTIN_PACKS, &spec)?;
     write(&opts.out, &text)?;
     eprintln!(
         "{}: {} sessions ({}), fingerprint {}",
@@ -230,6 +248,6 @@ mod tests {
     #[test]
     fn the_compiled_packs_are_the_core_list() {
         let names: Vec<&str> = BUILTIN_PACKS.iter().map(|p| p.name).collect();
-        assert_eq!(names, generate::pack::PACK_FILES);
+        assert_eq!(names, wildtool_core::generate::pack::PACK_FILES);
     }
 }

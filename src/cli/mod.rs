@@ -1,5 +1,6 @@
 //! Command-line parsing and dispatch (one module per subcommand).
 
+mod audit_cmd;
 mod ci_out;
 pub mod commit;
 mod compare_cmd;
@@ -312,6 +313,40 @@ enum Command {
         candidate_cap: usize,
         #[command(flatten)]
         ci: ci_out::CiOpts,
+    },
+    /// Audit the dataset's items from several runs of it: items no run passes, items every
+    /// run passes, items whose failures share one argument value or one error class
+    /// across runs, items where several runs agree with each other against the gold, and
+    /// per-item difficulty and discrimination from a Rasch fit (docs/verify.md). Prints the
+    /// counts and the items to check first; --json and --md write the whole audit. Exit
+    /// code 2 when the runs were scored on another dataset.
+    Audit {
+        /// Runs: `run`/`score` output directories (report.json, else result.jsonl; failure
+        /// details from score.jsonl), directories of trials, report.json or result files.
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        /// The dataset the runs were scored on (its fingerprint is checked).
+        #[arg(long)]
+        dataset: PathBuf,
+        /// Write the audit as JSON (audit.json format 1) to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the audit as a Markdown report (to file against the dataset) to this file.
+        #[arg(long)]
+        md: Option<PathBuf>,
+        /// Labels for the runs, in order (repeatable; default: the model names).
+        #[arg(long = "label")]
+        labels: Vec<String>,
+        /// Items to check listed on the terminal.
+        #[arg(long, default_value_t = 10)]
+        top: usize,
+        /// Which language's fields to read (for result files).
+        #[arg(long, value_enum, default_value = "en")]
+        lang: LangArg,
+        /// Cap on the gold candidates logged per step after an action error (for result
+        /// files; see `wildtool score --help`).
+        #[arg(long, default_value_t = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP)]
+        candidate_cap: usize,
     },
     /// Gate a candidate run against a baseline run for CI: exit 1 only when the candidate
     /// is worse with evidence (the paired exact test's p below --alpha and the paired
@@ -875,6 +910,28 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                 json: o.json,
                 lang: o.lang.into(),
                 candidate_cap: o.candidate_cap,
+            })?;
+            ExitCode::SUCCESS
+        }
+        Command::Audit {
+            runs,
+            dataset,
+            json,
+            md,
+            labels,
+            top,
+            lang,
+            candidate_cap,
+        } => {
+            audit_cmd::audit_cmd(&audit_cmd::AuditArgs {
+                runs,
+                dataset,
+                json,
+                md,
+                labels,
+                lang: lang.into(),
+                candidate_cap,
+                top,
             })?;
             ExitCode::SUCCESS
         }

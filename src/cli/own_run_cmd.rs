@@ -153,6 +153,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     let tasks_total: u64 = selected.iter().map(|s| s.tasks.len() as u64).sum();
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
+    let mut trial_outcomes = Vec::new();
     for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
         fs::create_dir_all(dir).map_err(at(dir))?;
         let head = OwnHead {
@@ -210,6 +211,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
                 problems: loaded.problems.len() as u64,
             },
         );
+        trial_outcomes.push(scored.outcomes.clone());
         let ledger_env = ledger_own::metrics_json(&loaded, &envs, &scored.traces);
         let model = spec.model().to_owned();
         let summary = summary_table(&model, &doc.report);
@@ -265,6 +267,25 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             dir.join("own-report.json").display(),
             dir.join("own-report.html").display()
         );
+    }
+    if spec.trials() > 1 {
+        // pass^k over the trials' official-style labels, as trials.json has it for
+        // official runs (the own-history label first).
+        let doc = super::run_cmd::trials_json(
+            &wildtool_core::share::task_shapes(&loaded),
+            wildtool_core::dataset::fingerprint(&dataset_text),
+            spec.model(),
+            trial_outcomes,
+        )?;
+        let text = format!(
+            "{{\"extension\": {}, \"on\": \"official-style labels on the model's own traces\", \"trials\": {}}}\n",
+            serde_json::to_string(OWN_LABEL).unwrap_or_default(),
+            doc
+        );
+        let mut outputs = OutputSet::begin(&args.out, &[args.dataset.as_path()])?;
+        outputs.write("own-trials.json", &text)?;
+        outputs.commit()?;
+        eprintln!("wrote {}", args.out.join("own-trials.json").display());
     }
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {

@@ -12,6 +12,7 @@ use wildtool_core::formats::ReportDoc;
 use wildtool_core::outcome::TaskOutcome;
 use wildtool_core::report::RunStatus as ReportStatus;
 use wildtool_core::runner::engine::RunStatus;
+use wildtool_core::sweep::env::env_trial;
 use wildtool_core::sweep::html::{summary_text, sweep_html};
 use wildtool_core::sweep::{analyse, LevelInput, SweepError, SweepInput, SweepPlan, TrendOptions};
 
@@ -121,6 +122,39 @@ fn level_outcomes(dir: &Path, run: &RunArgs, model: &str) -> (Vec<Vec<TaskOutcom
     (out, done)
 }
 
+/// The outcomes of a ledger-environment level: each trial's `env-result.jsonl` scored
+/// against the level's dataset (`sweep::env`), with its env metrics. `done` as in
+/// [`level_outcomes`] (every trial done, by this sweep's model).
+fn env_level_outcomes(
+    dir: &Path,
+    dataset: &str,
+    run: &RunArgs,
+    model: &str,
+) -> (Vec<Vec<TaskOutcome>>, Vec<serde_json::Value>, bool) {
+    let dirs: Vec<PathBuf> = if run.trials <= 1 {
+        vec![dir.to_path_buf()]
+    } else {
+        (1..=run.trials)
+            .map(|t| dir.join(format!("trial-{t}")))
+            .collect()
+    };
+    let (mut outcomes, mut metrics, mut done) = (Vec::new(), Vec::new(), true);
+    for d in dirs {
+        let trial = read_text(&d.join("env-result.jsonl"))
+            .ok()
+            .and_then(|text| env_trial(dataset, &text, run.lang).ok());
+        match trial {
+            Some(t) => {
+                done &= t.status == "done" && t.model == model;
+                outcomes.push(t.outcomes);
+                metrics.push(t.metrics);
+            }
+            None => done = false,
+        }
+    }
+    (outcomes, metrics, done)
+}
+
 /// Writes the level's dataset, or checks that the one already there is the same suite.
 /// The level's directory is settled first (a kept level is read, not run).
 fn place_dataset(path: &Path, text: &str) -> Result<(), SweepCmdError> {
@@ -163,7 +197,8 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
             .map_err(|e| SweepCmdError::Generate(format!("{}: {e}", plan.dir_name(i))))?;
         let dataset = args.out.join(plan.dir_name(i)).join("dataset.jsonl");
         place_dataset(&dataset, &text)?;
-        suites.push((dataset, fingerprint_hex(&text)));
+        let fingerprint = fingerprint_hex(&text);
+        suites.push((dataset, fingerprint, text));
     }
     let model = args
         .run
@@ -173,11 +208,21 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
     let count = plan.levels.len();
     let mut levels = Vec::new();
     let mut stopped = false;
-    for (i, (dataset, fingerprint)) in suites.into_iter().enumerate() {
+    // Ledger-environment suites (env=ledger, a challenge sweep) run in the environment.
+    let env = plan.is_ledger();
+    for (i, (dataset, fingerprint, text)) in suites.into_iter().enumerate() {
         let name = plan.dir_name(i);
         let dir = args.out.join(&name);
         let value = plan.levels.get(i).cloned().unwrap_or_default();
-        let (mut trials, done) = level_outcomes(&dir, &args.run, &model);
+        let read = |dir: &Path| {
+            if env {
+                env_level_outcomes(dir, &text, &args.run, &model)
+            } else {
+                let (t, done) = level_outcomes(dir, &args.run, &model);
+                (t, Vec::new(), done)
+            }
+        };
+        let (mut trials, mut env_metrics, done) = read(&dir);
         if done {
             eprintln!("level {}/{count} {name}: done (kept)", i + 1);
         } else if !stopped {
@@ -192,7 +237,15 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
                 quiet: true,
                 ..args.run.clone()
             };
-            let status = execute(&run).map_err(|source| SweepCmdError::Run {
+            let status = if env {
+                super::env_run_cmd::execute(&RunArgs {
+                    env_name: Some("ledger"),
+                    ..run
+                })
+            } else {
+                execute(&run)
+            }
+            .map_err(|source| SweepCmdError::Run {
                 level: name.clone(),
                 source,
             })?;
@@ -200,13 +253,14 @@ pub fn sweep(args: &SweepArgs) -> Result<ExitCode, SweepCmdError> {
                 eprintln!("sweep cancelled; re-run the same command to resume");
                 stopped = true;
             }
-            trials = level_outcomes(&dir, &args.run, &model).0;
+            (trials, env_metrics, _) = read(&dir);
         }
         levels.push(LevelInput {
             value,
             dir: name,
             fingerprint,
             trials,
+            env_metrics,
         });
     }
     let doc = analyse(

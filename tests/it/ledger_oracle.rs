@@ -311,33 +311,30 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-#[test]
-#[ignore = "needs Beancount: run scripts/ledger-oracle.sh"]
-fn ledger_oracle_agrees_with_beancount() {
-    let dir = std::env::temp_dir().join(format!("wildtool-ledger-oracle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    let (text, sessions) = suite();
-    let envs: Vec<(&Session, SessionEnv)> = sessions
-        .iter()
-        .filter(|s| has_scenario(s))
-        .map(|s| (s, SessionEnv::of(s).expect("scenario").expect("env")))
-        .collect();
-
-    // 1 and 2: the suite's initial and expected ledgers, and what the gold agent leaves.
-    let out = dir.join("gold-run");
+/// Runs the gold agent in the environment on `dataset`, then bean-check on every distinct
+/// initial, expected and gold-left ledger of its ledger sessions (files `PREFIX-N` in
+/// `dir`): every one passes. Returns the distinct files and the gold-left ledgers.
+fn initial_expected_and_gold_ledgers_pass(
+    dir: &Path,
+    prefix: &str,
+    dataset: &Path,
+    text: &str,
+    sessions: &[Session],
+) -> (usize, usize) {
+    let out = dir.join(format!("{prefix}-gold-run"));
     let o = Command::new(env!("CARGO_BIN_EXE_wildtool"))
         .args(["run", "--env", "ledger", "--provider", "gold", "--dataset"])
-        .arg(root("data/suite.jsonl"))
+        .arg(dataset)
         .arg("--out")
         .arg(&out)
         .output()
         .expect("gold run");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let result = std::fs::read_to_string(out.join("env-result.jsonl")).expect("env result");
-    let scored = score_file(&sessions, &fingerprint_hex(&text), &result, false).expect("scores");
+    let scored = score_file(sessions, &fingerprint_hex(text), &result, false).expect("scores");
     let mut texts: BTreeMap<String, String> = BTreeMap::new();
-    for (s, env) in &envs {
+    for s in sessions.iter().filter(|s| has_scenario(s)) {
+        let env = SessionEnv::of(s).expect("scenario").expect("env");
         texts.insert(
             write_ledger(&env.scenario.initial, &header()),
             format!("{} initial", s.id),
@@ -359,11 +356,10 @@ fn ledger_oracle_agrees_with_beancount() {
                 .or_insert(format!("session {index} task {} left by gold", t.task));
         }
     }
-    assert_eq!(gold_ledgers, 64);
     let files: Vec<PathBuf> = texts
         .keys()
         .enumerate()
-        .map(|(i, t)| write(&dir, &format!("suite-{i}.beancount"), t))
+        .map(|(i, t)| write(dir, &format!("{prefix}-{i}.beancount"), t))
         .collect();
     let names: Vec<&String> = texts.values().collect();
     let mut failed = Vec::new();
@@ -371,7 +367,7 @@ fn ledger_oracle_agrees_with_beancount() {
         let i: usize = f
             .file_stem()
             .and_then(|s| s.to_str())
-            .and_then(|s| s.strip_prefix("suite-"))
+            .and_then(|s| s.strip_prefix(&format!("{prefix}-")))
             .and_then(|s| s.parse().ok())
             .unwrap_or(0);
         if !ok || out.contains("\"message\"") {
@@ -383,9 +379,33 @@ fn ledger_oracle_agrees_with_beancount() {
         "bean-check fails:\n{}",
         failed.join("\n")
     );
+    (files.len(), gold_ledgers)
+}
+
+#[test]
+#[ignore = "needs Beancount: run scripts/ledger-oracle.sh"]
+fn ledger_oracle_agrees_with_beancount() {
+    let dir = std::env::temp_dir().join(format!("wildtool-ledger-oracle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (text, sessions) = suite();
+    let envs: Vec<(&Session, SessionEnv)> = sessions
+        .iter()
+        .filter(|s| has_scenario(s))
+        .map(|s| (s, SessionEnv::of(s).expect("scenario").expect("env")))
+        .collect();
+
+    // 1 and 2: the suite's initial and expected ledgers, and what the gold agent leaves.
+    let (files, gold_ledgers) = initial_expected_and_gold_ledgers_pass(
+        &dir,
+        "suite",
+        &root("data/suite.jsonl"),
+        &text,
+        &sessions,
+    );
+    assert_eq!(gold_ledgers, 64);
     println!(
-        "bean-check: {} distinct suite ledgers pass (initial, expected, left by the gold agent)",
-        files.len()
+        "bean-check: {files} distinct suite ledgers pass (initial, expected, left by the gold agent)"
     );
 
     // 3 and 4: the chaos agent.
@@ -527,5 +547,29 @@ fn ledger_oracle_agrees_with_beancount() {
             .join("\n")
     );
     println!("chaos: {} ledgers ({invalid} invalid), verdicts equal Beancount's; {checked_queries} balance/spending answers equal Beancount's realization", cases.len());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The generated suite of the done-when: `wildtool generate --seed 7 --sessions 256 --env
+/// ledger`: every initial and expected ledger, and every ledger the gold agent leaves in
+/// the environment, passes bean-check.
+#[test]
+#[ignore = "needs Beancount: run scripts/ledger-oracle.sh"]
+fn ledger_oracle_passes_a_generated_256_session_suite() {
+    let dir =
+        std::env::temp_dir().join(format!("wildtool-ledger-oracle-gen-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("suite.jsonl");
+    crate::generate_ledger::generate_256(&file);
+    let text = std::fs::read_to_string(&file).expect("suite");
+    let sessions = load_dataset(&text, Lang::En).sessions;
+    assert_eq!(sessions.len(), 256);
+    let (files, gold_ledgers) =
+        initial_expected_and_gold_ledgers_pass(&dir, "gen", &file, &text, &sessions);
+    assert_eq!(gold_ledgers, 1024);
+    println!(
+        "bean-check: {files} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -446,6 +446,10 @@ fn invalid_uses(scratch: &Path) -> Vec<(&'static str, Vec<String>)> {
         ),
         ("verify", v(&[&out("no-such-bundle"), "--dataset", &mini])),
         (
+            "audit",
+            v(&[&result, "--dataset", &mini, "--label", "a", "--label", "b"]),
+        ),
+        (
             "export",
             v(&[
                 "--format",

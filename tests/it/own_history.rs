@@ -42,6 +42,25 @@ fn all_correct(tasks: &serde_json::Value) -> bool {
         .is_some_and(|t| !t.is_empty() && t.iter().all(|x| x["correct"] == true))
 }
 
+/// The gold agent on the bundled suite in own history, with `extra` options.
+fn own_gold_run(out: &Path, extra: &[&str]) {
+    let suite = suite();
+    let mut args = vec![
+        "run",
+        "--dataset",
+        &suite,
+        "--provider",
+        "gold",
+        "--history",
+        "own",
+    ];
+    args.extend_from_slice(extra);
+    let out = s(out);
+    args.extend(["--out", &out]);
+    let o = wt(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn the_gold_agent_scores_everything_in_both_history_modes() {
     let own = tmp("own-gold");
@@ -68,20 +87,7 @@ fn the_gold_agent_scores_everything_in_both_history_modes() {
     assert!(!own.join("score.jsonl").exists() && !own.join("metric.json").exists());
 
     let ledger = tmp("own-gold-ledger");
-    let o = wt(&[
-        "run",
-        "--dataset",
-        &suite(),
-        "--provider",
-        "gold",
-        "--history",
-        "own",
-        "--env",
-        "ledger",
-        "--out",
-        &s(&ledger),
-    ]);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    own_gold_run(&ledger, &["--env", "ledger"]);
     let r = json(&ledger.join("own-report.json"));
     assert!(all_correct(&r["report"]["tasks"]));
     let env = &r["ledger_env"];
@@ -343,4 +349,65 @@ fn errors_propagate_in_own_history_only_and_the_figure_is_its_labels() {
     };
     check("by_position", &|o| (o.1 + 1).to_string());
     check("by_transitions", &|o| o.3.to_string());
+
+    // The overall difference and both propagation shares, recomputed from the labels.
+    let n = own_labels.len() as f64;
+    let own_rate = own_labels.iter().filter(|o| o.2).count() as f64 / n;
+    let gold_rate = gold_labels.iter().filter(|g| g.2).count() as f64 / n;
+    let d = fig["task_accuracy_delta"]["estimate"]
+        .as_f64()
+        .expect("overall delta");
+    assert!((d - (own_rate - gold_rate)).abs() < 1e-12, "{d}");
+    let share = |labels: &[Label]| {
+        let failed: Vec<&Label> = labels.iter().filter(|l| l.1 > 0 && !l.2).collect();
+        let following = failed
+            .iter()
+            .filter(|f| labels.iter().any(|e| e.0 == f.0 && e.1 < f.1 && !e.2))
+            .count() as u64;
+        (failed.len() as u64, following)
+    };
+    for (key, labels) in [
+        ("propagation_own", &own_labels),
+        ("propagation_gold", &gold_labels),
+    ] {
+        let (with_pred, following) = share(labels);
+        assert_eq!(
+            fig[key]["failures_with_predecessor"].as_u64(),
+            Some(with_pred),
+            "{key}"
+        );
+        assert_eq!(
+            fig[key]["following_failure"].as_u64(),
+            Some(following),
+            "{key}"
+        );
+    }
+}
+
+#[test]
+fn own_history_trials_give_pass_hat_k() {
+    let own = tmp("own-trials");
+    own_gold_run(&own, &["--trials", "2"]);
+    let t = json(&own.join("own-trials.json"));
+    assert!(t["extension"]
+        .as_str()
+        .is_some_and(|e| e.starts_with("Extension (own history)")));
+    assert_eq!(t["trials"]["trials"], 2);
+    assert_eq!(t["trials"]["tasks_scored"], 256);
+    assert_eq!(t["trials"]["pass_hat_k"]["1"], 1.0);
+    assert_eq!(t["trials"]["pass_hat_k"]["2"], 1.0);
+    for k in 1..=2 {
+        assert!(own.join(format!("trial-{k}/own-report.json")).is_file());
+    }
+    // Not an official file either.
+    let o = wt(&[
+        "score",
+        "--dataset",
+        &suite(),
+        "--results",
+        &s(&own.join("own-trials.json")),
+        "--out",
+        &s(&tmp("own-trials-score")),
+    ]);
+    assert_ne!(o.status.code(), Some(0));
 }

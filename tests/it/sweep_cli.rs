@@ -384,3 +384,93 @@ fn an_endpoint_sweep_uses_the_run_options_and_stops_at_a_failed_preflight() {
     assert_eq!(refusing.requests().len(), 1);
     assert!(!out2.join("level-3/checkpoint.jsonl").exists());
 }
+
+/// A `challenge` sweep runs every level in the ledger environment: `sweep.json` carries
+/// the env metrics per level (`write_after_question_rate` …) and the trend test on
+/// `env_success`; the page's analysis (the lab module's `sweep` call, given each level's
+/// dataset and `env-result.jsonl`) writes the same `sweep.json` and `sweep.html` bytes.
+#[test]
+fn a_challenge_sweep_reports_env_metrics_and_the_page_computes_the_same_document() {
+    let out = tmp("challenge");
+    let levels = "compositional,correction,question,clarify";
+    let o = wildtool(&[
+        "sweep",
+        "--factor",
+        &format!("challenge={levels}"),
+        "--per-level",
+        "8",
+        "--seed",
+        "5",
+        "--provider",
+        "baseline",
+        "--out",
+        out.to_str().unwrap_or(""),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("write after question"), "{}", text(&o));
+    let json_text = read(&out.join("sweep.json"));
+    let doc = sweep_doc(&out);
+    assert_eq!(doc.mode.as_deref(), Some("ledger-env"));
+    assert!(doc.notes[0].starts_with("Extension: ledger environment"));
+    assert!(doc.trend.is_some());
+    let mut run_levels = Vec::new();
+    for (i, l) in doc.levels.iter().enumerate() {
+        let dir = out.join(&l.dir);
+        assert!(dir.join("env-result.jsonl").is_file(), "{}", l.dir);
+        assert!(!dir.join("report.json").exists(), "{}", l.dir);
+        assert_eq!(l.env_metrics.len(), 1);
+        let m = &l.env_metrics[0];
+        assert!(m["write_after_question_rate"]["denominator"].as_u64() > Some(0));
+        // The level's rate is its env-report.json's.
+        let report: serde_json::Value =
+            serde_json::from_str(&read(&dir.join("env-report.json"))).expect("env-report");
+        assert_eq!(m, &report["ledger_env"], "level {i}");
+        assert_eq!(
+            l.task_accuracy,
+            report["ledger_env"]["env_task_success"]["value"].as_f64()
+        );
+        let dataset = read(&dir.join("dataset.jsonl"));
+        run_levels.push(wildtool_lab::sweep::LevelRun {
+            fingerprint: wildtool_core::dataset::fingerprint_hex(&dataset),
+            outcomes: Vec::new(),
+            env: Some(wildtool_lab::sweep::EnvRun {
+                dataset,
+                result: read(&dir.join("env-result.jsonl")),
+            }),
+        });
+    }
+    let input = wildtool_lab::sweep::ViewInput {
+        plan: wildtool_lab::sweep::PlanInput {
+            factor: format!("challenge={levels}"),
+            seed: "5".into(),
+            per_level: "8".into(),
+            hold: String::new(),
+        },
+        model: "baseline".into(),
+        levels: run_levels,
+        width: 0.0,
+    };
+    let page: wildtool_lab::sweep::ViewOutput = serde_json::from_str(
+        &wildtool_lab::sweep::view(&serde_json::to_string(&input).expect("input")).expect("view"),
+    )
+    .expect("view output");
+    assert_eq!(page.doc, json_text);
+    assert_eq!(page.html, read(&out.join("sweep.html")));
+    assert!(page.view.contains("sweep-env"));
+
+    // Levels of different kinds cannot be swept together.
+    let o = wildtool(&[
+        "sweep",
+        "--factor",
+        "env=none,ledger",
+        "--per-level",
+        "4",
+        "--seed",
+        "5",
+        "--provider",
+        "gold",
+        "--out",
+        tmp("mixed-env").to_str().unwrap_or(""),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}

@@ -115,3 +115,28 @@ pub struct HistoryRow {
     /// The run can be resumed.
     pub resumable: bool,
 }
+
+/// The item audit of runs of one dataset ([`crate::Call::AuditView`]). The shell sends the
+/// comparison call's input, of which these are the members the audit reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditInput {
+    /// Fingerprint of the loaded dataset.
+    pub fingerprint: u64,
+    /// Every task of the dataset, in dataset order.
+    pub shapes: Vec<TaskShape>,
+    /// The runs, with every trial's outcomes.
+    pub runs: Vec<wildtool_core::compare::RunInput>,
+}
+
+/// A bundle dropped on the page, verified ([`crate::Call::VerifyView`]): the files as
+/// dropped (name and text) and the dataset loaded in the page (a dataset among the files
+/// is used instead).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VerifyInput {
+    /// `(file name, text)` in the order dropped.
+    pub files: Vec<(String, String)>,
+    /// The loaded dataset's text, when one is loaded.
+    pub dataset: Option<String>,
+    /// `en` or `zh`.
+    pub lang: String,
+}

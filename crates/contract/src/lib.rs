@@ -89,6 +89,10 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
+    AuditView => "audit_view",
+    /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
+    VerifyView => "verify_view",
 }
 
 #[cfg(test)]

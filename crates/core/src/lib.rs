@@ -21,6 +21,7 @@
     )
 )]
 
+pub mod audit;
 pub mod chart;
 pub mod checker;
 pub mod ci;

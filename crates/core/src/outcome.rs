@@ -396,6 +396,26 @@ fn outcomes_from_value(v: &serde_json::Value) -> Option<Vec<TaskOutcome>> {
         .collect()
 }
 
+/// A Single-Tool task outcome for tests: session `session`, position 0, one gold node.
+#[cfg(test)]
+pub(crate) fn sample_outcome(session: u32, correct: bool) -> TaskOutcome {
+    TaskOutcome {
+        session,
+        position: 0,
+        task_type: TaskType::SingleTool,
+        subtype: None,
+        transitions: 0,
+        correct,
+        name_correct: correct,
+        optimal: correct,
+        steps_logged: 1,
+        nodes_total: 1,
+        nodes_done: u16::from(correct),
+        error: None,
+        incomplete: false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -67,7 +67,7 @@ pub fn run(input: &GenerateInput) -> Result<GenerateOutput, LabError> {
             text: &p.text,
         })
         .collect();
-    let text = Packs::parse(&texts)?.generate(&spec)?;
+    let text = wildtool_core::ledger::generated::generate_parsed(&Packs::parse(&texts)?, &spec)?;
     let fingerprint = fingerprint_hex(&text);
     let sessions = spec.sessions;
     let spec = spec.to_text();
@@ -173,23 +173,29 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn the_suite_is_the_cores_with_its_card() {
-        let input = GenerateInput {
-            spec: "seed=9,sessions=5,width=3,types=single,parallel,chat,clarify".into(),
-            packs: packs(),
-        };
-        let out: GenerateOutput =
-            serde_json::from_str(&generate(&serde_json::to_string(&input).unwrap()).unwrap())
-                .unwrap();
-        let texts: Vec<PackText<'_>> = input
+    fn generated(input: &GenerateInput) -> GenerateOutput {
+        serde_json::from_str(&generate(&serde_json::to_string(input).unwrap()).unwrap()).unwrap()
+    }
+
+    fn pack_texts(input: &GenerateInput) -> Vec<PackText<'_>> {
+        input
             .packs
             .iter()
             .map(|p| PackText {
                 name: &p.name,
                 text: &p.text,
             })
-            .collect();
+            .collect()
+    }
+
+    #[test]
+    fn the_suite_is_the_cores_with_its_card() {
+        let input = GenerateInput {
+            spec: "seed=9,sessions=5,width=3,types=single,parallel,chat,clarify".into(),
+            packs: packs(),
+        };
+        let out = generated(&input);
+        let texts = pack_texts(&input);
         let spec = GenerateSpec::parse(&input.spec).unwrap();
         let core = wildtool_core::generate::generate(&texts, &spec).unwrap();
         assert_eq!(out.text, core);
@@ -213,6 +219,34 @@ mod tests {
             "fingerprint                 {}\n",
             out.fingerprint
         )));
+    }
+
+    #[test]
+    fn ledger_suites_are_the_cores_too() {
+        let input = GenerateInput {
+            spec: "seed=4,sessions=6,challenge=question".into(),
+            packs: packs(),
+        };
+        let out = generated(&input);
+        let texts = pack_texts(&input);
+        let spec = GenerateSpec::parse(&input.spec).unwrap();
+        let core = wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
+        assert_eq!(out.text, core);
+        assert_eq!(out.text.lines().count(), 6);
+        assert!(out.text.lines().all(|l| l.contains("\"ledger_env\"")));
+        assert_eq!(out.spec, "seed=4,sessions=6,challenge=question");
+        let e = generate(
+            &serde_json::to_string(&GenerateInput {
+                spec: "seed=4,sessions=6,env=ledger,transitions=1".into(),
+                packs: packs(),
+            })
+            .unwrap(),
+        )
+        .unwrap_err();
+        assert!(
+            e.to_string().contains("does not apply to env=ledger"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod compare;
 pub mod dashboard;
 pub mod generate;
@@ -23,6 +24,7 @@ pub mod sweep;
 pub mod trace;
 pub mod trials;
 pub mod upload;
+pub mod verify;
 pub mod widgets;
 
 pub use wildtool_contract::Call;
@@ -142,6 +144,10 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The item audit of runs of one dataset (see [`audit`]).
+    AuditView, audit_view => crate::audit::view;
+    /// A dropped bundle verified against the dataset (see [`verify`]).
+    VerifyView, verify_view => crate::verify::view;
 }
 
 #[cfg(test)]

@@ -4,8 +4,12 @@
 
 use serde::{Deserialize, Serialize};
 use wildtool_core::chart::{describe, render_svg_with, table, ChartTable, Layout};
+use wildtool_core::dataset::Lang;
 use wildtool_core::outcome::TaskOutcome;
-use wildtool_core::sweep::html::{chart, level_table, sweep_html, thousands, trend_lines};
+use wildtool_core::sweep::env::env_trial;
+use wildtool_core::sweep::html::{
+    chart, env_table, level_table, sweep_html, thousands, trend_lines,
+};
 use wildtool_core::sweep::{analyse, LevelInput, SweepDoc, SweepInput, SweepPlan, TrendOptions};
 use wildtool_ui::{el, el_text, Element, Node};
 
@@ -85,8 +89,22 @@ pub fn plan(input: &str) -> Result<String, LabError> {
 pub struct LevelRun {
     /// Its dataset's fingerprint.
     pub fingerprint: String,
-    /// One outcome per task of its dataset (empty when the level did not run).
+    /// One outcome per task of its dataset (empty when the level did not run; ignored
+    /// when `env` is given).
     pub outcomes: Vec<TaskOutcome>,
+    /// A ledger-environment level (`env=ledger` suites, e.g. a `challenge` sweep): its
+    /// dataset and `env-result.jsonl` texts, scored here as `wildtool sweep` scores them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<EnvRun>,
+}
+
+/// A ledger-environment level's run as the page holds it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvRun {
+    /// The level's dataset (JSON Lines).
+    pub dataset: String,
+    /// Its `env-result.jsonl`.
+    pub result: String,
 }
 
 /// What the page sends once the levels ran.
@@ -117,10 +135,20 @@ pub struct ViewOutput {
 /// The sweep's document for `input` (the same as `wildtool sweep` writes).
 pub fn document(input: &ViewInput) -> Result<SweepDoc, LabError> {
     let plan = input.plan.plan()?;
+    if plan.is_ledger()
+        && input
+            .levels
+            .iter()
+            .any(|r| r.env.is_none() && !r.outcomes.is_empty())
+    {
+        return Err(LabError::Input(
+            "the levels are ledger-environment suites: a sweep of them is counted on env_success, so each level needs its env-result.jsonl (run it in the ledger environment)".into(),
+        ));
+    }
     let levels = (0..plan.levels.len())
         .map(|i| {
             let run = input.levels.get(i);
-            LevelInput {
+            let mut level = LevelInput {
                 value: plan.levels.get(i).cloned().unwrap_or_default(),
                 dir: plan.dir_name(i),
                 fingerprint: run.map(|r| r.fingerprint.clone()).unwrap_or_default(),
@@ -128,9 +156,17 @@ pub fn document(input: &ViewInput) -> Result<SweepDoc, LabError> {
                     Some(r) if !r.outcomes.is_empty() => vec![r.outcomes.clone()],
                     _ => Vec::new(),
                 },
+                env_metrics: Vec::new(),
+            };
+            if let Some(env) = run.and_then(|r| r.env.as_ref()) {
+                let t = env_trial(&env.dataset, &env.result, Lang::En)
+                    .map_err(|e| LabError::Input(format!("{}: {e}", level.dir)))?;
+                level.trials = vec![t.outcomes];
+                level.env_metrics = vec![t.metrics];
             }
+            Ok(level)
         })
-        .collect();
+        .collect::<Result<Vec<_>, LabError>>()?;
     Ok(analyse(
         &SweepInput {
             plan: &plan,
@@ -236,6 +272,18 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                 .attr("aria-label", "Levels (scrolls sideways on narrow screens)")
                 .child(data_table(&level_table(doc))),
         )
+        .children(env_table(doc).map(|t| {
+            el("div")
+                .class("table-box")
+                .id("sweep-env")
+                .attr("tabindex", "0")
+                .attr("role", "region")
+                .attr(
+                    "aria-label",
+                    "Ledger-environment metrics (scrolls sideways on narrow screens)",
+                )
+                .child(data_table(&t))
+        }))
         .child(
             el("ul")
                 .class("muted")
@@ -300,10 +348,12 @@ mod tests {
                 LevelRun {
                     fingerprint: "a".into(),
                     outcomes: Vec::new(),
+                    env: None,
                 },
                 LevelRun {
                     fingerprint: "b".into(),
                     outcomes: Vec::new(),
+                    env: None,
                 },
             ],
             width: 390.0,

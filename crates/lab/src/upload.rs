@@ -164,7 +164,8 @@ impl UploadScoring {
 
     /// Installs jieba from the bytes of its dictionary file.
     pub fn set_dictionary(&self, dict: &[u8]) -> Result<(), LabError> {
-        let j = JiebaSegmenter::from_dict_bytes(dict).map_err(|e| LabError::Message(e.to_string()))?;
+        let j =
+            JiebaSegmenter::from_dict_bytes(dict).map_err(|e| LabError::Message(e.to_string()))?;
         self.install(j);
         Ok(())
     }
@@ -235,7 +236,9 @@ mod exports {
         #[wasm_bindgen(js_name = setDictionary)]
         pub fn set_dictionary(&self, dict: &[u8]) -> Result<(), JsError> {
             match &self.job {
-                Some(j) => j.set_dictionary(dict).map_err(|e| JsError::new(&e.to_string())),
+                Some(j) => j
+                    .set_dictionary(dict)
+                    .map_err(|e| JsError::new(&e.to_string())),
                 None => Ok(()),
             }
         }
@@ -304,7 +307,10 @@ mod tests {
         assert_eq!(whole.score_jsonl.trim_end(), official.trim_end());
         let summary: serde_json::Value = serde_json::from_str(&whole.summary).unwrap();
         let metric = read("official-runs/mock-seed-0/mini_metric.json");
-        assert_eq!(summary["metric"].as_str().unwrap().trim_end(), metric.trim_end());
+        assert_eq!(
+            summary["metric"].as_str().unwrap().trim_end(),
+            metric.trim_end()
+        );
         assert!(summary["mismatch"].is_null());
     }
 }

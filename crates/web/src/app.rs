@@ -213,8 +213,13 @@ impl Inner {
                     })
                 });
                 let p = blob.map(|b| {
-                    self.io
-                        .score_in_worker(&b, &text, lang, keep, progress.as_ref().unchecked_ref())
+                    self.io.score_in_worker(
+                        &b,
+                        &text,
+                        lang,
+                        keep,
+                        progress.as_ref().unchecked_ref(),
+                    )
                 });
                 let me = self.clone();
                 spawn_local(async move {

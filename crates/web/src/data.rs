@@ -142,8 +142,8 @@ pub struct Loaded {
     pub tasks: usize,
     /// Git blob id of the text (recognises the official dataset).
     pub git_blob: String,
-    /// The text (handed to the worker that scores uploads).
-    pub text: std::rc::Rc<str>,
+    /// The text (verification re-scores against it).
+    pub text: String,
 }
 
 /// A dataset shared for the page's life.
@@ -180,7 +180,7 @@ pub fn load(text: &str, source: DatasetSource, lang: Lang) -> Dataset {
         fingerprint: fingerprint_hex(text),
         git_blob: wildtool_core::compare::leaderboard::git_blob_id(text.as_bytes()),
         tasks: shapes.len(),
-        text: text.into(),
+        text: text.to_owned(),
         source,
         lang,
         segmenter,

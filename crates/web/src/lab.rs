@@ -794,9 +794,18 @@ impl AppState {
         } else {
             COMPARE_VIEW
         };
+        // The item audit reads the same runs (from the same input), not a link's.
+        let audit = (self.lab.compare_runs_key.as_deref() != Some(runs_key.as_str()))
+            .then(|| input.clone());
         self.lab.compare_runs_key = Some(runs_key);
         self.lab.compare_key = Some(key);
         fx.extend(self.lab_call(call, input, LabPurpose::Compare));
+        if let Some(input) = audit {
+            self.lab.clear(LabPurpose::Audit);
+            if call == COMPARE_VIEW {
+                fx.extend(self.lab_call(Call::AuditView, input, LabPurpose::Audit));
+            }
+        }
         fx
     }
 }

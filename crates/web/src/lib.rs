@@ -21,6 +21,7 @@ pub mod lab;
 pub mod links;
 pub mod live;
 pub mod msg;
+pub mod offload;
 pub mod pair;
 pub mod placement;
 pub mod probe;
@@ -31,8 +32,8 @@ pub mod settings;
 pub mod shown;
 pub mod state;
 pub mod traces;
-pub mod offload;
 pub mod upload;
+pub mod verify;
 pub mod views;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).

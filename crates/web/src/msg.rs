@@ -27,6 +27,8 @@ pub enum FilePurpose {
     Dataset,
     /// A result file, checkpoint or run export for Offline scoring (or an import).
     Results,
+    /// A file of a bundle to verify.
+    Verify,
 }
 
 /// What a fetched text is for.
@@ -121,6 +123,10 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The item audit of the runs compared.
+    Audit,
+    /// The verdicts of the files dropped to verify.
+    Verify,
 }
 
 /// What a request beside the run's own is for.
@@ -220,6 +226,8 @@ pub enum Msg {
     UploadFile(FileRef),
     /// A run file to import into the history.
     ImportFile(FileRef),
+    /// A file of a bundle to verify (`None`: start again).
+    VerifyFile(Option<FileRef>),
     /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
@@ -340,6 +348,7 @@ impl Msg {
             "resume" => Msg::Resume(arg.to_owned()),
             "discard" => Msg::Discard(arg.to_owned()),
             "export" => Msg::Export(arg.to_owned()),
+            "verify-clear" => Msg::VerifyFile(None),
             "chart-svg" => Msg::Chart("svg".into(), arg.to_owned()),
             "chart-png" => Msg::Chart("png".into(), arg.to_owned()),
             "copy-link" => Msg::CopyLink,
@@ -385,6 +394,7 @@ impl Msg {
             "dataset-file" => Msg::DatasetFile(file),
             "upload" => Msg::UploadFile(file),
             "history-import" => Msg::ImportFile(file),
+            "verify-file" => Msg::VerifyFile(Some(file)),
             _ => return None,
         })
     }

@@ -25,7 +25,7 @@ impl AppState {
         vec![Effect::ScoreInWorker {
             keep: file.size <= KEEP_TEXT,
             file,
-            text: dataset.text.clone(),
+            text: dataset.text.as_str().into(),
             lang: crate::data::lang_name(dataset.lang),
         }]
     }
@@ -87,7 +87,11 @@ fn read_summary(summary: &str, score_jsonl: String) -> Option<(Scored, Option<St
         .iter()
         .filter_map(|e| e.as_str().map(str::to_owned))
         .collect();
-    let count = |k: &str| v.get("stats").and_then(|s| s.get(k)).and_then(|n| n.as_u64());
+    let count = |k: &str| {
+        v.get("stats")
+            .and_then(|s| s.get(k))
+            .and_then(|n| n.as_u64())
+    };
     let stats = wildtool_core::score::ScoreStats {
         lines: count("lines")?,
         input_tokens: count("input_tokens")?,

@@ -139,6 +139,8 @@ pub struct AppState {
     pub run: Option<LiveRun>,
     /// Offline scoring.
     pub upload: Upload,
+    /// The files dropped to verify.
+    pub verify: crate::verify::VerifyFiles,
     /// Trace view state.
     pub traces: TraceUi,
     /// Disclosures the user opened.
@@ -257,6 +259,7 @@ impl AppState {
             shown: None,
             run: None,
             upload: Upload::default(),
+            verify: Default::default(),
             traces: TraceUi::default(),
             open: Vec::new(),
             focus: None,
@@ -450,6 +453,12 @@ impl AppState {
                 fx
             }
             Msg::FileRead {
+                purpose: FilePurpose::Verify,
+                file,
+                bytes,
+                ..
+            } => self.verify_read(file, bytes),
+            Msg::FileRead {
                 purpose: FilePurpose::Results,
                 file,
                 offset,
@@ -522,6 +531,7 @@ impl AppState {
             Msg::AgentStep => self.run_agents(now),
             Msg::UploadFile(file) => self.upload_start(file),
             Msg::ImportFile(file) => self.upload_begin(file, true),
+            Msg::VerifyFile(file) => self.verify_file(file),
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),

@@ -1247,7 +1247,7 @@ fn the_comparison_view_asks_the_lab_module_once_per_selection() {
     assert!(b.text("compare-wait").contains("(1 chosen)"));
     assert!(b.lab_calls.is_empty());
     b.act("compare-pick", &baseline, "true");
-    assert_eq!(b.lab_calls, ["compare_view"]);
+    assert_eq!(b.lab_calls, ["compare_view", "audit_view"]);
     assert_eq!(b.hook("compare").as_deref(), Some("ready"));
     // The numbers are the core's comparison of the two stored runs.
     let stored = |id: &str| -> Vec<wildtool_core::outcome::TaskOutcome> {
@@ -1290,18 +1290,18 @@ fn the_comparison_view_asks_the_lab_module_once_per_selection() {
     // Moving away and back, or any other message, does not compute it again.
     b.act("nav", "history", "");
     b.act("nav", "compare", "");
-    assert_eq!(b.lab_calls.len(), 1, "{:?}", b.lab_calls);
+    assert_eq!(b.lab_calls.len(), 2, "{:?}", b.lab_calls);
     // Renaming a run changes the comparison.
     b.act("history-rename", &gold, "");
     b.act("history-label", "", "the gold agent");
     b.act("history-rename-save", "", "");
     b.act("nav", "compare", "");
-    assert_eq!(b.lab_calls.len(), 2);
+    assert_eq!(b.lab_calls.len(), 4);
     assert!(b.deep_text("pair-1-title").starts_with("the gold agent vs"));
     // After a reload the chosen runs are read back and compared again.
     let r = Browser::open("http://page/?view=compare", b.kv.clone());
     assert_eq!(r.hook("view").as_deref(), Some("compare"));
-    assert_eq!(r.lab_calls, ["compare_view"]);
+    assert_eq!(r.lab_calls, ["compare_view", "audit_view"]);
     assert_eq!(r.deep_text("pair-1-p"), b.deep_text("pair-1-p"));
 }
 
@@ -1492,6 +1492,7 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
             dir: format!("level-{value}"),
             fingerprint: entry.dataset_fingerprint.clone(),
             trials: vec![outcomes],
+            env_metrics: Vec::new(),
         });
     }
     // sweep.json is the core's analysis of the stored runs.
@@ -1774,7 +1775,11 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
         .contains(&format!("of {} models", models.len())));
 }
 
+#[path = "page/audit.rs"]
+mod audit;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]
 mod traces;
+#[path = "page/verify.rs"]
+mod verify;

@@ -69,23 +69,12 @@ impl Headline {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::outcome::{TaskOutcome, TaskType};
+    use crate::outcome::TaskOutcome;
 
     fn outcome(session: u32, correct: bool, incomplete: bool) -> TaskOutcome {
         TaskOutcome {
-            session,
-            position: 0,
-            task_type: TaskType::SingleTool,
-            subtype: None,
-            transitions: 0,
-            correct,
-            name_correct: correct,
-            optimal: correct,
-            steps_logged: 1,
-            nodes_total: 1,
-            nodes_done: u16::from(correct),
-            error: None,
             incomplete,
+            ..crate::outcome::sample_outcome(session, correct)
         }
     }
 

@@ -122,6 +122,17 @@ pub type Details = BTreeMap<(u32, u8), String>;
 /// The failure details of every failed task of a `score.jsonl` text.
 pub fn details(score_text: &str) -> Details {
     let mut out = Details::new();
+    for_each_failed_task(score_text, |session, position, task| {
+        if let Some(text) = first_difference(task) {
+            out.insert((session, position), text);
+        }
+    });
+    out
+}
+
+/// Calls `visit(session, position, task)` for every task of a `score.jsonl` text whose
+/// label is not `correct` (lines that are not scored sessions are passed over).
+pub(crate) fn for_each_failed_task(score_text: &str, mut visit: impl FnMut(u32, u8, &Value)) {
     for line in score_text.split('\n') {
         let session = crate::formats::score_file::sort_key(line);
         let Ok(session) = u32::try_from(session) else {
@@ -137,12 +148,11 @@ pub fn details(score_text: &str) -> Details {
             if task.get("label").and_then(Value::as_str) == Some("correct") {
                 continue;
             }
-            if let (Some(text), Ok(position)) = (first_difference(task), u8::try_from(position)) {
-                out.insert((session, position), text);
+            if let Ok(position) = u8::try_from(position) {
+                visit(session, position, task);
             }
         }
     }
-    out
 }
 
 /// The first failed argument check of a scored task, else its first step error.

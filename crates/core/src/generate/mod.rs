@@ -18,6 +18,7 @@
 
 pub mod calendar;
 pub mod card;
+pub mod ledger_pack;
 pub mod pack;
 pub mod plan;
 pub mod rng;
@@ -34,8 +35,8 @@ use crate::outcome::TurnSubtype;
 pub use pack::{PackText, Packs};
 pub use plan::{plan_session, SessionPlan, TaskPlan};
 pub use spec::{
-    ArgStyle, Factor, FactorInfo, GenerateSpec, MissingClass, MixedShape, MultiKind, TypeChoice,
-    FACTORS,
+    ArgStyle, ChallengeLevel, EnvKind, Factor, FactorInfo, GenerateSpec, MissingClass, MixedShape,
+    MultiKind, TypeChoice, FACTORS,
 };
 
 /// Identifies the generator's semantics; part of what the output is a function of.
@@ -135,6 +136,11 @@ impl Packs {
     /// Generates the suite.
     pub fn generate(&self, spec: &GenerateSpec) -> Result<String, GenerateError> {
         spec.check()?;
+        if spec.is_ledger() {
+            return Err(GenerateError::Spec(
+                "env=ledger suites are built by the ledger environment (wildtool_core::ledger::generated::generate)".into(),
+            ));
+        }
         let domains = self.allowed(spec)?;
         let spec_text = spec.factors_text();
         let mut out = String::new();

@@ -345,6 +345,8 @@ pub struct Pack {
     pub ops: Vec<Op>,
     /// Chat exchanges.
     pub chats: Vec<Chat>,
+    /// The ledger environment's section (`env=ledger` sessions), when the pack has one.
+    pub ledger: Option<super::ledger_pack::LedgerPack>,
 }
 
 impl Pack {
@@ -437,6 +439,8 @@ struct RawPack {
     ops: Vec<RawOp>,
     #[serde(default)]
     chats: Vec<RawChat>,
+    #[serde(default)]
+    ledger: Option<super::ledger_pack::LedgerPack>,
 }
 
 fn one() -> u32 {
@@ -933,6 +937,9 @@ fn parse_domain(text: &str) -> Result<Pack, String> {
     if ops.is_empty() {
         return Err("a domain pack needs operations".into());
     }
+    if let Some(l) = &raw.ledger {
+        l.check(&kinds)?;
+    }
     Ok(Pack {
         id: raw.id,
         domain: raw.domain,
@@ -942,6 +949,7 @@ fn parse_domain(text: &str) -> Result<Pack, String> {
         lookalikes,
         ops,
         chats,
+        ledger: raw.ledger,
     })
 }
 

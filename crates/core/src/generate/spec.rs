@@ -190,6 +190,68 @@ impl ArgStyle {
     }
 }
 
+/// Which environment the sessions are made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EnvKind {
+    /// The official format only (observations rendered from the pack's templates).
+    None,
+    /// Ledger sessions with a `ledger_env` scenario: observations computed by running the
+    /// gold calls through the ledger environment.
+    Ledger,
+}
+
+impl EnvKind {
+    /// The factor value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::None => "none",
+            Self::Ledger => "ledger",
+        }
+    }
+}
+
+/// What an `env=ledger` session tests (the ledger environment's challenges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChallengeLevel {
+    /// A read beside a write in one request.
+    Compositional,
+    /// A write, then a correction of it (amend, not re-add).
+    Correction,
+    /// Writes each followed by a question about them (no write expected).
+    Question,
+    /// Writes that need a clarification first.
+    Clarify,
+    /// One of the four, drawn per session.
+    Mixed,
+}
+
+impl ChallengeLevel {
+    /// All levels.
+    pub const ALL: [ChallengeLevel; 5] = [
+        Self::Compositional,
+        Self::Correction,
+        Self::Question,
+        Self::Clarify,
+        Self::Mixed,
+    ];
+
+    /// The factor value.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Compositional => "compositional",
+            Self::Correction => "correction",
+            Self::Question => "question",
+            Self::Clarify => "clarify",
+            Self::Mixed => "mixed",
+        }
+    }
+
+    /// Parses a factor value.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|x| x.name() == s.trim())
+    }
+}
+
 /// The factors of a generated suite.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Factor {
@@ -219,6 +281,10 @@ pub enum Factor {
     Args,
     /// Domains sessions are drawn from.
     Domains,
+    /// The environment sessions are made for.
+    Env,
+    /// What ledger sessions test.
+    Challenge,
 }
 
 /// A factor's name, accepted values and default, for help texts and the page.
@@ -235,7 +301,7 @@ pub struct FactorInfo {
 }
 
 /// Every factor, in documentation order.
-pub const FACTORS: [FactorInfo; 13] = [
+pub const FACTORS: [FactorInfo; 15] = [
     FactorInfo {
         factor: Factor::Transitions,
         name: "transitions",
@@ -315,6 +381,18 @@ pub const FACTORS: [FactorInfo; 13] = [
         values: "pack ids or domain names (joined by + or ,)",
         default: "all packs, by pack weight",
     },
+    FactorInfo {
+        factor: Factor::Env,
+        name: "env",
+        values: "none, ledger",
+        default: "none (ledger when challenge is set)",
+    },
+    FactorInfo {
+        factor: Factor::Challenge,
+        name: "challenge",
+        values: "compositional, correction, question, clarify, mixed",
+        default: "mixed (with env=ledger)",
+    },
 ];
 
 impl Factor {
@@ -388,6 +466,10 @@ pub struct GenerateSpec {
     pub args: Option<ArgStyle>,
     /// Domains (pack ids), in the order given.
     pub domains: Option<Vec<String>>,
+    /// The environment.
+    pub env: Option<EnvKind>,
+    /// What ledger sessions test.
+    pub challenge: Option<ChallengeLevel>,
 }
 
 fn list(value: &str) -> Vec<&str> {
@@ -529,6 +611,22 @@ impl GenerateSpec {
                 }
                 self.domains = Some(items);
             }
+            Factor::Env => {
+                self.env = Some(match value.trim() {
+                    "none" => EnvKind::None,
+                    "ledger" => EnvKind::Ledger,
+                    _ => return Err(bad(name, value, "none, ledger")),
+                })
+            }
+            Factor::Challenge => {
+                self.challenge = Some(ChallengeLevel::parse(value).ok_or_else(|| {
+                    bad(
+                        name,
+                        value,
+                        "compositional, correction, question, clarify, mixed",
+                    )
+                })?)
+            }
         }
         Ok(())
     }
@@ -612,6 +710,18 @@ impl GenerateSpec {
                 .domains
                 .as_ref()
                 .map(|d| join(d.iter().map(String::as_str).collect())),
+            Factor::Env => self.env.map(|e| e.name().to_owned()),
+            Factor::Challenge => self.challenge.map(|c| c.name().to_owned()),
+        }
+    }
+
+    /// True when the sessions are ledger-environment sessions (`env=ledger`, or a
+    /// `challenge` without `env`).
+    pub fn is_ledger(&self) -> bool {
+        match self.env {
+            Some(EnvKind::Ledger) => true,
+            Some(EnvKind::None) => false,
+            None => self.challenge.is_some(),
         }
     }
 
@@ -621,6 +731,33 @@ impl GenerateSpec {
             return Err(GenerateError::Spec(format!(
                 "sessions must be from 1 to {MAX_SESSIONS}"
             )));
+        }
+        if self.env == Some(EnvKind::None) && self.challenge.is_some() {
+            return Err(GenerateError::Spec(
+                "challenge applies to ledger sessions only (env=ledger)".into(),
+            ));
+        }
+        if self.is_ledger() {
+            // The structure of a ledger session follows its challenge.
+            for info in FACTORS {
+                let structural = !matches!(
+                    info.factor,
+                    Factor::Env | Factor::Challenge | Factor::Domains
+                );
+                if structural && self.factor_value(info.factor).is_some() {
+                    return Err(GenerateError::Spec(format!(
+                        "{} does not apply to env=ledger sessions (their task types, subtypes and tools follow the challenge)",
+                        info.name
+                    )));
+                }
+            }
+            if let Some(d) = &self.domains {
+                if d.iter().any(|x| x != "finance-ledger") {
+                    return Err(GenerateError::Spec(
+                        "env=ledger sessions are finance-ledger sessions (domains=finance-ledger or unset)".into(),
+                    ));
+                }
+            }
         }
         if let (Some(types), Some(k)) = (self.types, self.transitions) {
             let coarse: Vec<u8> = types.iter().map(|t| coarse_code(*t)).collect();
@@ -679,6 +816,28 @@ mod tests {
             t.factor_value(Factor::Types).as_deref(),
             Some("single+chat+clarify+chat")
         );
+    }
+
+    #[test]
+    fn ledger_factors() {
+        let s = GenerateSpec::parse("seed=2,sessions=8,challenge=question").unwrap_or_default();
+        assert!(s.is_ledger());
+        assert_eq!(s.to_text(), "seed=2,sessions=8,challenge=question");
+        assert!(s.check().is_ok());
+        let e = GenerateSpec::parse("seed=2,sessions=8,env=ledger").unwrap_or_default();
+        assert!(e.is_ledger() && e.challenge.is_none());
+        for bad in [
+            "seed=2,sessions=8,env=none,challenge=clarify",
+            "seed=2,sessions=8,env=ledger,distractors=1",
+            "seed=2,sessions=8,challenge=mixed,domains=weather",
+        ] {
+            let spec = GenerateSpec::parse(bad).unwrap_or_default();
+            assert!(spec.check().is_err(), "{bad}");
+        }
+        assert!(GenerateSpec::parse("seed=2,sessions=8,challenge=sometimes").is_err());
+        assert!(!GenerateSpec::parse("seed=2,sessions=8,env=none")
+            .unwrap_or_default()
+            .is_ledger());
     }
 
     #[test]

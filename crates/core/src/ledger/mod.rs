@@ -12,6 +12,8 @@
 //! - [`scenario`]: the `ledger_env` field, the gold replay and strict replay;
 //! - [`trace`], [`score`], [`metrics`]: traces, the task verdict, the run's metrics;
 //! - [`run_file`]: `env-result.jsonl` and the scoring of a whole file;
+//! - [`generated`]: generated `env=ledger` suites (observations computed by the
+//!   environment);
 //! - [`answer`]: the answer to the environment loop's tool calls (a pure function of
 //!   serialisable input; the run engine never imports this module).
 //!
@@ -22,6 +24,7 @@ pub mod answer;
 pub mod check;
 pub mod date;
 pub mod dec;
+pub mod generated;
 pub mod metrics;
 pub mod model;
 pub mod outcomes;

@@ -198,19 +198,10 @@ mod tests {
 
     fn o(session: u32, position: u8, correct: bool) -> TaskOutcome {
         TaskOutcome {
-            session,
             position,
             task_type: TaskType::Chat,
-            subtype: None,
-            transitions: 0,
-            correct,
-            name_correct: correct,
-            optimal: correct,
-            steps_logged: 1,
-            nodes_total: 1,
             nodes_done: 0,
-            error: None,
-            incomplete: false,
+            ..crate::outcome::sample_outcome(session, correct)
         }
     }
 

@@ -47,7 +47,13 @@ pub fn chart(doc: &SweepDoc) -> ChartSpec {
     };
     ChartSpec {
         id: "sweep".to_owned(),
-        title: format!("Accuracy by {} ({})", doc.factor, doc.model),
+        title: match doc.mode {
+            Some(_) => format!(
+                "env_success by {} ({}; ledger environment, extension)",
+                doc.factor, doc.model
+            ),
+            None => format!("Accuracy by {} ({})", doc.factor, doc.model),
+        },
         summary: Some(format!(
             "Sweep of {} with the other factors held fixed ({}); 95% intervals.",
             doc.factor, doc.suite
@@ -108,6 +114,37 @@ pub fn level_table(doc: &SweepDoc) -> ChartTable {
     }
 }
 
+/// The env metrics per level (ledger-environment sweeps; trial 1 of each level), `None`
+/// for official sweeps.
+pub fn env_table(doc: &SweepDoc) -> Option<ChartTable> {
+    doc.mode.as_ref()?;
+    let mut headers = vec!["Level".to_owned()];
+    headers.extend(super::env::SHOWN.iter().map(|(_, l)| (*l).to_owned()));
+    Some(ChartTable {
+        caption: format!(
+            "Ledger-environment metrics by {} (extension; trial 1 of each level)",
+            doc.factor
+        ),
+        headers,
+        rows: doc
+            .levels
+            .iter()
+            .map(|l| {
+                let mut row = vec![level_label(doc, &l.value)];
+                row.extend(
+                    super::env::SHOWN
+                        .iter()
+                        .map(|(k, _)| match l.env_metrics.first() {
+                            Some(m) => super::env::metric_cell(m, k),
+                            None => "—".to_owned(),
+                        }),
+                );
+                row
+            })
+            .collect(),
+    })
+}
+
 pub use crate::chart::thousands;
 
 /// The slope's unit in words.
@@ -161,7 +198,21 @@ pub fn summary_text(doc: &SweepDoc) -> String {
         "sweep of {} · {} · suite {} · status {}",
         doc.factor, doc.model, doc.suite, doc.status
     );
-    let t = level_table(doc);
+    if doc.mode.is_some() {
+        let _ = writeln!(out, "{}", super::env::ENV_NOTE);
+    }
+    let mut tables = vec![level_table(doc)];
+    tables.extend(env_table(doc));
+    for t in &tables {
+        text_table(&mut out, t);
+    }
+    for l in trend_lines(doc) {
+        let _ = writeln!(out, "{l}");
+    }
+    out
+}
+
+fn text_table(out: &mut String, t: &ChartTable) {
     let mut widths: Vec<usize> = t.headers.iter().map(|h| h.chars().count()).collect();
     for row in &t.rows {
         for (w, cell) in widths.iter_mut().zip(row) {
@@ -184,10 +235,6 @@ pub fn summary_text(doc: &SweepDoc) -> String {
     for row in &t.rows {
         let _ = writeln!(out, "{}", line(row));
     }
-    for l in trend_lines(doc) {
-        let _ = writeln!(out, "{l}");
-    }
-    out
 }
 
 /// `sweep.html`: the sweep as one self-contained page.
@@ -241,6 +288,15 @@ pub fn sweep_html(doc: &SweepDoc) -> String {
     out.push_str("</div>");
     out.push_str("<h2>Levels</h2>");
     table_html(&mut out, &level_table(doc));
+    if let Some(t) = env_table(doc) {
+        out.push_str("<h2>Extension: ledger environment</h2>");
+        let _ = write!(
+            out,
+            "<p class=\"note\">{}</p>",
+            escape_xml(super::env::ENV_NOTE)
+        );
+        table_html(&mut out, &t);
+    }
     out.push_str("<h2>Test for trend</h2>");
     for l in trend_lines(doc) {
         let _ = write!(out, "<p class=\"note\">{}</p>", escape_xml(&l));

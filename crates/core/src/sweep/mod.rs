@@ -12,6 +12,7 @@
 //! context) and session accuracy a Wilson interval. The trend test ([`trend`]) uses the
 //! paired sessions scored at every level.
 
+pub mod env;
 pub mod html;
 pub mod plan;
 pub mod trend;
@@ -58,6 +59,9 @@ pub struct LevelInput {
     /// ones marked `incomplete`, see `report::fill_outcomes`); empty when the level was not
     /// run.
     pub trials: Vec<Vec<TaskOutcome>>,
+    /// Ledger-environment levels: each trial's `ledger_env` metrics ([`env`]); empty for
+    /// official levels.
+    pub env_metrics: Vec<serde_json::Value>,
 }
 
 /// Everything [`analyse`] needs.
@@ -97,6 +101,10 @@ pub struct LevelSummary {
     /// Session accuracy (every task correct) over complete sessions of every trial, with
     /// its Wilson interval.
     pub session_accuracy: Option<Rate>,
+    /// Ledger-environment levels: each trial's `ledger_env` metrics (absent for official
+    /// levels).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env_metrics: Vec<serde_json::Value>,
 }
 
 /// `sweep.json`: a sweep's levels, their accuracy and the test for trend.
@@ -106,6 +114,10 @@ pub struct SweepDoc {
     pub wildtool_sweep: u64,
     /// The scorer version string.
     pub scorer: String,
+    /// `ledger-env` when the levels ran in the ledger environment (an extension; absent
+    /// for official sweeps).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
     /// The swept factor.
     pub factor: String,
     /// The suite every level shares, as `name=value` text (seed, sessions per level, the
@@ -202,6 +214,7 @@ pub fn analyse(input: &SweepInput<'_>, opts: TrendOptions) -> SweepDoc {
                 .then(|| session_bootstrap(&counts, BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)),
             session_accuracy: (complete_sessions > 0)
                 .then(|| Rate::new(correct_sessions, complete_sessions)),
+            env_metrics: level.map(|l| l.env_metrics.clone()).unwrap_or_default(),
         });
         per_session.push(sessions);
     }
@@ -234,7 +247,11 @@ pub fn analyse(input: &SweepInput<'_>, opts: TrendOptions) -> SweepDoc {
     } else {
         "partial"
     };
+    let env = input.plan.is_ledger();
     let mut notes: Vec<String> = NOTES.iter().map(|s| (*s).to_owned()).collect();
+    if env {
+        notes.insert(0, env::ENV_NOTE.to_owned());
+    }
     if trend.is_none() {
         notes.push(format!(
             "No trend test: {} paired session(s) are scored at every level (at least 2 are needed, with at least two levels of different score).",
@@ -244,6 +261,7 @@ pub fn analyse(input: &SweepInput<'_>, opts: TrendOptions) -> SweepDoc {
     SweepDoc {
         wildtool_sweep: SWEEP_VERSION,
         scorer: crate::SCORER_VERSION.to_owned(),
+        mode: env.then(|| env::ENV_MODE.to_owned()),
         factor: input.plan.factor.name().to_owned(),
         suite: input.plan.base.to_text(),
         model: input.model.clone(),

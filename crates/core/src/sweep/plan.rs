@@ -84,7 +84,21 @@ impl SweepPlan {
             canonical.push(value);
             dirs.push(dir);
         }
+        let ledger = (0..plan.levels.len())
+            .filter(|&i| plan.level_spec(i).is_ok_and(|s| s.is_ledger()))
+            .count();
+        if ledger != 0 && ledger != plan.levels.len() {
+            return Err(SweepError::Plan(
+                "some levels are ledger-environment suites and some are not; a sweep's levels all run the same way".into(),
+            ));
+        }
         Ok(plan)
+    }
+
+    /// Whether the levels are ledger-environment suites (`env=ledger`, or a `challenge`):
+    /// they run in the ledger environment and are counted on `env_success`.
+    pub fn is_ledger(&self) -> bool {
+        self.level_spec(0).is_ok_and(|s| s.is_ledger())
     }
 
     /// The plan from the options both front doors take: `factor=level,…`, the seed, the
@@ -117,7 +131,8 @@ impl SweepPlan {
         Ok(spec)
     }
 
-    /// Generates the dataset of level `i` (`generate::generate_level`).
+    /// Generates the dataset of level `i` (`generate::generate_level`, or the ledger
+    /// environment's builder for `env=ledger` levels).
     pub fn generate_level(
         &self,
         packs: &[PackText<'_>],
@@ -127,7 +142,9 @@ impl SweepPlan {
             .levels
             .get(i)
             .ok_or_else(|| GenerateError::Spec(format!("no level {i}")))?;
-        generate::generate_level(packs, &self.base, self.factor, value)
+        let mut spec = self.base.clone();
+        spec.set_factor(self.factor, value)?;
+        crate::ledger::generated::generate(packs, &spec)
     }
 
     /// The directory (or label) of level `i`: `level-<value>`, characters other than

@@ -176,6 +176,7 @@ fn levels_are_counted_over_scored_tasks_and_paired_by_session() {
         dir: plan.dir_name(i),
         fingerprint: format!("{i:016x}"),
         trials,
+        env_metrics: Vec::new(),
     };
     // Level 0: all correct. Level 1: positions 0-1 correct, session 5 incomplete.
     // Level 2: two trials; session s correct at positions < s % 4 in trial 1, none in 2.

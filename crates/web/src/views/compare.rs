@@ -190,4 +190,8 @@ pub fn view(state: &AppState) -> Element {
         .child_opt(link_banner(state))
         .child(picker(state))
         .child(result(state))
+        .child_opt(match state.lab.answer(LabPurpose::Audit) {
+            Some(Ok(json)) if state.compare_wait().is_none() => Some(Node::Raw(json.clone())),
+            _ => None,
+        })
 }

@@ -15,6 +15,7 @@ pub mod setup;
 pub mod sweep;
 pub mod traces;
 pub mod upload;
+pub mod verify;
 pub mod widgets;
 
 use crate::route::{Route, View};

@@ -56,7 +56,7 @@ pub fn view(state: &AppState) -> Element {
                     .attr("value", u.read.min(u.total.max(1)).to_string()),
             );
     }
-    match &u.message {
+    let panel = match &u.message {
         Some((text, tone)) => {
             panel.child(note("offline-info", text, *tone).attr("aria-live", "polite"))
         }
@@ -65,5 +65,6 @@ pub fn view(state: &AppState) -> Element {
                 .id("offline-info")
                 .attr("aria-live", "polite"),
         ),
-    }
+    };
+    el("div").child(panel).child(super::verify::panel(state))
 }
