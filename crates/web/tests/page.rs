@@ -171,6 +171,9 @@ impl Browser {
                         bytes,
                     });
                 }
+                // This browser has no worker (`flags.worker` stays false), so uploads are
+                // scored on the main thread and this effect is never asked for.
+                Effect::ScoreInWorker { .. } => panic!("no worker in the in-memory browser"),
                 Effect::ReleaseFile(id) => {
                     self.files.remove(&id);
                 }
