@@ -20,8 +20,10 @@ build_module() {
   local crate=$1 out_dir=$2 out_name=$3
   shift 3
   log "cargo build $crate (wasm32, wasm-release, opt-level z)"
+  local feats=()
+  if [ "$crate" = wildtool-web ] && [ -n "${WEB_FEATURES:-}" ]; then feats=(--features "$WEB_FEATURES"); fi
   cargo build -p "$crate" --target wasm32-unknown-unknown --profile wasm-release \
-    --config 'profile.wasm-release.opt-level="z"'
+    --config 'profile.wasm-release.opt-level="z"' "${feats[@]}"
   local input="target/wasm32-unknown-unknown/wasm-release/${crate//-/_}.wasm"
   # Binding and optimising take a minute: they are skipped when this exact module was
   # already bound and optimised with the same tools and flags (the stamp names all three).
@@ -49,6 +51,8 @@ build_module() {
 # stack is placed first and grows down from 1 MB, data lies above it). --flatten
 # --rereloop -Oz (about 2.5 KB: the control flow rebuilt by binaryen's relooper and
 # optimised again; semantics-preserving, the end-to-end suite runs on the result).
+# WEB_FEATURES=env-page builds the app shell with the ledger environment (over the
+# budget: for its end-to-end test, see docs/page-modules.md).
 build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused --flatten --rereloop -Oz
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).

@@ -14,14 +14,13 @@ use std::process::ExitCode;
 use crate::native::store::StoreError;
 use crate::native::{Driver, FileStore};
 use wildtool_core::dataset::{fingerprint, load_dataset, Session};
-use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
 use wildtool_core::ledger::metrics::{ReportHead, EXTENSION_LABEL};
 use wildtool_core::ledger::outcomes::env_outcomes;
 use wildtool_core::ledger::run_file::{header_line, score_file, session_line, SessionEnv};
 use wildtool_core::ledger::scenario::has_scenario;
 use wildtool_core::ledger::ENV_VERSION;
-use wildtool_core::runner::checkpoint::CheckpointStore;
+use wildtool_core::runner::checkpoint::{line_traces, CheckpointStore};
 use wildtool_core::runner::engine::{Engine, EngineError, Event, RunEnd, RunStatus};
 use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::share::task_shapes;
@@ -172,20 +171,13 @@ pub(super) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         let mut text = header_line(&head);
         text.push('\n');
         for line in assembled.text.lines() {
-            let v = loads(line)
-                .map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
-            let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+            let (id, traces) = line_traces(line).map_err(|e| usage(format!("internal: {e}")))?;
             let Some(session) = with_env.iter().find(|s| s.id == id) else {
                 continue;
             };
             let Some(env) = envs.get(&session.index) else {
                 continue;
             };
-            let traces = v
-                .get("result")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
             let (line, _) = session_line(session, env, spec.model(), "gold", &traces)
                 .map_err(|e| usage(format!("{}: {e}", session.id)))?;
             text.push_str(&line);

@@ -282,6 +282,13 @@ enum Command {
         /// Score results that do not match the dataset anyway (report.json records it).
         #[arg(long)]
         force: bool,
+        /// Threads scoring result lines at once (1 to 256; default: the cores that are
+        /// idle, i.e. the cores available less the 1-minute load average, at least 1).
+        ///
+        /// The files are the same bytes whatever the number: lines are scored in any
+        /// order and counted and written in the score file's order.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+        jobs: Option<u32>,
         #[command(flatten)]
         prices: prices::PriceOpts,
         #[command(flatten)]
@@ -819,6 +826,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             model_name,
             candidate_cap,
             force,
+            jobs,
             prices,
             ci,
         } => score_cmd::score_with(
@@ -832,6 +840,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             },
             &score_cmd::ScoreExtras {
                 force,
+                jobs,
                 prices: if prices.given() {
                     Some(prices.choice()?)
                 } else {

@@ -19,7 +19,6 @@ use wildtool_core::chart::html::{report_html, ReportMeta};
 use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Session};
 use wildtool_core::formats::report_doc::ReportDataset;
-use wildtool_core::json::{loads, Value};
 use wildtool_core::ledger::answer::Answerer;
 use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
@@ -29,7 +28,7 @@ use wildtool_core::own::run_file::{
 };
 use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
 use wildtool_core::report::summary::summary_table;
-use wildtool_core::runner::checkpoint::CheckpointStore;
+use wildtool_core::runner::checkpoint::{line_traces, CheckpointStore};
 use wildtool_core::runner::engine::{Engine, EngineError, Event, RunStatus};
 use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::score::{OfficialChecker, ScoreOptions};
@@ -167,17 +166,10 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
         let mut text = header_line(&head);
         text.push('\n');
         for line in assembled.text.lines() {
-            let v = loads(line)
-                .map_err(|e| usage(format!("internal: a session line is not JSON: {e}")))?;
-            let id = v.get("id").and_then(Value::as_str).unwrap_or("");
+            let (id, traces) = line_traces(line).map_err(|e| usage(format!("internal: {e}")))?;
             let Some(session) = selected.iter().find(|s| s.id == id) else {
                 continue;
             };
-            let traces = v
-                .get("result")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
             let env = if envs.contains_key(&session.index) {
                 "ledger"
             } else {

@@ -1,9 +1,12 @@
 //! `wildtool score`: offline scoring of a result file (an official `result.jsonl`, a
 //! `wildtool run` checkpoint or a run exported by the page).
 
+use std::collections::BTreeMap;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
 
 use wildtool_core::checker;
 use wildtool_core::dataset::{fingerprint_hex, Lang, LoadedDataset};
@@ -15,7 +18,9 @@ use wildtool_core::input::lines::{self, LineError};
 use wildtool_core::report::fill_outcomes;
 use wildtool_core::report::summary::summary_table;
 use wildtool_core::runner::checkpoint::CheckpointFile;
-use wildtool_core::score::{OfficialChecker, ScoreOptions, Scorer};
+use wildtool_core::score::{
+    ArgChecker, LineScorer, LineWork, OfficialChecker, ScoreOptions, Scorer,
+};
 use wildtool_core::share::task_shapes;
 
 use super::files::{
@@ -67,6 +72,8 @@ pub struct ScoreExtras {
     pub prices: Option<super::prices::PriceChoice>,
     /// Cached prompt tokens by `(line, task)` (from a checkpoint's usage extension).
     pub cached: Option<std::collections::BTreeMap<(usize, usize), Vec<wildtool_core::json::Value>>>,
+    /// Scoring threads (`--jobs`); `None`: the cores available.
+    pub jobs: Option<u32>,
     /// The dataset's bytes as the caller read them (`wildtool run` scores the bytes it
     /// ran on); `None`: read `ScoreArgs::dataset`.
     pub dataset_text: Option<std::sync::Arc<String>>,
@@ -75,23 +82,188 @@ pub struct ScoreExtras {
 /// Where the result lines come from.
 enum Source {
     /// A result file read by span.
-    File(LineReader),
-    /// Result text assembled in memory (from a checkpoint or a run export).
+    File(PathBuf),
+    /// Result text in memory (the file read once, or assembled from a checkpoint or a
+    /// run export).
     Memory(Vec<u8>),
 }
 
+/// Reads lines of a [`Source`]; each scoring thread has its own.
+enum Reader<'a> {
+    File(LineReader),
+    Memory(&'a [u8]),
+}
+
 impl Source {
-    fn read(&mut self, span: LineSpan) -> Result<Result<String, LineError>, FileError> {
+    fn reader(&self) -> Result<Reader<'_>, FileError> {
+        Ok(match self {
+            Source::File(path) => Reader::File(LineReader::open(path)?),
+            Source::Memory(bytes) => Reader::Memory(bytes),
+        })
+    }
+}
+
+impl<'a> Reader<'a> {
+    /// The text of one line: borrowed from memory, read from the file otherwise.
+    fn read(
+        &mut self,
+        span: LineSpan,
+    ) -> Result<Result<std::borrow::Cow<'a, str>, LineError>, FileError> {
         match self {
-            Source::File(reader) => reader.read(span),
-            Source::Memory(bytes) => {
+            Reader::File(reader) => Ok(reader.read(span)?.map(std::borrow::Cow::Owned)),
+            Reader::Memory(bytes) => {
+                let bytes: &'a [u8] = bytes;
                 let start = usize::try_from(span.offset).unwrap_or(usize::MAX);
                 let end = start.saturating_add(usize::try_from(span.len).unwrap_or(0));
                 let slice = bytes.get(start..end).unwrap_or(&[]);
-                Ok(lines::decode(&span, slice).map(|t| t.unwrap_or_default().to_owned()))
+                Ok(lines::decode(&span, slice)
+                    .map(|t| std::borrow::Cow::Borrowed(t.unwrap_or_default())))
             }
         }
     }
+}
+
+/// One line's token usage by task (`cost::usage::line_usage`).
+type LineUsage = (usize, usize, Vec<wildtool_core::cost::usage::StepTokens>);
+
+/// One line as scoring read it: unreadable, or scored (not counted yet) with its token
+/// usage when prices were asked for.
+type LineItem = Result<(LineWork, Vec<LineUsage>), LineError>;
+
+/// Stack of a scoring thread: as the main thread's, so nesting the parser accepts
+/// there is accepted on every thread.
+const THREAD_STACK: usize = 8 << 20;
+
+/// Lines a scoring thread takes at a time.
+const BLOCK: usize = 4;
+
+/// The threads `--jobs` asks for; by default the cores that are available and idle (the
+/// cores less the 1-minute load average, as `make -l` reads it; at least one), since a
+/// second thread on a busy core only adds the cost of handing lines over. Never more
+/// threads than lines.
+pub fn effective_jobs(asked: Option<u32>, lines: usize) -> usize {
+    let n = match asked {
+        Some(n) => n as usize,
+        None => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let busy = std::fs::read_to_string("/proc/loadavg")
+                .ok()
+                .and_then(|t| t.split_whitespace().next()?.parse::<f64>().ok())
+                .filter(|l| l.is_finite() && *l >= 0.0)
+                .map_or(0, |l| l.round() as usize);
+            cores.saturating_sub(busy)
+        }
+    };
+    n.min(lines).max(1)
+}
+
+/// Reads and scores `spans` with `jobs` threads and hands every line to `each` in span
+/// order, as one thread would; the checkers' crash counts of the other threads are added
+/// to `scorer`.
+#[allow(clippy::too_many_arguments)]
+fn score_lines(
+    source: &Source,
+    spans: &[LineSpan],
+    jobs: usize,
+    loaded: &LoadedDataset,
+    segmenter: &(dyn checker::Segmenter + Send + Sync),
+    options: &ScoreOptions,
+    usage_of: &(dyn Fn(&str) -> Vec<LineUsage> + Sync),
+    scorer: &mut Scorer<'_>,
+    each: &mut dyn FnMut(&mut Scorer<'_>, LineSpan, LineItem) -> Result<(), FileError>,
+) -> Result<(), FileError> {
+    if jobs <= 1 {
+        let mut reader = source.reader()?;
+        let check = OfficialChecker::new(segmenter);
+        let mut lines = LineScorer::new(loaded, &check, options.clone());
+        for &span in spans {
+            let item = reader.read(span)?.map(|text| {
+                let work = lines.work(span.number, &text);
+                (work, usage_of(&text))
+            });
+            each(scorer, span, item)?;
+        }
+        scorer.add_checker_crashes(check.official_crashes());
+        return Ok(());
+    }
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<LineItem, FileError>)>();
+    std::thread::scope(|scope| {
+        let mut handles = Vec::new();
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            let worker = move || -> BTreeMap<String, u64> {
+                let check = OfficialChecker::new(segmenter);
+                let mut lines = LineScorer::new(loaded, &check, options.clone());
+                let mut reader = match source.reader() {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let _ = tx.send((next.fetch_add(BLOCK, Ordering::Relaxed), Err(e)));
+                        return check.official_crashes();
+                    }
+                };
+                'blocks: while !stop.load(Ordering::Relaxed) {
+                    let first = next.fetch_add(BLOCK, Ordering::Relaxed);
+                    if first >= spans.len() {
+                        break;
+                    }
+                    for (i, &span) in spans.iter().enumerate().skip(first).take(BLOCK) {
+                        let item = reader.read(span).map(|text| {
+                            text.map(|text| {
+                                let work = lines.work(span.number, &text);
+                                (work, usage_of(&text))
+                            })
+                        });
+                        let failed = item.is_err();
+                        if tx.send((i, item)).is_err() || failed {
+                            break 'blocks;
+                        }
+                    }
+                }
+                check.official_crashes()
+            };
+            let handle = std::thread::Builder::new()
+                .stack_size(THREAD_STACK)
+                .spawn_scoped(scope, worker);
+            match handle {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(FileError {
+                        path: PathBuf::from("(scoring thread)"),
+                        source: e,
+                    });
+                }
+            }
+        }
+        drop(tx);
+        // Lines arrive in any order; each is handed on in span order.
+        let mut waiting: BTreeMap<usize, Result<LineItem, FileError>> = BTreeMap::new();
+        let mut want = 0;
+        let mut outcome = Ok(());
+        'recv: for (i, item) in rx.iter() {
+            waiting.insert(i, item);
+            while let Some(item) = waiting.remove(&want) {
+                let span = spans[want];
+                want += 1;
+                let done = item.and_then(|item| each(scorer, span, item));
+                if let Err(e) = done {
+                    outcome = Err(e);
+                    stop.store(true, Ordering::Relaxed);
+                    break 'recv;
+                }
+            }
+        }
+        for h in handles {
+            match h.join() {
+                Ok(crashes) => scorer.add_checker_crashes(crashes),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        outcome
+    })
 }
 
 /// Reads the results: the lines in score-file order, plus the lines that could not be
@@ -133,8 +305,13 @@ fn open_results(
                 Ok(t) => order.push(score_file::sort_key(t), span.number, span),
                 Err(e) => damaged.push(e),
             })?;
-            let reader = LineReader::open(&args.results)?;
-            Ok(Ok((Source::File(reader), order.into_sorted(), damaged)))
+            // Opened here so that a file that cannot be opened fails before scoring.
+            drop(LineReader::open(&args.results)?);
+            Ok(Ok((
+                Source::File(args.results.clone()),
+                order.into_sorted(),
+                damaged,
+            )))
         }
         FileKind::Checkpoint => {
             // JSON Lines: bounded per line, not as a whole document.
@@ -255,7 +432,7 @@ pub fn score_into(
         );
     }
     let mut cached_in_file = None;
-    let (mut source, spans, damaged) =
+    let (source, spans, damaged) =
         match open_results(args, &loaded, &fingerprint, &mut cached_in_file)? {
             Ok(parts) => parts,
             Err(message) => return Ok(Err(message)),
@@ -263,13 +440,10 @@ pub fn score_into(
 
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
-    let mut scorer = Scorer::new(
-        &loaded,
-        &check,
-        ScoreOptions {
-            candidate_cap: args.candidate_cap,
-        },
-    );
+    let options = ScoreOptions {
+        candidate_cap: args.candidate_cap,
+    };
+    let mut scorer = Scorer::new(&loaded, &check, options.clone());
     for e in damaged {
         let e = wildtool_core::score::LineError::from(e);
         eprintln!("warning: {e} (skipped)");
@@ -286,37 +460,55 @@ pub fn score_into(
     let cached = extras.cached.clone().or(cached_in_file);
     let cached_of =
         |line: usize, task: usize| cached.as_ref().and_then(|c| c.get(&(line, task)).cloned());
-    // Pass 2: score in score-file order (the official score file is sorted by id).
-    let mut first = true;
-    for span in spans {
-        let text = match source.read(span)? {
-            Ok(text) => text,
-            Err(e) => {
-                let e = wildtool_core::score::LineError::from(e);
-                eprintln!("warning: {e} (skipped)");
-                scorer.skip(e);
-                continue;
-            }
-        };
-        match scorer.score_line(span.number, &text) {
-            Ok(line) => {
-                if extras.prices.is_some() {
-                    usage.extend(wildtool_core::cost::usage::line_usage(&text, &cached_of));
-                }
-                outcomes.extend(line.outcomes);
-                if !first {
-                    writer
-                        .write_all(SEPARATOR.as_bytes())
-                        .map_err(at(&score_temp))?;
-                }
-                writer
-                    .write_all(line.score_line.as_bytes())
-                    .map_err(at(&score_temp))?;
-                first = false;
-            }
-            Err(e) => eprintln!("warning: {e} (skipped)"),
+    let priced = extras.prices.is_some();
+    let usage_of = |text: &str| {
+        if priced {
+            wildtool_core::cost::usage::line_usage(text, &cached_of)
+        } else {
+            Vec::new()
         }
-    }
+    };
+    // Score in score-file order (the official score file is sorted by id).
+    let mut first = true;
+    let jobs = effective_jobs(extras.jobs, spans.len());
+    score_lines(
+        &source,
+        &spans,
+        jobs,
+        &loaded,
+        segmenter.as_ref(),
+        &options,
+        &usage_of,
+        &mut scorer,
+        &mut |scorer, _span, item| {
+            let (work, line_usage) = match item {
+                Ok(item) => item,
+                Err(e) => {
+                    let e = wildtool_core::score::LineError::from(e);
+                    eprintln!("warning: {e} (skipped)");
+                    scorer.skip(e);
+                    return Ok(());
+                }
+            };
+            match scorer.count(work) {
+                Ok(line) => {
+                    usage.extend(line_usage);
+                    outcomes.extend(line.outcomes);
+                    if !first {
+                        writer
+                            .write_all(SEPARATOR.as_bytes())
+                            .map_err(at(&score_temp))?;
+                    }
+                    writer
+                        .write_all(line.score_line.as_bytes())
+                        .map_err(at(&score_temp))?;
+                    first = false;
+                }
+                Err(e) => eprintln!("warning: {e} (skipped)"),
+            }
+            Ok(())
+        },
+    )?;
     writer.flush().map_err(at(&score_temp))?;
     drop(writer);
 

@@ -1,7 +1,7 @@
 // Shared helpers for the end-to-end suite: start scripts/serve.mjs on a free port and
 // launch the system Chromium through playwright-core with a fresh profile.
 import { spawn } from 'node:child_process';
-import { mkdtemp, mkdir, rm } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,4 +90,39 @@ export async function settledValue(page, selector, value, timeout = 5_000) {
     // Fall through: the caller's assertion reports what the field shows.
   }
   return page.inputValue(selector);
+}
+
+/** A suite's shared server and browser with axe-core's source: `{ server, browser, axeSource }`, filled before the tests. */
+export function suiteSetup(before, after) {
+  const s = {};
+  before(async () => {
+    const { readFile } = await import('node:fs/promises');
+    [s.server, s.browser, s.axeSource] = await Promise.all([
+      startServer(), launchBrowser(), readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8'),
+    ]);
+  });
+  after(async () => { await s.browser?.close(); s.server?.stop(); });
+  return s;
+}
+
+/** Serious and critical axe violations on the page (evaluated through the devtools protocol). */
+export async function axeSerious(page, axeSource) {
+  await page.evaluate(axeSource);
+  const found = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] }))
+    .violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) })));
+  return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+let axeSource;
+
+/** Serious and critical axe-core violations on the current page (axe is evaluated through
+ * the devtools protocol, so the page's CSP does not apply to it). */
+export async function axeViolations(page) {
+  axeSource ??= await readFile(join(ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')).slice(0, 5) }));
+  });
+  return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

@@ -130,7 +130,7 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
 
   // Sorting (the built-in agent records no tokens, so every row keeps its place).
   const sortMs = await renderAfter(page, () => page.selectOption('#f-sort', 'tokens'));
-  assert.ok((await rowsOf(page))[0].startsWith('Session 1 · '));
+  assert.ok((await rowsOf(page))[0].startsWith('Session 1 (id '));
   await page.selectOption('#f-sort', 'error');
   await page.waitForFunction(() => document.querySelector('#trace-list > li > details > summary')?.textContent.includes(' · failed · '), null, { timeout: 10_000 }).catch(() => {});
   const classes = (await rowsOf(page)).map((r) => r.includes(' · failed · '));
@@ -157,7 +157,7 @@ test('traces on a 1,024-task run: class buttons, search, sort, deep links, scree
   assert.equal(await p2.$eval('#trace-201-3', (s) => s.parentElement.open), true);
   assert.match(await p2.textContent('#trace-list'), /… the linked task, row 803 of 1024:/);
   assert.match(p2.url(), /session=201&task=3&step=1/);
-  assert.ok((await p2.textContent('#trace-201-3')).startsWith('Session 201 · wild_tool_bench_200 · Task 3'));
+  assert.ok((await p2.textContent('#trace-201-3')).startsWith('Session 201 (id wild_tool_bench_200) · Task 3'));
   // The opened step's content comes from the lab module (loaded on demand).
   await p2.waitForFunction(() => document.getElementById('trace-201-3-1')?.parentElement.textContent.includes('Verdict:'), null, { timeout: 30_000 });
   // Back and Forward: to the dashboard and back to the named step.

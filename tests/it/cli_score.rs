@@ -105,3 +105,70 @@ fn validate_exit_codes_and_messages() {
         .expect("runs");
     assert!(String::from_utf8_lossy(&stats.stdout).contains("Parallel Multi-Tool"));
 }
+
+/// `--jobs N` writes the same bytes (and warnings) as one thread, for N below, at and
+/// above the number of sessions (the mini fixture has 8), on a clean file and on a
+/// shuffled one with a damaged line and a duplicate id.
+#[test]
+fn score_jobs_write_the_same_bytes_as_one_thread() {
+    let dir = tmp("jobs");
+    let clean = fixture("official-runs/mock-seed-5/mini_result.jsonl");
+    let text = std::fs::read_to_string(&clean).expect("fixture");
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.reverse();
+    let first = lines[0];
+    lines.insert(3, "{broken");
+    lines.push(first);
+    let messy = dir.join("messy.jsonl");
+    std::fs::write(&messy, lines.join("\n") + "\n").expect("write");
+    for results in [clean, messy] {
+        let score = |jobs: &str, out: &std::path::Path| {
+            let o = bin()
+                .args(["score", "--dataset"])
+                .arg(fixture("mini.jsonl"))
+                .arg("--results")
+                .arg(&results)
+                .arg("--out")
+                .arg(out)
+                .args(["--jobs", jobs])
+                .output()
+                .expect("runs");
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            (o.stdout, o.stderr)
+        };
+        let serial_out = dir.join("serial");
+        let serial = score("1", &serial_out);
+        for jobs in ["2", "3", "7", "64", "256"] {
+            let out = dir.join(format!("jobs-{jobs}"));
+            assert_eq!(score(jobs, &out).1, serial.1, "stderr with --jobs {jobs}");
+            for name in ["score.jsonl", "metric.json", "report.json"] {
+                let a = std::fs::read(serial_out.join(name)).expect("serial");
+                let b = std::fs::read(out.join(name)).expect("parallel");
+                assert!(a == b, "{name} with --jobs {jobs} differs from --jobs 1");
+            }
+        }
+    }
+}
+
+/// A `--jobs` that is not a number from 1 to 256 is a usage error (exit 2), nothing written.
+#[test]
+fn score_jobs_out_of_range_is_a_usage_error() {
+    for bad in ["0", "-1", "257", "two", ""] {
+        let out = tmp(&format!("jobs-bad-{bad}"));
+        let o = bin()
+            .args(["score", "--dataset"])
+            .arg(fixture("mini.jsonl"))
+            .arg("--results")
+            .arg(fixture("official-runs/mock-seed-0/mini_result.jsonl"))
+            .arg("--out")
+            .arg(&out)
+            .args(["--jobs", bad])
+            .output()
+            .expect("runs");
+        assert_eq!(o.status.code(), Some(2), "--jobs {bad:?}");
+        assert!(
+            !out.join("score.jsonl").exists(),
+            "--jobs {bad:?} wrote files"
+        );
+    }
+}

@@ -152,14 +152,15 @@ export async function makeIo(requestRender) {
     pushUrl(url) { history.pushState(null, '', url); },
     replaceUrl(url) { history.replaceState(null, '', url); },
     location() { return location.href; },
-    keyGet() {
-      try { return localStorage.getItem('wildtool.rememberedKey'); } catch { return null; }
+    // localStorage entries wildtool.<name>: the remembered key, the user's prices.
+    keyGet(name) {
+      try { return localStorage.getItem('wildtool.' + name); } catch { return null; }
     },
-    keySet(value) { localStorage.setItem('wildtool.rememberedKey', value); },
-    keyRemove() {
+    keySet(name, value) { localStorage.setItem('wildtool.' + name, value); },
+    keyRemove(name) {
       try {
-        localStorage.removeItem('wildtool.rememberedKey');
-        localStorage.removeItem('wildtool.apiKey');
+        localStorage.removeItem('wildtool.' + name);
+        if (name === 'rememberedKey') localStorage.removeItem('wildtool.apiKey');
       } catch { /* storage disabled */ }
     },
     /** jieba's module and dictionary, fetched once: resolves to cut(text) -> string[]. */

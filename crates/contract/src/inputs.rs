@@ -116,6 +116,77 @@ pub struct HistoryRow {
     pub resumable: bool,
 }
 
+/// The Compare view's planner, as typed (the lab module reads the numbers and names a
+/// field it cannot read); part of the comparison's input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanFields {
+    /// Use the second run as a second pilot (`wildtool plan --pilot-b`).
+    pub pair: bool,
+    /// Sessions per planned run (empty: the dataset's).
+    pub sessions: String,
+    /// Trials per planned run (empty: 1).
+    pub trials: String,
+    /// A drop in points to find the sessions for (empty: none).
+    pub difference: String,
+}
+
+/// The cost of runs in money ([`crate::Call::CostView`]): each run priced from its
+/// recorded usage with the price table (the figures of `report.json`'s `cost`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostInput {
+    /// The price table the user saved (its JSON text); `None`: the bundled table.
+    pub prices: Option<String>,
+    /// The runs.
+    pub runs: Vec<CostRun>,
+}
+
+/// One run to price.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CostRun {
+    /// The run's label.
+    pub label: String,
+    /// The model name (the price table entry looked up).
+    pub model: String,
+    /// Each trial's outcomes, trial 1 first (one per dataset task, unscored ones
+    /// `incomplete`).
+    pub trials: Vec<Vec<TaskOutcome>>,
+    /// Checkpoint lines (header first): every trial's task results with their usage.
+    pub records: Option<Vec<String>>,
+    /// Without records: the result or score file's text (one trial).
+    pub text: Option<String>,
+}
+
+/// Setup's cost panel ([`crate::Call::PriceEditor`]): "What will this cost?" — the
+/// estimate of `wildtool run --dry-run` for the form's settings — and the price table
+/// editor.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PriceEditorInput {
+    /// The table the user saved; `None`: the bundled one is in use.
+    pub saved: Option<String>,
+    /// The text being edited (`None`: the table in use).
+    pub draft: Option<String>,
+    /// Why the last save was refused, naming the field.
+    pub error: Option<String>,
+    /// The form's provider or built-in agent, as chosen.
+    pub provider: String,
+    /// The endpoint's base URL.
+    pub base_url: String,
+    /// The model name, as typed.
+    pub model: String,
+    /// Sampling temperature, as typed.
+    pub temperature: String,
+    /// Trials per task, as typed.
+    pub trials: String,
+    /// The dataset's fingerprint (the lab module keeps the dataset it read by it); `None`:
+    /// no dataset, no estimate.
+    pub fingerprint: Option<String>,
+    /// `en` or `zh`.
+    pub lang: String,
+    /// The dataset's sessions as JSON Lines (each session's line as read).
+    pub dataset: String,
+}
+
 /// The item audit of runs of one dataset ([`crate::Call::AuditView`]). The shell sends the
 /// comparison call's input, of which these are the members the audit reads.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

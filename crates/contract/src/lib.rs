@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod consts;
+pub mod env;
 pub mod inputs;
 
 /// Declares [`Call`] with its wire names, in one list.
@@ -89,6 +90,35 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// Runs' cost in money ([`inputs::CostInput`]).
+    CostView => "cost_view",
+    /// Setup's cost panel: the estimate and the price table editor
+    /// ([`inputs::PriceEditorInput`]).
+    PriceEditor => "price_editor",
+    /// A price table checked (its JSON text in, the table as saved out, or the field
+    /// that is wrong).
+    PriceCheck => "price_check",
+    /// The ledger environment's version (loads the lab module for an env run; the page
+    /// then answers every step through [`Call::EnvStep`] synchronously).
+    EnvInfo => "env_info",
+    /// The ledger environment's answers to one step's tool calls (a step query in,
+    /// `{"results": […]}` or `{"error"}` out).
+    EnvStep => "env_step",
+    /// An env run's end ([`env::EnvFinishInput`]): `env-result.jsonl`, `env-report.json` and
+    /// the summary the page shows.
+    EnvFinish => "env_finish",
+    /// An `env-result.jsonl` scored ([`env::EnvScoreInput`]).
+    EnvScore => "env_score",
+    /// The dashboard's ledger environment section ([`env::EnvViewInput`]).
+    EnvView => "env_view",
+    /// One task of an env run: steps, violations and the ledger diff
+    /// ([`env::EnvTaskInput`]).
+    EnvTask => "env_task",
+    /// One task's ledger as a `.beancount` file: actual, expected or the diff
+    /// ([`env::EnvTaskInput`]).
+    EnvExport => "env_export",
+    /// The env summary a share link carries (its fragment in, the summary out).
+    EnvShareDecode => "env_share_decode",
     /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
     AuditView => "audit_view",
     /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).

@@ -136,6 +136,9 @@ pub struct CompareInput {
     /// The comparison link these runs came from, when they did.
     #[serde(default)]
     pub link: Option<String>,
+    /// The planner's fields (the planner is drawn below the comparison when given).
+    #[serde(default)]
+    pub plan: Option<wildtool_contract::inputs::PlanFields>,
 }
 
 thread_local! {
@@ -184,7 +187,7 @@ pub fn document(input: &CompareInput) -> Result<Rc<CompareDoc>, LabError> {
 pub fn view(input: &str) -> Result<String, LabError> {
     let input: CompareInput = read(input)?;
     let doc = document(&input)?;
-    Ok(render(&doc, &input).to_json())
+    Ok(with_plan(render(&doc, &input), &input).to_json())
 }
 
 fn estimate_text(e: &Estimate) -> String {
@@ -607,6 +610,9 @@ pub struct LinkInput {
     /// How the per-task table is shown.
     #[serde(default)]
     pub diff: Vec<DiffView>,
+    /// The planner's fields.
+    #[serde(default)]
+    pub plan: Option<wildtool_contract::inputs::PlanFields>,
 }
 
 /// The comparison a link carries, as the runs [`view`] compares.
@@ -628,6 +634,7 @@ pub fn link_input(li: LinkInput) -> Result<CompareInput, LabError> {
         page: li.page,
         diff: li.diff,
         link: Some(li.link),
+        plan: li.plan,
     })
 }
 
@@ -636,7 +643,23 @@ pub fn link_input(li: LinkInput) -> Result<CompareInput, LabError> {
 pub fn link_view(input: &str) -> Result<String, LabError> {
     let input = link_input(read(input)?)?;
     let doc = document(&input)?;
-    Ok(render(&doc, &input).to_json())
+    Ok(with_plan(render(&doc, &input), &input).to_json())
+}
+
+/// The comparison view with the planner below it, when its fields are given.
+fn with_plan(view: Node, input: &CompareInput) -> Node {
+    let Some(fields) = &input.plan else {
+        return view;
+    };
+    el("div")
+        .child(view)
+        .child(crate::plan::panel(&crate::plan::PlanInput {
+            fingerprint: input.fingerprint,
+            shapes: &input.shapes,
+            runs: &input.runs,
+            fields,
+        }))
+        .into()
 }
 
 /// The view of a comparison document.
@@ -762,6 +785,7 @@ pub(crate) mod tests {
             page: PageContext::default(),
             diff: Vec::new(),
             link: None,
+            plan: None,
         }
     }
 
@@ -936,6 +960,7 @@ pub(crate) mod tests {
             shapes: input.shapes.clone(),
             page: PageContext::default(),
             diff: Vec::new(),
+            plan: None,
         };
         let json = link_view(&serde_json::to_string(&li).unwrap()).unwrap();
         let from_link = wire::parse(&json).unwrap();
@@ -988,6 +1013,7 @@ pub(crate) mod tests {
             page: PageContext::default(),
             diff: Vec::new(),
             link: None,
+            plan: None,
         };
         let link = pair_link(&input, 0, 1).unwrap();
         assert!(link.len() <= MAX_PAIR_LINK_CHARS, "{}", link.len());

@@ -15,9 +15,12 @@
 
 pub mod audit;
 pub mod compare;
+pub mod cost;
 pub mod dashboard;
+pub mod env;
 pub mod generate;
 pub mod leaderboard;
+pub mod plan;
 pub mod probe;
 pub mod stream;
 pub mod sweep;
@@ -53,6 +56,31 @@ pub enum LabError {
     /// A comparison link cannot be read (the core's reason).
     #[error("this comparison link cannot be opened: {0}")]
     Share(#[from] wildtool_core::share::ShareError),
+}
+
+/// A scored task's outcome for the tests.
+#[cfg(test)]
+pub(crate) fn test_outcome(
+    session: u32,
+    position: u8,
+    task_type: wildtool_core::outcome::TaskType,
+    correct: bool,
+) -> wildtool_core::outcome::TaskOutcome {
+    wildtool_core::outcome::TaskOutcome {
+        session,
+        position,
+        task_type,
+        subtype: None,
+        transitions: 0,
+        correct,
+        name_correct: correct,
+        optimal: false,
+        steps_logged: 1,
+        nodes_total: 1,
+        nodes_done: u16::from(correct),
+        error: None,
+        incomplete: false,
+    }
 }
 
 /// Reads a call's JSON input.
@@ -144,6 +172,28 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// Runs' cost in money (see [`cost::view`]).
+    CostView, cost_view => crate::cost::view;
+    /// Setup's cost panel: the estimate and the price table editor (see [`cost::editor`]).
+    PriceEditor, price_editor => crate::cost::editor;
+    /// A price table checked (see [`cost::check`]).
+    PriceCheck, price_check => crate::cost::check;
+    /// The ledger environment's version (see [`env::info`]).
+    EnvInfo, env_info => crate::env::info;
+    /// One step's tool answers (see [`env::step`]).
+    EnvStep, env_step => crate::env::step;
+    /// An env run's end (see [`env::finish`]).
+    EnvFinish, env_finish => crate::env::finish;
+    /// An `env-result.jsonl` scored (see [`env::score`]).
+    EnvScore, env_score => crate::env::score;
+    /// The dashboard's ledger environment section (see [`env::view`]).
+    EnvView, env_view => crate::env::view;
+    /// One task of an env run (see [`env::task_view`]).
+    EnvTask, env_task => crate::env::task_view;
+    /// One task's ledger as a file (see [`env::export`]).
+    EnvExport, env_export => crate::env::export;
+    /// The summary of an env share link (see [`env::share_decode`]).
+    EnvShareDecode, env_share_decode => crate::env::share_decode;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).

@@ -131,11 +131,24 @@ pub fn consistency(doc: &TrialsDoc) -> ChartSpec {
     }
 }
 
+/// The consistency chart's colours read as success and failure: "every trial" keeps the
+/// palette's blue, "some" turns neutral grey and "none" takes the palette's vermillion
+/// (blue against vermillion stays apart for the common colour-vision deficiencies).
+pub fn outcome_colours(svg: &str) -> String {
+    svg.replace("#D55E00", "#767676")
+        .replace("#009E73", "#D55E00")
+}
+
 fn figure(spec: &ChartSpec, page: &PageContext, line: bool) -> Element {
     let (svg, desc) = if line {
         (render_line_svg(spec, page.layout()), describe_line(spec))
     } else {
         (render_svg_with(spec, page.layout()), describe(spec))
+    };
+    let svg = if spec.id == "trials-consistency" {
+        outcome_colours(&svg)
+    } else {
+        svg
     };
     el("figure")
         .class("chart")
@@ -222,6 +235,14 @@ pub fn render(doc: &TrialsDoc, page: &PageContext) -> Node {
             )
             .class("muted")
             .id("trials-note"),
+        )
+        .child(
+            el_text(
+                "p",
+                "The built-in gold and baseline agents answer the same way every time, so their trials are identical; repeated trials tell something only for a model that samples (a temperature above 0).",
+            )
+            .class("muted")
+            .id("trials-deterministic"),
         )
         .child(cards)
         .child(

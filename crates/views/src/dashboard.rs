@@ -17,10 +17,43 @@ pub fn charts(input: &ChartsInput) -> Vec<Chart> {
         .iter()
         .map(|s| Chart::of(s, layout))
         .collect();
+    // An error chart with nothing to draw because nothing failed says so.
+    if report.errors.failed == 0 {
+        for c in out.iter_mut().filter(|c| c.id == "errors") {
+            c.svg = c.svg.replace(">No data<", ">No failed tasks<");
+        }
+    }
     let mut rows = vec![dashboard::summarize(&input.label, &report)];
     rows.extend(input.others.iter().cloned());
-    out.push(Chart::of(&dashboard::comparison(&rows), layout));
+    unique_labels(&mut rows);
+    let mut spec = dashboard::comparison(&rows);
+    // The title says what is drawn: on the page the leaderboard's models are among the
+    // rows only where it is shown, so the core's "published leaderboard" title would lie.
+    spec.title = match input.others.len() {
+        0 => format!(
+            "{} by task type (no other run chosen for comparison)",
+            input.label
+        ),
+        n => format!(
+            "{} beside {n} other run(s) or model(s), by task type",
+            input.label
+        ),
+    };
+    out.push(Chart::of(&spec, layout));
     out
+}
+
+/// Series names told apart: a label seen before gets its place among its namesakes
+/// ("baseline", "baseline (2)"), so a legend never repeats a name.
+pub fn unique_labels(rows: &mut [wildtool_core::chart::dashboard::ComparisonRow]) {
+    let mut seen: Vec<String> = Vec::new();
+    for r in rows.iter_mut() {
+        let n = seen.iter().filter(|l| **l == r.label).count();
+        seen.push(r.label.clone());
+        if n > 0 {
+            r.label = format!("{} ({})", r.label, n + 1);
+        }
+    }
 }
 
 /// The charts block (`div#charts`).
@@ -78,4 +111,27 @@ pub fn class_links(outcomes: &[TaskOutcome]) -> Option<Element> {
             .child(el_text("p", "Open the traces of a class:"))
             .child(list)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wildtool_core::chart::dashboard::ComparisonRow;
+
+    #[test]
+    fn series_names_never_repeat() {
+        let row = |l: &str| ComparisonRow {
+            label: l.into(),
+            values: Vec::new(),
+        };
+        let mut rows = vec![
+            row("baseline"),
+            row("gold"),
+            row("baseline"),
+            row("baseline"),
+        ];
+        unique_labels(&mut rows);
+        let labels: Vec<&str> = rows.iter().map(|r| r.label.as_str()).collect();
+        assert_eq!(labels, ["baseline", "gold", "baseline (2)", "baseline (3)"]);
+    }
 }

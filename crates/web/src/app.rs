@@ -19,6 +19,10 @@ use crate::msg::{Effect, FileRef, Msg};
 use crate::state::{AppState, Now};
 use crate::views;
 
+/// The `localStorage` entries (`wildtool.<name>`): the remembered key, the user's prices.
+const KEY: &str = "rememberedKey";
+const PRICES: &str = "prices";
+
 #[wasm_bindgen]
 extern "C" {
     /// The IO adapters of `www/js/io.js`.
@@ -45,11 +49,11 @@ extern "C" {
     #[wasm_bindgen(method, js_name = replaceUrl)]
     fn replace_url(this: &Io, url: &str);
     #[wasm_bindgen(method, js_name = keyGet)]
-    fn key_get(this: &Io) -> Option<String>;
+    fn key_get(this: &Io, name: &str) -> Option<String>;
     #[wasm_bindgen(method, catch, js_name = keySet)]
-    fn key_set(this: &Io, value: &str) -> Result<(), JsValue>;
+    fn key_set(this: &Io, name: &str, value: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = keyRemove)]
-    fn key_remove(this: &Io);
+    fn key_remove(this: &Io, name: &str);
     #[wasm_bindgen(method, js_name = loadJieba)]
     fn load_jieba(this: &Io) -> js_sys::Promise;
     #[wasm_bindgen(method, js_name = loadLab)]
@@ -306,7 +310,7 @@ impl Inner {
             Effect::PushUrl(url) => self.io.push_url(&url),
             Effect::ReplaceUrl(url) => self.io.replace_url(&url),
             Effect::SaveKey(json) => {
-                if let Err(e) = self.io.key_set(&json) {
+                if let Err(e) = self.io.key_set(KEY, &json) {
                     let me = self.clone();
                     let msg = js_message(&e);
                     spawn_local(async move {
@@ -316,7 +320,11 @@ impl Inner {
                     });
                 }
             }
-            Effect::ForgetKey => self.io.key_remove(),
+            Effect::ForgetKey => self.io.key_remove(KEY),
+            Effect::SavePrices(Some(text)) => {
+                let _ = self.io.key_set(PRICES, &text);
+            }
+            Effect::SavePrices(None) => self.io.key_remove(PRICES),
             Effect::LoadJieba => {
                 let p = self.io.load_jieba();
                 let me = self.clone();
@@ -359,6 +367,13 @@ impl Inner {
                                     me.state
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
+                                }
+                                if crate::envrun::ENABLED
+                                    && purpose == crate::msg::LabPurpose::EnvReady
+                                {
+                                    me.state
+                                        .borrow_mut()
+                                        .install_env_call(env_call(run.clone()));
                                 }
                                 run.call2(
                                     &JsValue::NULL,
@@ -476,6 +491,20 @@ impl Inner {
     }
 }
 
+/// The lab module's calls for an env run, called synchronously through `run(call, input)`.
+fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
+    std::rc::Rc::new(move |call: wildtool_contract::Call, input: &str| {
+        run.call2(
+            &JsValue::NULL,
+            &JsValue::from_str(call.name()),
+            &JsValue::from_str(input),
+        )
+        .map_err(|e| js_message(&e))?
+        .as_string()
+        .ok_or_else(|| "the lab module returned no text".to_owned())
+    })
+}
+
 /// The lab module's stream readers, called synchronously through `run(call, input)`.
 fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
     std::rc::Rc::new(move |input: &str| {
@@ -495,8 +524,9 @@ impl App {
     /// The page at `href`, with the IO adapters.
     #[wasm_bindgen(constructor)]
     pub fn new(io: Io, href: String) -> App {
-        let key = io.key_get();
+        let key = io.key_get(KEY);
         let mut state = AppState::new(&href, key.as_deref());
+        state.budget.prices = io.key_get(PRICES);
         state.flags.worker = io.worker_available();
         App {
             inner: Rc::new(Inner {

@@ -520,6 +520,14 @@ impl AppState {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
             return self.open_route_trace();
         }
+        if crate::envrun::ENABLED
+            && self
+                .history
+                .get(id)
+                .is_some_and(|e| e.kind == crate::envrun::ENV_KIND)
+        {
+            return self.env_open_stored(id);
+        }
         self.history.opening = Some(id.to_owned());
         vec![Effect::KvGet(
             outcomes_key(id),

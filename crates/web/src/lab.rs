@@ -231,6 +231,7 @@ struct CompareCall<'a> {
     ids: Vec<Option<&'a str>>,
     page: PageCall<'a>,
     diff: &'a [DiffChoice],
+    plan: &'a wildtool_contract::inputs::PlanFields,
 }
 
 /// The link call's input (the lab module's `LinkInput`).
@@ -241,6 +242,7 @@ struct LinkCall<'a> {
     shapes: &'a [TaskShape],
     page: PageCall<'a>,
     diff: &'a [DiffChoice],
+    plan: &'a wildtool_contract::inputs::PlanFields,
 }
 
 /// The trials call's input (the lab module's `TrialsInput`).
@@ -600,6 +602,7 @@ impl AppState {
                     &input,
                 )
             }
+            View::Setup => self.setup_refresh(),
             _ => Vec::new(),
         }
     }
@@ -758,9 +761,16 @@ impl AppState {
         if self.lab.compare_runs_key.as_deref() != Some(runs_key.as_str()) {
             self.lab.diff.clear();
         }
+        let p = &self.budget.plan;
         let key = format!(
-            "{runs_key}|{:?}|{}|{}",
-            self.lab.diff, self.layout.width, self.layout.min_font
+            "{runs_key}|{:?}|{}|{}|{}|{}|{}|{}",
+            self.lab.diff,
+            self.layout.width,
+            self.layout.min_font,
+            p.pair,
+            p.sessions,
+            p.trials,
+            p.difference
         );
         if self.lab.compare_key.as_deref() == Some(key.as_str()) {
             return fx;
@@ -772,6 +782,7 @@ impl AppState {
                 shapes: &dataset.shapes,
                 page: self.page_call(),
                 diff: &self.lab.diff,
+                plan: &self.budget.plan,
             }),
             None => {
                 let chosen = self.compare_chosen();
@@ -785,6 +796,7 @@ impl AppState {
                     ids: chosen.iter().map(|e| Some(e.id.as_str())).collect(),
                     page: self.page_call(),
                     diff: &self.lab.diff,
+                    plan: &self.budget.plan,
                 })
             }
         }

@@ -11,8 +11,12 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod budget;
+pub mod damage;
 pub mod data;
+pub mod dataset_check;
 pub mod engine;
+pub mod envrun;
 pub mod exports;
 pub mod generator;
 pub mod history;

@@ -35,6 +35,9 @@ impl AppState {
 
     /// Opens link text `link` (the fragment without `#`).
     pub fn open_link(&mut self, link: &str, _now: Now) -> Vec<Effect> {
+        if crate::envrun::ENABLED && link.starts_with("e1.") {
+            return self.env_open_link(link);
+        }
         if share::pair::link_kind(link) == Ok(share::pair::LinkKind::Comparison) {
             return self.open_pair_link(link);
         }

@@ -102,7 +102,9 @@ pub struct LiveRun {
     pub min_limit: usize,
     /// What the failed endpoint check found (its class), when the preflight failed.
     pub check: Option<&'static str>,
-    engine: Engine<'static>,
+    /// An env run's history mode and counts (the ledger environment, an extension).
+    pub env: Option<crate::envrun::EnvLive>,
+    pub(crate) engine: Engine<'static>,
     decreases: u64,
     auth: Option<(String, String)>,
     agents: bool,
@@ -116,6 +118,11 @@ pub struct LiveRun {
 }
 
 impl LiveRun {
+    /// When the run started (monotonic clock).
+    pub fn started_at(&self) -> f64 {
+        self.started_mono
+    }
+
     /// True when the run streams its requests.
     pub fn streamed(&self) -> bool {
         self.engine.spec().stream()
@@ -166,6 +173,10 @@ fn settings_map(form: &crate::settings::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
+    if crate::envrun::ENABLED && form.env {
+        m.push(("env".into(), "true".into()));
+        m.push(("history".into(), form.history.clone()));
+    }
     if form.stream && !form.is_builtin() {
         m.push(("stream".into(), "true".into()));
     }
@@ -206,6 +217,10 @@ impl AppState {
             self.say("A run is already in progress.", Tone::Warn);
             return self.go_view(View::Run);
         }
+        // An env run answers its tool calls in the lab module: load it first.
+        if let Some(fx) = self.env_prepare(resume.clone(), stored.clone()) {
+            return fx;
+        }
         let spec = match spec_from_form(
             &self.setup,
             &dataset.fingerprint,
@@ -218,11 +233,46 @@ impl AppState {
                 return Vec::new();
             }
         };
-        let sessions: Vec<&'static wildtool_core::dataset::Session> =
-            dataset.dataset.sessions.iter().collect();
+        let env = self.env_wanted();
+        let sessions: Vec<&'static wildtool_core::dataset::Session> = if env {
+            self.env_sessions()
+        } else {
+            dataset.dataset.sessions.iter().collect()
+        };
+        let env_live = env.then(|| crate::envrun::EnvLive {
+            history: self.setup.history.clone(),
+            skipped: (dataset.dataset.sessions.len() - sessions.len()) as u64,
+            tasks: sessions.iter().map(|s| s.tasks.len() as u64).sum(),
+        });
+        if env && sessions.is_empty() {
+            self.say(
+                "Cannot start: no session of this dataset has a ledger environment (ledger_env).",
+                Tone::Error,
+            );
+            return Vec::new();
+        }
         let model = spec.model().to_owned();
         let backend = spec.backend().clone();
-        let engine = match Engine::new(&sessions, spec, &stored, now.mono) {
+        let built = match &env_live {
+            Some(e) => Engine::new_env(
+                &sessions,
+                spec,
+                &stored,
+                now.mono,
+                wildtool_core::runner::env_checkpoint::EnvMode {
+                    env_version: self.env.version_for(&e.history),
+                    history: e.history.clone(),
+                },
+            ),
+            None => Engine::new(&sessions, spec, &stored, now.mono),
+        };
+        // Own history: each task continues the session's own conversation.
+        #[cfg(any(feature = "env-page", not(target_arch = "wasm32")))]
+        let built = match env_live.as_ref().is_some_and(|e| e.history == "own") {
+            true => built.map(|e| e.with_own_history(wildtool_core::protocol::start_own)),
+            false => built,
+        };
+        let engine = match built {
             Ok(mut e) => {
                 if let Some(call) = &self.stream_call {
                     e.set_stream_readers(Box::new(crate::readers::LabReaders::new(call.clone())));
@@ -271,7 +321,7 @@ impl AppState {
                 id: id.clone(),
                 label: model.clone(),
                 model: model.clone(),
-                kind: "live".into(),
+                kind: if env { crate::envrun::ENV_KIND } else { "live" }.into(),
                 provider: Some(self.setup.provider.clone()),
                 endpoint_host: match &backend {
                     Backend::Http { base_url, .. } => Some(base_url.host().to_owned()),
@@ -326,6 +376,7 @@ impl AppState {
             redactor,
             hosts,
             check: None,
+            env: env_live,
             decreases: 0,
             engine,
             auth,
@@ -398,6 +449,8 @@ impl AppState {
                 ("backoff", crate::settings::Field::Backoff),
                 ("trials", crate::settings::Field::Trials),
                 ("preflight", crate::settings::Field::Preflight),
+                ("env", crate::settings::Field::Env),
+                ("history", crate::settings::Field::History),
             ] {
                 if let Some((_, v)) = settings.iter().find(|(n, _)| n == k) {
                     let _ = self.setup.set(field, v);
@@ -550,8 +603,21 @@ impl AppState {
         self.drive(now)
     }
 
+    /// Starts a run that waited for a module (stream readers, the ledger environment).
+    pub(crate) fn start_again(
+        &mut self,
+        resume: Option<HistoryEntry>,
+        stored: Vec<String>,
+        now: Now,
+    ) -> Vec<Effect> {
+        self.start_with(resume, stored, now)
+    }
+
     /// Drains the engine's outputs into effects and state.
     fn drive(&mut self, now: Now) -> Vec<Effect> {
+        if crate::envrun::ENABLED {
+            self.env_answer_calls(now);
+        }
         let mut fx = Vec::new();
         let mut puts: Vec<(String, String)> = Vec::new();
         let mut finished = None;
@@ -598,7 +664,7 @@ impl AppState {
                     Event::SessionComplete {
                         trial, result_line, ..
                     } => {
-                        if trial <= 1 {
+                        if trial <= 1 && run.env.is_none() {
                             sessions.push(result_line);
                         }
                     }
@@ -747,6 +813,9 @@ impl AppState {
     }
 
     fn run_finished(&mut self, end: crate::engine::RunEnd, now: Now) -> Vec<Effect> {
+        if crate::envrun::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
+            return self.env_finished(end, now);
+        }
         let Some(dataset) = self.dataset else {
             return Vec::new();
         };
@@ -768,6 +837,7 @@ impl AppState {
             reason: end
                 .reason
                 .as_deref()
+                .filter(|r| !r.trim().is_empty())
                 .map(|r| run.redactor.redact(r))
                 .or_else(|| {
                     (end.status == RunStatus::Failed).then(|| {

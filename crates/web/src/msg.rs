@@ -78,6 +78,8 @@ pub enum GetPurpose {
     VsOutcomes(String),
     /// The second run's stored result text (history id), for traces side by side.
     VsResultText(String),
+    /// An env run's stored `env-result.jsonl` (history id), to open it.
+    EnvResult(String),
 }
 
 /// What a call into the lab module is for; its answer is kept under this name (see
@@ -123,10 +125,53 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// Setup's cost panel (the estimate and the price table editor).
+    PriceEditor,
+    /// A price table checked before it is saved.
+    PriceCheck,
+    /// The lab module loaded for an env run (the glue installs its synchronous calls).
+    EnvReady,
+    /// The dashboard's ledger environment section.
+    EnvView,
+    /// One task of an env run.
+    EnvTask,
+    /// A ledger to download.
+    EnvExport,
+    /// An env result scored (an upload, a stored run).
+    EnvScore,
+    /// An env share link read.
+    EnvShare,
     /// The item audit of the runs compared.
     Audit,
     /// The verdicts of the files dropped to verify.
     Verify,
+}
+
+/// True for the ledger environment's lab calls.
+pub fn env_owns(p: LabPurpose) -> bool {
+    crate::envrun::ENABLED
+        && matches!(
+            p,
+            LabPurpose::EnvReady
+                | LabPurpose::EnvView
+                | LabPurpose::EnvTask
+                | LabPurpose::EnvExport
+                | LabPurpose::EnvScore
+                | LabPurpose::EnvShare
+        )
+}
+
+/// The ledger environment's actions (an extension).
+#[derive(Debug, Clone, PartialEq)]
+pub enum EnvMsg {
+    /// Open a task (`line task`, 0-based).
+    Open(String),
+    /// Download a ledger (`which line task`).
+    Export(String),
+    /// Copy the env share link.
+    CopyLink,
+    /// Download `result` or `report`.
+    File(String),
 }
 
 /// What a request beside the run's own is for.
@@ -196,6 +241,8 @@ pub enum Msg {
     ComparePick(String, bool),
     /// Which rows a pair's per-task table shows (pair index, class name).
     CompareDiff(String, String),
+    /// A budget action (what, value): the price table editor, the estimate.
+    Budget(String, String),
     /// More rows of a pair's per-task table (pair index).
     CompareMore(String),
     /// Leave the comparison a link opened (compare runs of the history instead).
@@ -319,6 +366,8 @@ pub enum Msg {
         /// Its output (for a view, the wire JSON of a node).
         output: String,
     },
+    /// A ledger environment action.
+    Env(EnvMsg),
     /// A call into the lab module failed (the module did not load, or the call refused
     /// its input, with the reason to show).
     LabFailed {
@@ -364,6 +413,7 @@ impl Msg {
             "sweep-stop" => Msg::SweepStop,
             "sweep-download" => Msg::SweepDownload(arg.to_owned()),
             "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
             "compare-more" => Msg::CompareMore(arg.to_owned()),
             "compare-link-close" => Msg::CompareLinkClose,
             "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
@@ -371,6 +421,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
+            "env-open" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" if crate::envrun::ENABLED => Msg::Env(EnvMsg::CopyLink),
+            "env-file" if crate::envrun::ENABLED => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,
@@ -471,6 +525,9 @@ pub enum Effect {
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,
+    /// Keep the user's price table in `localStorage` (`None`: remove it, the bundled one
+    /// is used).
+    SavePrices(Option<String>),
     /// Load jieba; answer with [`Msg::JiebaLoaded`].
     LoadJieba,
     /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].

@@ -69,19 +69,25 @@ impl AppState {
         if place == Place::Shell {
             return build(&input()).into();
         }
-        match self.lab.answer(purpose) {
-            Some(Ok(json)) => Node::Raw(json.clone()),
-            Some(Err(e)) => el_text("p", e.clone())
-                .id(format!("{id}-error"))
-                .class("verdict error")
-                .into(),
-            None => el("p")
-                .id(format!("{id}-loading"))
-                .class("muted")
-                .attr("aria-busy", "true")
-                .attr("data-loading", "lab")
-                .text(loading)
-                .into(),
-        }
+        lab_answer(self.lab.answer(purpose), id, loading)
+    }
+}
+
+/// A lab module's answer as a node: the view it drew, its error, or (until it answers) a
+/// loading note `{id}-loading` marked `data-loading`.
+pub fn lab_answer(answer: Option<&Result<String, String>>, id: &str, loading: &str) -> Node {
+    match answer {
+        Some(Ok(json)) => Node::Raw(json.clone()),
+        Some(Err(e)) => el_text("p", e.clone())
+            .id(format!("{id}-error"))
+            .class("verdict error")
+            .into(),
+        None => el("p")
+            .id(format!("{id}-loading"))
+            .class("muted")
+            .attr("aria-busy", "true")
+            .attr("data-loading", "lab")
+            .text(loading)
+            .into(),
     }
 }

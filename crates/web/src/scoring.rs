@@ -78,7 +78,9 @@ impl ScoreJob {
             self.queue.pop_front();
             match self.scorer.score_line(line_no, &text) {
                 Ok(s) => self.file.push(line_no, s),
-                Err(e) => self.errors.push(e.to_string()),
+                Err(e) => self
+                    .errors
+                    .push(crate::damage::describe(&e.to_string(), &text)),
             }
         }
         if self.queue.is_empty() {

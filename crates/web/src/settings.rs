@@ -77,11 +77,15 @@ pub enum Field {
     Trials,
     /// Stream the replies (the request's stream switch).
     Stream,
+    /// Run in the ledger environment (an extension).
+    Env,
+    /// History mode of an env run: `gold` or `own`.
+    History,
 }
 
 impl Field {
     /// Every field, for parsing.
-    pub const ALL: [Field; 17] = [
+    pub const ALL: [Field; 19] = [
         Field::DatasetChoice,
         Field::DatasetUrl,
         Field::Lang,
@@ -99,6 +103,8 @@ impl Field {
         Field::Preset,
         Field::Trials,
         Field::Stream,
+        Field::Env,
+        Field::History,
     ];
 
     /// The name in `data-arg` and element ids.
@@ -121,6 +127,8 @@ impl Field {
             Field::Preset => "m-preset",
             Field::Trials => "m-trials",
             Field::Stream => "m-stream",
+            Field::Env => "m-env",
+            Field::History => "m-history",
         }
     }
 
@@ -201,6 +209,10 @@ pub struct SetupForm {
     pub trials: String,
     /// "Stream the replies" box.
     pub stream: bool,
+    /// Run in the ledger environment (an extension, never official numbers).
+    pub env: bool,
+    /// History mode of an env run: `gold` (the default) or `own`.
+    pub history: String,
     /// The key stored on this device.
     pub remembered: Option<RememberedKey>,
     /// Model names the endpoint offered (its model list), for the model field.
@@ -231,6 +243,8 @@ impl Default for SetupForm {
             preset: String::new(),
             trials: "1".into(),
             stream: false,
+            env: false,
+            history: "gold".into(),
             remembered: None,
             models: Vec::new(),
             models_seq: 0,
@@ -337,6 +351,10 @@ impl SetupForm {
             Field::Preflight => self.preflight = flag,
             Field::Trials => self.trials = value.to_owned(),
             Field::Stream => self.stream = flag,
+            Field::Env => self.env = flag,
+            Field::History => {
+                self.history = if value == "own" { "own" } else { "gold" }.into();
+            }
             Field::Preset => {
                 self.preset = value.to_owned();
                 if let Some(p) = wildtool_core::runner::registry::preset(value) {
@@ -441,6 +459,8 @@ impl SetupForm {
             Field::Preset => self.preset.clone(),
             Field::Trials => self.trials.clone(),
             Field::Stream => self.stream.to_string(),
+            Field::Env => self.env.to_string(),
+            Field::History => self.history.clone(),
         }
     }
 }

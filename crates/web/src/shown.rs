@@ -100,6 +100,8 @@ pub struct ShownRun {
     pub share: Option<Result<String, String>>,
     /// The link was copied (`Some(false)`: the clipboard refused).
     pub copied: Option<bool>,
+    /// Lines of an uploaded file that could not be read, as the banner names them.
+    pub damage: Option<String>,
 }
 
 impl ShownRun {
@@ -139,6 +141,7 @@ impl ShownRun {
             shapes: &dataset.shapes,
             share,
             copied: None,
+            damage: None,
         }
     }
 

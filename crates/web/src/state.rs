@@ -103,6 +103,8 @@ pub struct Flags {
     pub resume: Option<&'static str>,
     /// jieba was installed.
     pub dictionary: bool,
+    /// `datasetError`: why the last dataset was not loaded (`datasetState` is `error`).
+    pub dataset_error: Option<String>,
     /// Uploads are scored in the lab module's Web Worker (the glue has one).
     pub worker: bool,
 }
@@ -177,10 +179,14 @@ pub struct AppState {
     pub cut: Option<data::SharedCut>,
     /// Calls into the lab module and their answers.
     pub lab: crate::lab::LabState,
+    /// The planner's fields (and the page's other budget features).
+    pub budget: crate::budget::BudgetState,
     /// Generated suites and sweeps.
     pub gen: crate::generator::GenState,
     /// The second run of traces side by side (the address's `vs=`).
     pub vs: Option<crate::pair::VsRun>,
+    /// The ledger environment (an extension): its runs, views and lab calls.
+    pub env: crate::envrun::EnvState,
 }
 
 impl AppState {
@@ -211,6 +217,10 @@ impl AppState {
         }
         if q("stream").as_deref() == Some("1") {
             setup.stream = true;
+        }
+        setup.env = q("env").as_deref() == Some("ledger");
+        if crate::envrun::ENABLED && q("history").as_deref() == Some("own") {
+            setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
             setup.lang = "zh".into();
@@ -278,8 +288,10 @@ impl AppState {
             rescore: None,
             cut: None,
             lab: crate::lab::LabState::default(),
+            budget: Default::default(),
             gen: crate::generator::GenState::default(),
             vs: None,
+            env: Default::default(),
         }
     }
 
@@ -317,7 +329,16 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
+            if let Some(link) = self
+                .env
+                .shown
+                .as_ref()
+                .filter(|_| crate::envrun::ENABLED)
+                .map(|s| s.link.as_str())
+            {
+                q.push('#');
+                q.push_str(link);
+            } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
                 q.push('#');
                 q.push_str(link);
             }
@@ -361,6 +382,9 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
+        if crate::envrun::ENABLED {
+            fx.extend(self.env_refresh());
+        }
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -578,6 +602,16 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::ShareDecode,
                 error,
             } => self.link_decoded(Err(error)),
+            Msg::LabDone { purpose, output } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Ok(output), now)
+            }
+            Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
+                self.env_lab_done(purpose, Err(error), now)
+            }
+            Msg::Env(m) => match crate::envrun::ENABLED {
+                true => self.env_msg(m),
+                false => Vec::new(),
+            },
             Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -600,6 +634,7 @@ impl AppState {
             Msg::SweepDownload(what) => self.sweep_download(&what),
             Msg::CompareDiff(pair, filter) => self.compare_diff(&pair, &filter),
             Msg::CompareMore(pair) => self.compare_more(&pair),
+            Msg::Budget(what, value) => self.budget_action(&what, &value),
             Msg::CompareLinkClose => self.compare_link_close(),
             Msg::CopyCompareLink(url) => self.copy_compare_link(url),
             Msg::Go(address) => self.go_address(&address),
@@ -730,17 +765,19 @@ impl AppState {
         let text = match text {
             Ok(t) => t,
             Err(e) => {
-                self.say(
-                    format!(
-                        "The dataset could not be loaded from {}: {e}",
-                        pending.source.display()
-                    ),
-                    Tone::Error,
-                );
-                return self.after_boot(first, now);
+                let shown = pending.source.display();
+                return self.dataset_refused(&shown, e, first, now);
             }
         };
-        let d = data::load(&text, pending.source, data::lang_of(&pending.lang));
+        let shown = pending.source.display();
+        let d = match crate::dataset_check::refusal(&text) {
+            None => data::load(&text, pending.source, data::lang_of(&pending.lang)),
+            Some(why) => return self.dataset_refused(&shown, why, first, now),
+        };
+        if let Some(why) = crate::dataset_check::unrunnable(d) {
+            return self.dataset_refused(&shown, why, first, now);
+        }
+        self.flags.dataset_error = None;
         if let Some(cut) = self.cut.clone() {
             d.segmenter.install(Box::new(move |s| cut(s)));
         }
@@ -774,6 +811,23 @@ impl AppState {
         }
         fx.extend(self.after_boot(first, now));
         fx
+    }
+
+    /// A dataset was not loaded: say why and what stays loaded (`datasetError`).
+    fn dataset_refused(&mut self, name: &str, why: String, first: bool, now: Now) -> Vec<Effect> {
+        let why = if why.is_empty() {
+            "nothing could be read".to_owned()
+        } else {
+            why
+        };
+        let kept = match self.dataset {
+            Some(d) => format!("Still loaded: {}.", d.source.display()),
+            None => "No dataset is loaded.".to_owned(),
+        };
+        let text = format!("{name} was not loaded as the dataset: {why}. {kept}");
+        self.flags.dataset_error = Some(text.clone());
+        self.say(text, Tone::Error);
+        self.after_boot(first, now)
     }
 
     /// Installs the Chinese segmenter (loaded by the glue) into this and later datasets.
@@ -925,6 +979,10 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
+            GetPurpose::EnvResult(id) => match crate::envrun::ENABLED {
+                true => self.env_result_arrived(&id, value),
+                false => Vec::new(),
+            },
         }
     }
 

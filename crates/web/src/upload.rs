@@ -146,7 +146,8 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            if !kind.is_scorable() {
+            let env = crate::envrun::ENABLED && kind == FileKind::EnvRun;
+            if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
             let results = kind == FileKind::Results;
@@ -235,6 +236,9 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
+        if crate::envrun::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
+            return self.env_upload(bytes);
+        }
         let Some(dataset) = self.dataset else {
             return self.upload_fail("No dataset is loaded.");
         };
@@ -393,6 +397,19 @@ impl AppState {
             Some(scored),
             None,
         );
+        let mut shown = shown;
+        if errors > 0 {
+            shown.damage = Some(format!(
+                "{errors} line(s) of {} could not be read: {}{}",
+                self.upload.name,
+                first_errors.join("; "),
+                if errors > first_errors.len() {
+                    "; …"
+                } else {
+                    ""
+                }
+            ));
+        }
         let note = format!(
             "{}: {task_results} tasks scored ({}).{}",
             self.upload.name,

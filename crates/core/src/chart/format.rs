@@ -48,11 +48,20 @@ pub(crate) fn format_interval(lo: f64, hi: f64) -> String {
     format!("{:.1}–{:.1}%", lo * 100.0, hi * 100.0)
 }
 
-/// Shortens a label to at most `max` characters, ending with `…` when cut.
+/// Shortens a label to at most `max` characters, ending with `…` when cut. A count at
+/// the end (`Sequential Multi-Tool (n = 128)`) is kept and the name before it is cut
+/// (`Sequential Mu… (n = 128)`), so the cut never falls where the count is.
 pub(crate) fn shorten(label: &str, max: usize) -> String {
     let count = label.chars().count();
     if count <= max || max == 0 {
         return label.to_owned();
+    }
+    if let Some(at) = label.rfind(" (n = ").filter(|_| label.ends_with(')')) {
+        let (head, count_part) = label.split_at(at);
+        let room = max.saturating_sub(count_part.chars().count());
+        if room >= 4 {
+            return format!("{}{count_part}", shorten(head, room));
+        }
     }
     let mut s: String = label.chars().take(max.saturating_sub(1)).collect();
     s.push('…');
@@ -94,5 +103,10 @@ mod tests {
         assert_eq!(shorten("abcdef", 4), "abc…");
         assert_eq!(shorten("模型名称很长", 3), "模型…");
         assert_eq!(shorten("ok", 4), "ok");
+        assert_eq!(
+            shorten("Sequential Multi-Tool (n = 128)", 24),
+            "Sequential Mu… (n = 128)"
+        );
+        assert_eq!(shorten("Sequential Multi-Tool (n = 128)", 8), "Sequent…");
     }
 }

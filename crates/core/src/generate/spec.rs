@@ -525,8 +525,13 @@ impl GenerateSpec {
             }
             _ => {}
         }
-        let factor = Factor::parse(name)
-            .ok_or_else(|| GenerateError::Spec(format!("unknown factor {name:?}")))?;
+        let factor = Factor::parse(name).ok_or_else(|| {
+            let known: Vec<&str> = FACTORS.iter().map(|f| f.name).collect();
+            GenerateError::Spec(format!(
+                "unknown factor {name:?} (known: seed, sessions, {})",
+                known.join(", ")
+            ))
+        })?;
         self.set_factor(factor, value)
     }
 

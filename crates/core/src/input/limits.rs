@@ -87,12 +87,14 @@ impl fmt::Display for LimitError {
     }
 }
 
+/// `s` with its first letter in upper case. The limits' names are ASCII, and the ASCII rule
+/// keeps std's Unicode case tables (about 10 KB of the app shell) out of the page.
 fn capitalised(s: &str) -> String {
-    let mut c = s.chars();
-    match c.next() {
-        Some(first) => first.to_uppercase().chain(c).collect(),
-        None => String::new(),
+    let mut out = s.to_owned();
+    if let Some(first) = out.get_mut(..1) {
+        first.make_ascii_uppercase();
     }
+    out
 }
 
 /// Checks a size against a limit.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use crate::dataset::{parse_session, Lang, Session};
 use crate::json::{dumps, loads, Escape, Map, Value};
-use crate::protocol::ToolCall;
+use crate::protocol::{calls_value, ToolCall};
 
 use super::model::Ledger;
 use super::run_file::SessionEnv;
@@ -80,21 +80,6 @@ pub fn answer_calls(
                     &session.tools,
                     env.scenario.options,
                 ))
-            })
-            .collect(),
-    )
-}
-
-fn calls_value(calls: &[ToolCall]) -> Value {
-    Value::Array(
-        calls
-            .iter()
-            .map(|c| {
-                let mut m = Map::new();
-                m.insert("id", c.id.clone());
-                m.insert("name", Value::str(c.name.clone()));
-                m.insert("arguments", c.arguments.clone());
-                Value::Object(m)
             })
             .collect(),
     )

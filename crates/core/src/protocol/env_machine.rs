@@ -49,6 +49,22 @@ pub struct ToolCall {
     pub arguments: Value,
 }
 
+/// Calls as JSON: `[{"id", "name", "arguments"}…]` (the environment's step queries).
+pub fn calls_value(calls: &[ToolCall]) -> Value {
+    Value::Array(
+        calls
+            .iter()
+            .map(|c| {
+                let mut m = Map::new();
+                m.insert("id", c.id.clone());
+                m.insert("name", Value::str(c.name.clone()));
+                m.insert("arguments", c.arguments.clone());
+                Value::Object(m)
+            })
+            .collect(),
+    )
+}
+
 /// What the machine needs next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Need {

@@ -10,8 +10,8 @@ mod reply;
 mod validate;
 
 pub use env_machine::{
-    conversation, request_bytes, start_own, trace_reply, AnswerMismatch, EnvMachine, Need,
-    OwnHistoryError, ToolCall,
+    calls_value, conversation, request_bytes, start_own, trace_reply, AnswerMismatch, EnvMachine,
+    Need, OwnHistoryError, ToolCall,
 };
 pub use history::{render_task_history, system_message, text_message, tool_message};
 pub use ids::{IdSource, SeededIds};

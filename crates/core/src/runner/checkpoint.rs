@@ -391,6 +391,19 @@ pub struct Assembled {
     pub missing: Vec<(usize, usize)>,
 }
 
+/// The session id and task traces of one line of an assembled result
+/// (`{"id", "result": [trace…]}`), as the environment and own-history run files read them.
+pub fn line_traces(line: &str) -> Result<(String, Vec<Value>), String> {
+    let v = crate::json::loads(line).map_err(|e| format!("a session line is not JSON: {e}"))?;
+    let id = v.get("id").and_then(Value::as_str).unwrap_or("").to_owned();
+    let traces = v
+        .get("result")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok((id, traces))
+}
+
 /// Builds the official result file from the finished tasks.
 pub fn assemble(
     model: &str,

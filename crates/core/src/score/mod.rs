@@ -197,16 +197,73 @@ impl Default for ScoreOptions {
     }
 }
 
-/// Scores result lines against a dataset, accumulating the official metrics.
-pub struct Scorer<'d> {
+/// Scores one result line at a time without counting it: the part of scoring that does
+/// not depend on the lines before (parse, replay, argument checks, the score line). Each
+/// thread of a parallel scoring run has its own; a [`Scorer`] counts their [`LineWork`]
+/// in line order, which gives the same files as scoring the lines in turn.
+pub struct LineScorer<'d> {
     dataset: &'d LoadedDataset,
     checker: &'d dyn ArgChecker,
     options: ScoreOptions,
+    tools_cache: ToolsCache,
+}
+
+/// One line scored by a [`LineScorer`], not counted yet ([`Scorer::count`] counts it).
+#[derive(Debug)]
+pub struct LineWork {
+    result: Result<ScoredLine, LineError>,
+    /// The counters this line adds (`latency_seconds` stays 0: see `latencies`).
+    stats: ScoreStats,
+    /// The line's latency entries in order, added one by one when counted, so the sum
+    /// is the one serial scoring makes.
+    latencies: Vec<f64>,
+    /// The id and recorded model name, once the id pointed at a dataset session.
+    counted: Option<(String, Option<String>)>,
+    /// The session's tallies, when the line scored.
+    tallies: Option<Vec<TaskTally>>,
+    disagreeing: Vec<usize>,
+}
+
+impl<'d> LineScorer<'d> {
+    /// A line scorer over `dataset` with `checker`.
+    pub fn new(
+        dataset: &'d LoadedDataset,
+        checker: &'d dyn ArgChecker,
+        options: ScoreOptions,
+    ) -> Self {
+        Self {
+            dataset,
+            checker,
+            options,
+            tools_cache: ToolsCache::new(),
+        }
+    }
+
+    /// Scores one result line (`line` is 1-based, for messages) without counting it.
+    pub fn work(&mut self, line: usize, text: &str) -> LineWork {
+        let mut work = LineWork {
+            result: Err(LineError {
+                line,
+                message: String::new(),
+            }),
+            stats: ScoreStats::default(),
+            latencies: Vec::new(),
+            counted: None,
+            tallies: None,
+            disagreeing: Vec::new(),
+        };
+        work.result = self.work_inner(&mut work, line, text);
+        work
+    }
+}
+
+/// Scores result lines against a dataset, accumulating the official metrics.
+pub struct Scorer<'d> {
+    lines: LineScorer<'d>,
     metrics: Metrics,
     stats: ScoreStats,
     seen: HashSet<String>,
     model_name: Option<String>,
-    tools_cache: ToolsCache,
     disagreeing: Vec<usize>,
 }
 
@@ -218,14 +275,11 @@ impl<'d> Scorer<'d> {
         options: ScoreOptions,
     ) -> Self {
         Self {
-            dataset,
-            checker,
-            options,
+            lines: LineScorer::new(dataset, checker, options),
             metrics: Metrics::default(),
             stats: ScoreStats::default(),
             seen: HashSet::new(),
             model_name: None,
-            tools_cache: ToolsCache::new(),
             disagreeing: Vec::new(),
         }
     }
@@ -243,7 +297,7 @@ impl<'d> Scorer<'d> {
     /// The counters including the checker's crash conditions.
     pub fn final_stats(&self) -> ScoreStats {
         let mut stats = self.stats.clone();
-        for (code, n) in self.checker.official_crashes() {
+        for (code, n) in self.lines.checker.official_crashes() {
             *stats.official_crashes.entry(code).or_default() += n;
         }
         stats
@@ -272,18 +326,83 @@ impl<'d> Scorer<'d> {
         &self.disagreeing
     }
 
+    /// Adds crash conditions met by another thread's checker (a parallel run's
+    /// [`LineScorer`]s each have their own; this scorer's is counted by
+    /// [`Scorer::final_stats`]).
+    pub fn add_checker_crashes(&mut self, crashes: BTreeMap<String, u64>) {
+        for (code, n) in crashes {
+            *self.stats.official_crashes.entry(code).or_default() += n;
+        }
+    }
+
     /// Scores one result line (`line` is 1-based, for messages). A line that cannot be
     /// scored is recorded in the stats and returned as an error; nothing else is lost.
     pub fn score_line(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
-        let result = self.score_line_inner(line, text);
+        let work = self.lines.work(line, text);
+        self.count(work)
+    }
+
+    /// Counts a line scored by a [`LineScorer`] over the same dataset, as
+    /// [`Scorer::score_line`] would have: lines counted in the same order give the same
+    /// metrics, counters and files.
+    pub fn count(&mut self, work: LineWork) -> Result<ScoredLine, LineError> {
+        let LineWork {
+            result,
+            stats: d,
+            latencies,
+            counted,
+            tallies,
+            disagreeing,
+        } = work;
+        self.disagreeing = disagreeing;
+        if let Some((id, model_name)) = counted {
+            if self.model_name.is_none() {
+                self.model_name = model_name;
+            }
+            if !self.seen.insert(id) {
+                self.stats.duplicate_ids += 1;
+            }
+        }
+        let t = &mut self.stats;
+        t.lines += d.lines;
+        t.label_disagreements += d.label_disagreements;
+        t.truncated_logs += d.truncated_logs;
+        t.error_sessions += d.error_sessions;
+        t.extra_tasks += d.extra_tasks;
+        for (code, n) in d.official_crashes {
+            *t.official_crashes.entry(code).or_default() += n;
+        }
+        t.input_tokens += d.input_tokens;
+        t.output_tokens += d.output_tokens;
+        for l in latencies {
+            t.latency_seconds += l;
+        }
+        t.requests += d.requests;
+        t.unknown_ids += d.unknown_ids;
+        t.user_turns_checked += d.user_turns_checked;
+        t.user_turns_differing += d.user_turns_differing;
+        if t.first_turn_difference.is_none() {
+            t.first_turn_difference = d.first_turn_difference;
+        }
+        t.name_labels_recorded += d.name_labels_recorded;
+        t.name_labels_differing += d.name_labels_differing;
+        if let Some(tallies) = tallies {
+            self.metrics.add_session(&tallies);
+        }
         if let Err(e) = &result {
             self.stats.skipped.push(e.clone());
         }
         result
     }
+}
 
-    fn score_line_inner(&mut self, line: usize, text: &str) -> Result<ScoredLine, LineError> {
-        self.disagreeing.clear();
+impl LineScorer<'_> {
+    fn work_inner(
+        &mut self,
+        work: &mut LineWork,
+        line: usize,
+        text: &str,
+    ) -> Result<ScoredLine, LineError> {
         let err = |message: String| LineError { line, message };
         let value = loads_deferring(text.trim_end_matches(['\n', '\r']), DEFERRED_INPUTS)
             .map_err(|e| err(format!("invalid JSON: {e}")))?;
@@ -302,21 +421,18 @@ impl<'d> Scorer<'d> {
             .ok_or_else(|| err(format!("id {id:?} does not end in _<line index>")))?;
         let dataset = self.dataset;
         let Some(session) = dataset.session_at(index) else {
-            self.stats.unknown_ids += 1;
+            work.stats.unknown_ids += 1;
             return Err(err(format!(
                 "id {id:?} points at dataset session {index}, which the dataset does not have (it has {} sessions)",
                 dataset.line_count
             )));
         };
-        if self.model_name.is_none() {
-            if let Some(name) = obj.get("model_name").and_then(Value::as_str) {
-                self.model_name = Some(name.replace('/', "_"));
-            }
-        }
-        if !self.seen.insert(id.clone()) {
-            self.stats.duplicate_ids += 1;
-        }
-        self.stats.lines += 1;
+        let model_name = obj
+            .get("model_name")
+            .and_then(Value::as_str)
+            .map(|name| name.replace('/', "_"));
+        work.counted = Some((id.clone(), model_name));
+        work.stats.lines += 1;
 
         let types: Vec<TaskType> = session.tasks.iter().map(|t| t.task_type).collect();
         let transitions = transition_count(&types);
@@ -330,11 +446,11 @@ impl<'d> Scorer<'d> {
                         return Err(err(format!("result[{position}] is not an object")));
                     };
                     if position >= session.tasks.len() {
-                        self.stats.extra_tasks += 1;
+                        work.stats.extra_tasks += 1;
                         continue;
                     }
                     let (tally, outcome) =
-                        self.score_task(session, position, transitions, &mut task);
+                        self.score_task(work, session, position, transitions, &mut task);
                     tallies.push(tally);
                     outcomes.push(outcome);
                     scored.push(Value::Object(task));
@@ -343,8 +459,8 @@ impl<'d> Scorer<'d> {
             }
             Some(Value::Str(message)) => {
                 // C2: the session counts and is wrong; every dataset task fails.
-                self.stats.error_sessions += 1;
-                *self
+                work.stats.error_sessions += 1;
+                *work
                     .stats
                     .official_crashes
                     .entry("C2".to_owned())
@@ -383,7 +499,7 @@ impl<'d> Scorer<'d> {
                 ))
             }
         };
-        self.metrics.add_session(&tallies);
+        work.tallies = Some(tallies);
         let mut score = Map::new();
         score.insert("id", Value::Str(id.clone()));
         score.insert("results", results);
@@ -397,6 +513,7 @@ impl<'d> Scorer<'d> {
 
     fn score_task(
         &mut self,
+        work: &mut LineWork,
         session: &Session,
         position: usize,
         transitions: u8,
@@ -404,11 +521,11 @@ impl<'d> Scorer<'d> {
     ) -> (TaskTally, TaskOutcome) {
         let gold = session.tasks.get(position);
         if let (Some(recorded), Some(g)) = (recorded_user_turn(task), gold) {
-            self.stats.user_turns_checked += 1;
+            work.stats.user_turns_checked += 1;
             if *recorded != g.user_message {
-                self.stats.user_turns_differing += 1;
-                if self.stats.first_turn_difference.is_none() {
-                    self.stats.first_turn_difference = Some(TurnDifference {
+                work.stats.user_turns_differing += 1;
+                if work.stats.first_turn_difference.is_none() {
+                    work.stats.first_turn_difference = Some(TurnDifference {
                         session: session.index,
                         task: position,
                         recorded: recorded.into_owned(),
@@ -423,33 +540,33 @@ impl<'d> Scorer<'d> {
             .map(str::to_owned);
         let replayed = replay::replay_task(session, position, task, self.options.candidate_cap);
         if let Some(recorded) = recorded_name {
-            self.stats.name_labels_recorded += 1;
+            work.stats.name_labels_recorded += 1;
             if task.get("action_name_label").and_then(Value::as_str) != Some(recorded.as_str()) {
-                self.stats.name_labels_differing += 1;
+                work.stats.name_labels_differing += 1;
             }
         }
         if replayed.disagreed {
-            self.stats.label_disagreements += 1;
-            self.disagreeing.push(position);
+            work.stats.label_disagreements += 1;
+            work.disagreeing.push(position);
         }
         if replayed.truncated_log {
-            self.stats.truncated_logs += 1;
+            work.stats.truncated_logs += 1;
         }
         for q in &replayed.quirks {
-            *self
+            *work
                 .stats
                 .official_crashes
                 .entry(q.code().to_owned())
                 .or_default() += 1;
         }
-        self.add_usage(task);
+        add_usage(work, task);
         let checker = self.checker;
         let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
             checker.check(tools, name, pred, gold)
         };
         let params = params_checker_cached(task, &mut check, &mut self.tools_cache);
         if params.missing_answer {
-            *self
+            *work
                 .stats
                 .official_crashes
                 .entry("C1".to_owned())
@@ -514,28 +631,29 @@ impl<'d> Scorer<'d> {
         };
         (tally, outcome)
     }
+}
 
-    fn add_usage(&mut self, task: &Map) {
-        let sum_ints = |key: &str| -> u64 {
-            match task.get(key) {
-                Some(Value::Array(xs)) => xs
-                    .iter()
-                    .filter_map(Value::as_i64)
-                    .map(|x| x.max(0) as u64)
-                    .sum(),
-                _ => 0,
-            }
-        };
-        self.stats.input_tokens += sum_ints("input_token_count");
-        self.stats.output_tokens += sum_ints("output_token_count");
-        if let Some(Value::Array(xs)) = task.get("latency") {
-            for x in xs {
-                self.stats.requests += 1;
-                match x {
-                    Value::Float(f) if f.is_finite() => self.stats.latency_seconds += f,
-                    Value::Int(_) => self.stats.latency_seconds += x.as_i64().unwrap_or(0) as f64,
-                    _ => {}
-                }
+/// Adds a task's token counts and latency entries to the line's counters.
+fn add_usage(work: &mut LineWork, task: &Map) {
+    let sum_ints = |key: &str| -> u64 {
+        match task.get(key) {
+            Some(Value::Array(xs)) => xs
+                .iter()
+                .filter_map(Value::as_i64)
+                .map(|x| x.max(0) as u64)
+                .sum(),
+            _ => 0,
+        }
+    };
+    work.stats.input_tokens += sum_ints("input_token_count");
+    work.stats.output_tokens += sum_ints("output_token_count");
+    if let Some(Value::Array(xs)) = task.get("latency") {
+        for x in xs {
+            work.stats.requests += 1;
+            match x {
+                Value::Float(f) if f.is_finite() => work.latencies.push(*f),
+                Value::Int(_) => work.latencies.push(x.as_i64().unwrap_or(0) as f64),
+                _ => {}
             }
         }
     }

@@ -12,8 +12,24 @@ use crate::placement::DASHBOARD_CHARTS;
 
 fn banner(state: &AppState) -> Option<Element> {
     let s = state.shown.as_ref()?;
+    let damage = s.damage.clone().map(|d| el_text("p", d).id("dash-damage"));
+    if s.headline.note.is_none() {
+        return damage.map(|d| {
+            el("div")
+                .id("dash-banner")
+                .class("banner banner-warn")
+                .attr("role", "note")
+                .child(d)
+        });
+    }
     let cancelled = s.end.as_ref().is_some_and(|e| e.outcome == "cancelled");
-    let mut text = s.headline.note.clone()?;
+    // The banner's word ("Partial", "Failed") is not said twice.
+    let note = s.headline.note.as_deref()?;
+    let mut text = note
+        .strip_prefix("Partial run: ")
+        .or_else(|| note.strip_prefix("Failed run: "))
+        .unwrap_or(note)
+        .to_owned();
     if cancelled {
         text = format!("Cancelled. {text}");
     }
@@ -41,7 +57,8 @@ fn banner(state: &AppState) -> Option<Element> {
                     .as_ref()
                     .and_then(|e| e.reason.clone())
                     .map(|r| el_text("p", format!("Reason: {r}"))),
-            ),
+            )
+            .child_opt(damage),
     )
 }
 
@@ -133,6 +150,9 @@ fn glossary(state: &AppState) -> Element {
 
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
+    if let Some(env) = crate::envrun::dashboard(state) {
+        return env;
+    }
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")

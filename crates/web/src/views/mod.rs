@@ -159,6 +159,16 @@ fn hooks(state: &AppState) -> Hooks {
     if let Some(d) = state.dataset {
         h.insert("dataset", d.fingerprint.clone());
     }
+    let dataset_state = match &state.flags.dataset_error {
+        _ if state.pending_dataset.is_some() => "loading",
+        Some(e) => {
+            h.insert("datasetError", e.clone());
+            "error"
+        }
+        None if state.dataset.is_some() => "ready",
+        None => "loading",
+    };
+    h.insert("datasetState", dataset_state.to_owned());
     match &state.run {
         Some(run) => {
             h.insert("runState", run.phase.run_state().to_owned());
@@ -187,6 +197,26 @@ fn hooks(state: &AppState) -> Hooks {
     if let Some(s) = &state.shown {
         h.insert("headline", s.headline_json());
         h.insert("dashboard", "ready".to_owned());
+    }
+    if let Some((ms, n)) = state.env_step_cost() {
+        h.insert(
+            "envStepMs",
+            format!("{ms:.3} ms per step call over {n} calls"),
+        );
+    }
+    if let Some(v) = state.env_headline() {
+        h.insert("envHeadline", v.to_owned());
+        h.insert("dashboard", "ready".to_owned());
+        h.insert("leaderboard", "hidden".to_owned());
+        h.insert(
+            "envView",
+            match &state.env.view {
+                Some(Ok(_)) => "ready",
+                Some(Err(_)) => "error",
+                None => "busy",
+            }
+            .to_owned(),
+        );
     }
     if let Some(v) = state.flags.score_state {
         h.insert("scoreState", v.to_owned());
@@ -273,7 +303,13 @@ fn hooks(state: &AppState) -> Hooks {
 
 /// The whole page.
 pub fn frame(state: &AppState) -> Frame {
-    let status = match &state.status {
+    // "Ready: … start a run" speaks of Setup: elsewhere, or beside an unfinished run's
+    // offer, it steps aside.
+    let setup_note = |s: &crate::state::Status| {
+        s.text.starts_with("Ready: ")
+            && (state.route.view != View::Setup || state.flags.resume == Some("offered"))
+    };
+    let status = match state.status.as_ref().filter(|s| !setup_note(s)) {
         Some(s) => el("p")
             .id("status")
             .class("status")

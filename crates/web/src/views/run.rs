@@ -77,10 +77,17 @@ pub fn view(state: &AppState) -> Element {
         el("div")
             .class("section-head")
             .child(heading("h1", "run-title", "Run"))
-            .child(el("p").id("run-label").class("muted").text(format!(
-                "{} ({}) on {} sessions",
-                run.model, run.provider, sessions
-            ))),
+            .child(
+                el("p")
+                    .id("run-label")
+                    .class("muted")
+                    .text(if run.model == run.provider {
+                        // A built-in agent: its name once ("gold", not "gold (gold)").
+                        format!("the built-in {} agent on {sessions} sessions", run.model)
+                    } else {
+                        format!("{} ({}) on {sessions} sessions", run.model, run.provider)
+                    }),
+            ),
     );
     if let Some(end) = run
         .end
@@ -97,6 +104,8 @@ pub fn view(state: &AppState) -> Element {
                 .child(el_text("p", "There is no accuracy and no share link for this run. Check the endpoint settings in Setup (the help there explains CORS) and start again.").class("muted"))
                 .child(button("Back to Setup", "nav", "setup").class("primary")),
         );
+        // A failed run has nothing to pause, cancel or count.
+        return section.child(panel);
     }
     let active = run.active();
     panel = panel.child(

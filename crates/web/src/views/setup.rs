@@ -439,13 +439,21 @@ fn model_panel(state: &AppState) -> Element {
             )
             .child(probe_block(state));
     }
-    panel.child(
-        el("div").class("row").child(
-            button("Start run", "start", "")
-                .id("start-run")
-                .class("primary"),
-        ),
-    )
+    panel
+        .child(crate::budget::setup_panel(state))
+        .child_opt(crate::envrun::setup_block(state))
+        .child(
+            el("div").class("row").child(
+                button("Start run", "start", "")
+                    .id("start-run")
+                    .class("primary")
+                    .flag(
+                        "disabled",
+                        state.pending_dataset.is_some()
+                            || state.dataset.is_none_or(|d| d.tasks == 0),
+                    ),
+            ),
+        )
 }
 
 /// The streaming probe: its button, where it stands, and the core's report as text.

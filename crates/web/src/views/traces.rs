@@ -130,13 +130,13 @@ fn task_detail(state: &AppState, o: &TaskOutcome) -> Element {
             steps,
         } => {
             let raw = match o.error {
-                Some(e) => format!(" · raw error label {}", e.as_str()),
+                Some(e) => format!(" · error class in the official files: {}", e.as_str()),
                 None => String::new(),
             };
             box_ = box_.child(el_text(
                 "p",
                 format!(
-                    "Label {label} · names {names} · optimal {}{raw}",
+                    "Official verdict: {label} · tool names: {names} · shortest path: {}{raw}",
                     if optimal { "yes" } else { "no" }
                 ),
             ));
@@ -156,7 +156,7 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
     let mut summary = el("summary")
         .id(task_anchor(o.session, o.position))
         .text(format!(
-            "Session {} · {} · Task {} · {} / {} · ",
+            "Session {} (id {}) · Task {} · {} / {} · ",
             o.session + 1,
             if id.is_empty() { "—" } else { &id },
             o.position + 1,
@@ -245,6 +245,9 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
+    if let Some(env) = crate::envrun::traces(state) {
+        return env;
+    }
     let section = el("section")
         .id("view-traces")
         .class("view")

@@ -114,7 +114,7 @@ pub fn headline(id: &str, shown: &ShownRun) -> Element {
             &progress
                 .map(|p| {
                     format!(
-                        "{} gold nodes · official step-based {}",
+                        "{} gold nodes · official step-based {} (counts steps, not nodes: a step of parallel calls counts once, so even the gold agent stays below 100%)",
                         p.nodes,
                         pct(Some(p.step_based))
                     )

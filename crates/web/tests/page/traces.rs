@@ -87,7 +87,7 @@ fn rows_are_numbered_from_one_and_carry_tokens_and_latency() {
         .expect("session 1, task 1")
         .text_content();
     assert!(
-        first.starts_with("Session 1 · wild_tool_bench_0 · Task 1 · "),
+        first.starts_with("Session 1 (id wild_tool_bench_0) · Task 1 · "),
         "{first}"
     );
     let usage = usage_of(SEED0_SCORE);
@@ -102,7 +102,7 @@ fn rows_are_numbered_from_one_and_carry_tokens_and_latency() {
         .expect("session 8, task 4")
         .text_content();
     assert!(
-        last.starts_with("Session 8 · wild_tool_bench_7 · Task 4"),
+        last.starts_with("Session 8 (id wild_tool_bench_7) · Task 4"),
         "{last}"
     );
 }
