@@ -1,14 +1,20 @@
-// Uploads are scored in the lab module's Web Worker: the page's main thread stays free (a
-// click is answered while a big file is being scored), and the files the page gives are
-// the CLI's bytes (the official fixture run, which the parity tests check against the CLI).
+// Uploads are scored in the page's Web Worker (the upload scorer module): the page's main
+// thread stays free (a click is answered while a big file is being scored), and the files
+// the page gives are the CLI's bytes (the official fixture run, which the parity tests
+// check against the CLI; a big upload, whose score lines come back as a Blob, against
+// `wildtool score` on the same file).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, launchBrowser, openPage, startServer } from './helpers.mjs';
 
 const MINI = join(ROOT, 'tests/fixtures/mini.jsonl');
+const CLI = join(ROOT, 'target/debug/wildtool');
+const run = promisify(execFile);
 const RUN = join(ROOT, 'tests/fixtures/official-runs/mock-seed-0');
 
 let server;
@@ -19,6 +25,7 @@ before(async () => {
   work = await mkdtemp(join(tmpdir(), 'wildtool-worker-'));
   server = await startServer();
   browser = await launchBrowser();
+  await run('cargo', ['build', '--quiet', '--bin', 'wildtool'], { cwd: ROOT, maxBuffer: 1 << 24 });
 });
 
 after(async () => {
@@ -52,7 +59,7 @@ describe('scoring in the worker', () => {
     await page.close();
   });
 
-  test('a click is answered while a big upload is being scored', async () => {
+  test('a click is answered while a big upload is scored, and its files are the CLI\'s', async () => {
     const src = (await readFile(join(RUN, 'mini_result.jsonl'), 'utf8')).trim().split('\n');
     const copies = [];
     let size = 0;
@@ -68,6 +75,12 @@ describe('scoring in the worker', () => {
     assert.equal(await page.evaluate(() => document.body.dataset.offline), 'scoring', 'the click was answered before scoring ended');
     await page.waitForFunction(() => ['done', 'error'].includes(document.body.dataset.offline), null, { timeout: 300_000 });
     assert.equal(await page.evaluate(() => document.body.dataset.offline), 'done');
+    const out = join(work, 'cli');
+    await run(CLI, ['score', '--dataset', MINI, '--results', path, '--out', out], { cwd: ROOT, maxBuffer: 1 << 24 });
+    await page.click('nav [data-view="dashboard"]');
+    const cliScore = await readFile(join(out, 'score.jsonl'), 'utf8');
+    assert.ok((await downloadText(page, '#exp-score')) === cliScore, 'score.jsonl differs from the CLI\'s');
+    assert.equal(await downloadText(page, '#exp-metric'), await readFile(join(out, 'metric.json'), 'utf8'));
     assert.deepEqual(problems, []);
     await page.close();
   });

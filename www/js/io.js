@@ -49,13 +49,18 @@ function save(blob, name) {
 let segmenter = null;
 let lab = null;
 
-// The lab module in a dedicated Web Worker (js/lab-worker.js): calls and uploads to score
-// go there as messages, answered in order; none carries a key (the worker does no network
-// but the lab module and the dictionary, from this page's origin).
+// The lab module in a dedicated Web Worker (js/lab-worker.js): calls go there as messages,
+// answered in order; an upload is scored in a worker of its own (js/score-worker.js). No
+// message carries a key (the workers fetch only the modules and the dictionary, from this
+// page's origin).
 const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
 let worker = null;
 let asked = 0;
 const waiting = new Map();
+// Score lines of big uploads as the worker made them (the last few), by id.
+const kept = new Map();
+let keptId = 0;
+let scoring = null;
 
 function labWorker() {
   if (!worker) {
@@ -64,7 +69,6 @@ function labWorker() {
       const m = e.data;
       const w = waiting.get(m.id);
       if (!w) return;
-      if ('progress' in m) { if (w.progress) w.progress(m.progress); return; }
       waiting.delete(m.id);
       if ('err' in m) w.reject(new Error(m.err)); else w.resolve(m.ok);
     };
@@ -77,11 +81,31 @@ function labWorker() {
   return worker;
 }
 
-function ask(message, progress, transfer) {
+function ask(message) {
   const id = ++asked;
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject, progress });
-    labWorker().postMessage({ ...message, id }, transfer || []);
+    waiting.set(id, { resolve, reject });
+    labWorker().postMessage({ ...message, id });
+  });
+}
+
+/** Scores one upload in a worker of its own; a newer upload ends the older one's worker. */
+function scoreFile(message, progress) {
+  if (scoring) scoring.stop(new Error('superseded by a newer upload'));
+  const w = new Worker(new URL('./score-worker.js', import.meta.url), { type: 'module' });
+  return new Promise((resolve, reject) => {
+    const job = {
+      stop(err) { w.terminate(); if (scoring === job) scoring = null; if (err) reject(err); },
+    };
+    scoring = job;
+    w.onmessage = (e) => {
+      const m = e.data;
+      if ('progress' in m) { progress(m.progress); return; }
+      job.stop();
+      if ('err' in m) reject(new Error(m.err)); else resolve(m.ok);
+    };
+    w.onerror = (e) => job.stop(new Error(`the worker failed: ${e.message || 'unknown error'}`));
+    w.postMessage(message);
   });
 }
 
@@ -180,14 +204,26 @@ export async function makeIo(requestRender) {
     workerAvailable,
     /** Scores `file` in the worker: resolves to [summary, score lines, result text or null]. */
     scoreInWorker(file, dataset, lang, keep, progress) {
-      return ask({ kind: 'score', file, dataset, lang, keep }, progress);
+      return scoreFile({ file, dataset, lang, keep }, progress).then((r) => {
+        // A big upload's score lines stay a Blob here; the page gets its id.
+        if (r[1] instanceof Blob) {
+          kept.set(++keptId, r[1]);
+          if (kept.size > 4) kept.delete(kept.keys().next().value);
+          r[1] = keptId;
+        }
+        return r;
+      });
+    },
+    downloadKept(id, name) {
+      const blob = kept.get(id);
+      if (blob) save(blob, name);
     },
     /**
      * The lab module (crates/lab): in the worker, run(call, input) -> Promise of the output;
      * on this thread (`local`, or without a worker) loaded once, run(call, input) -> output.
      */
     loadLab(local) {
-      if (workerAvailable && !local) return Promise.resolve((call, input) => ask({ kind: 'call', call, input }));
+      if (workerAvailable && !local) return Promise.resolve((call, input) => ask({ call, input }));
       if (!lab) {
         lab = (async () => {
           const mod = await import('../pkg/lab/wildtool_lab.js');

@@ -26,7 +26,6 @@ pub mod stream;
 pub mod sweep;
 pub mod trace;
 pub mod trials;
-pub mod upload;
 pub mod verify;
 pub mod widgets;
 

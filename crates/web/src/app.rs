@@ -69,6 +69,8 @@ extern "C" {
         keep: bool,
         progress: &js_sys::Function,
     ) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = downloadKept)]
+    fn download_kept(this: &Io, id: u32, name: &str);
     #[wasm_bindgen(method, js_name = requestRender)]
     fn request_render(this: &Io);
 }
@@ -234,9 +236,10 @@ impl Inner {
                             .map_err(|e| js_message(&e))
                             .map(|v| {
                                 let a = js_sys::Array::from(&v);
+                                let lines = a.get(1);
                                 (
                                     a.get(0).as_string().unwrap_or_default(),
-                                    a.get(1).as_string().unwrap_or_default(),
+                                    lines.as_string().ok_or(lines.as_f64().unwrap_or(0.0) as u32),
                                     a.get(2).as_string(),
                                 )
                             }),
@@ -289,6 +292,7 @@ impl Inner {
                 });
             }
             Effect::Download { name, mime, data } => self.io.download(&name, mime, &data),
+            Effect::DownloadKept { id, name } => self.io.download_kept(id, &name),
             Effect::DownloadPng {
                 svg,
                 name,
@@ -356,7 +360,10 @@ impl Inner {
                 purpose,
             } => {
                 // The stream readers are called synchronously: the main thread's module.
-                let local = purpose == crate::msg::LabPurpose::StreamReaders;
+                let local = matches!(
+                    purpose,
+                    crate::msg::LabPurpose::StreamReaders | crate::msg::LabPurpose::EnvReady
+                );
                 let p = self.io.load_lab(local);
                 let me = self.clone();
                 spawn_local(async move {

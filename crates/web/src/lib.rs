@@ -12,7 +12,6 @@
 #![warn(missing_docs)]
 
 pub mod budget;
-pub mod damage;
 pub mod data;
 pub mod dataset_check;
 pub mod engine;

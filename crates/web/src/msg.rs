@@ -326,12 +326,13 @@ pub enum Msg {
         /// Bytes read.
         read: u64,
     },
-    /// The worker scored upload `file`: summary JSON, `score.jsonl`, the result text.
+    /// The worker scored upload `file`: summary JSON, `score.jsonl` (its text, or the id
+    /// of the `Blob` the glue keeps), the result text.
     WorkerScored {
         /// The file's id.
         file: u32,
         /// What it gave, or why it failed.
-        result: Result<(String, String, Option<String>), String>,
+        result: Result<(String, Result<String, u32>, Option<String>), String>,
     },
     /// A key-value listing.
     Listed(ListPurpose, Vec<(String, String)>),
@@ -495,6 +496,13 @@ pub enum Effect {
     KvList(String, ListPurpose),
     /// Read a key; answer with [`Msg::Got`].
     KvGet(String, GetPurpose),
+    /// Offer the glue's kept `Blob` `id` (a big upload's `score.jsonl`) as download `name`.
+    DownloadKept {
+        /// The kept file's id.
+        id: u32,
+        /// File name.
+        name: String,
+    },
     /// Offer a download.
     Download {
         /// File name.

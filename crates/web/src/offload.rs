@@ -1,8 +1,11 @@
-//! Offline scoring in the lab module's Web Worker: an official result file is handed to
-//! the worker whole (as the browser's `File`), read and scored there in slices by the
-//! core's scorer (the lab module's `Scoring`), with progress reported back; the page's
-//! main thread only renders. Without a worker (the glue has none, e.g. under `file://`)
-//! the file is scored on the main thread in slices as before, and the page says so.
+//! Offline scoring in a Web Worker: an official result file is handed to a worker of its
+//! own whole (as the browser's `File`), read and scored there in slices by the upload
+//! scorer module (`crates/scorer`, the core's scorer), with progress reported back; the
+//! page's main thread only renders the summary it gets (metrics, the first outcome of each
+//! task, damaged lines). A big upload's `score.jsonl` stays in the glue as a `Blob`
+//! ([`crate::scoring::Scored::score_kept`]); a small one's text comes back for traces.
+//! Without a worker (the glue has none, e.g. under `file://`) the file is scored on the
+//! main thread in slices as before, and the page says so.
 
 use crate::msg::Effect;
 use crate::scoring::Scored;
@@ -56,7 +59,7 @@ impl AppState {
     pub fn worker_scored(
         &mut self,
         file: u32,
-        result: Result<(String, String, Option<String>), String>,
+        result: Result<(String, Result<String, u32>, Option<String>), String>,
     ) -> Vec<Effect> {
         if !self.is_worker_upload(file) {
             return Vec::new();
@@ -77,7 +80,10 @@ impl AppState {
 
 /// The worker's summary (`model`, `metric`, `outcomes`, `errors`, `stats`, `mismatch`)
 /// with `score.jsonl` as a [`Scored`] and the dataset-mismatch message.
-fn read_summary(summary: &str, score_jsonl: String) -> Option<(Scored, Option<String>)> {
+fn read_summary(
+    summary: &str,
+    score_jsonl: Result<String, u32>,
+) -> Option<(Scored, Option<String>)> {
     let v: serde_json::Value = serde_json::from_str(summary).ok()?;
     let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
     let outcomes = outcomes_from_json(&v.get("outcomes")?.to_string())?;
@@ -99,13 +105,18 @@ fn read_summary(summary: &str, score_jsonl: String) -> Option<(Scored, Option<St
         requests: count("requests")?,
         ..Default::default()
     };
-    let scored = Scored::new(
+    let (lines, kept) = match score_jsonl {
+        Ok(t) => (t, None),
+        Err(id) => (String::new(), Some(id)),
+    };
+    let mut scored = Scored::new(
         text("model")?,
         text("metric")?,
-        score_jsonl,
+        lines,
         outcomes,
         errors,
         stats,
     );
+    scored.score_kept = kept;
     Some((scored, text("mismatch")))
 }

@@ -80,7 +80,7 @@ impl ScoreJob {
                 Ok(s) => self.file.push(line_no, s),
                 Err(e) => self
                     .errors
-                    .push(crate::damage::describe(&e.to_string(), &text)),
+                    .push(wildtool_core::input::damage::describe(&e.to_string(), &text)),
             }
         }
         if self.queue.is_empty() {
@@ -152,6 +152,7 @@ impl Scored {
             model,
             index,
             score_jsonl,
+            score_kept: None,
             outcomes,
             errors,
             stats,
@@ -169,6 +170,8 @@ pub struct Scored {
     pub model: String,
     /// `score.jsonl` text.
     pub score_jsonl: String,
+    /// Or, for a big upload, the glue's kept `Blob` of it (the text is then empty).
+    pub score_kept: Option<u32>,
     /// `(session index, start, end)` of each line of `score_jsonl`.
     index: Vec<(usize, usize, usize)>,
     /// `metric.json` text.
