@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{spawn_local, JsFuture};
 
-use crate::live::Outgoing;
+use crate::msg::Outgoing;
 use crate::msg::{Effect, FileRef, Msg};
 use crate::state::{AppState, Now};
 use crate::views;
@@ -375,7 +375,7 @@ impl Inner {
                                         .borrow_mut()
                                         .install_stream_call(stream_call(run.clone()));
                                 }
-                                if crate::envrun::ENABLED
+                                if crate::env::ENABLED
                                     && purpose == crate::msg::LabPurpose::EnvReady
                                 {
                                     me.state
@@ -499,7 +499,7 @@ impl Inner {
 }
 
 /// The lab module's calls for an env run, called synchronously through `run(call, input)`.
-fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
+fn env_call(run: js_sys::Function) -> crate::env::SyncCall {
     std::rc::Rc::new(move |call: wildtool_contract::Call, input: &str| {
         run.call2(
             &JsValue::NULL,
@@ -513,7 +513,7 @@ fn env_call(run: js_sys::Function) -> crate::envrun::SyncCall {
 }
 
 /// The lab module's stream readers, called synchronously through `run(call, input)`.
-fn stream_call(run: js_sys::Function) -> crate::readers::StreamCall {
+fn stream_call(run: js_sys::Function) -> crate::run::readers::StreamCall {
     std::rc::Rc::new(move |input: &str| {
         run.call2(
             &JsValue::NULL,

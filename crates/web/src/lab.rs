@@ -594,7 +594,7 @@ impl AppState {
             }
             View::Compare => self.compare_refresh(),
             View::History => {
-                let input = crate::views::history::input(self);
+                let input = crate::history::view::input(self);
                 self.movable_refresh(
                     crate::placement::HISTORY_LIST,
                     Call::HistoryList,

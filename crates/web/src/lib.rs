@@ -1,9 +1,9 @@
 //! wildtool's page. The page is a view over the core: Rust owns its state
 //! ([`state::AppState`]), turns user actions and IO results ([`msg::Msg`]) into effects
 //! ([`msg::Effect`]) and renders views ([`views`]) as element trees ([`ui::Node`]) that a
-//! small JS runtime patches into the DOM. Runs go through the run engine ([`live`]),
+//! small JS runtime patches into the DOM. Runs go through the run engine ([`run`]),
 //! uploads through the core's scorer ([`upload`]), and every number on the page comes
-//! from the core's report ([`shown`]).
+//! from the core's report ([`dashboard`]).
 //!
 //! Everything except [`app`] is plain Rust and compiles and is tested on every target;
 //! [`app`] is the wasm-bindgen glue (the `App` the runtime talks to, the fetch transport,
@@ -12,32 +12,26 @@
 #![warn(missing_docs)]
 
 pub mod budget;
+pub mod compare;
+pub mod dashboard;
 pub mod data;
-pub mod dataset_check;
-pub mod engine;
-pub mod envrun;
-pub mod exports;
-pub mod generator;
+pub mod env;
+pub mod field;
+pub mod generate;
 pub mod history;
-pub mod hosts;
 pub mod lab;
-pub mod links;
-pub mod live;
 pub mod msg;
-pub mod offload;
-pub mod pair;
 pub mod placement;
-pub mod probe;
-pub mod readers;
 pub mod route;
+pub mod run;
 pub mod scoring;
-pub mod settings;
-pub mod shown;
+pub mod setup;
 pub mod state;
 pub mod traces;
 pub mod upload;
 pub mod verify;
 pub mod views;
+pub mod vocab;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
 pub use wildtool_ui as ui;

@@ -6,8 +6,14 @@
 //! The action vocabulary (`data-action` / `data-arg` on elements, dispatched by the JS
 //! runtime as `(action, arg, value)`) is parsed here by [`Msg::from_action`].
 
+use crate::field::Field;
 use crate::route::View;
-use crate::settings::Field;
+use wildtool_core::runner::engine::Transmit;
+use wildtool_core::runner::http::HttpReply;
+use wildtool_core::runner::provider::HttpRequest;
+
+/// The answer to a request of the live run or one beside it: a response or a failure.
+pub type Reply = HttpReply;
 
 /// A file the user chose or dropped, held by the browser glue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +155,7 @@ pub enum LabPurpose {
 
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
-    crate::envrun::ENABLED
+    crate::vocab::ENV_PAGE
         && matches!(
             p,
             LabPurpose::EnvReady
@@ -194,6 +200,51 @@ pub struct AuxRequest {
     pub request: wildtool_core::runner::http::HttpRequest,
     /// `(header, value)` carrying the key for the request's own endpoint, if any.
     pub auth: Option<(String, String)>,
+}
+
+/// A request to send with its authentication header (the key stays in the transport's
+/// memory; it is attached only to requests of the run it was typed for).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// The request.
+    pub transmit: Transmit,
+    /// `(header, value)` carrying the key, when there is one.
+    pub auth: Option<(String, String)>,
+}
+
+/// One part of a streamed response of the live run, as the transport reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamIn {
+    /// The status and headers.
+    Head(wildtool_core::runner::http::HttpHead),
+    /// The next chunk of the body.
+    Bytes(Vec<u8>),
+    /// The body ended.
+    End,
+}
+
+/// A probe request to send (the key attached only for the probed endpoint).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProbeSend {
+    /// Answer with this number ([`crate::msg::Msg::Probe`]).
+    pub seq: u64,
+    /// The request.
+    pub request: HttpRequest,
+    /// Read the response as a stream.
+    pub stream: bool,
+    /// `(header, value)` carrying the key, when there is one.
+    pub auth: Option<(String, String)>,
+    /// Give up after this long.
+    pub timeout_ms: u32,
+}
+
+/// What came back for a probe request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProbeIn {
+    /// A part of a streamed response.
+    Stream(StreamIn),
+    /// A whole response, or a failure (streamed or not).
+    Reply(HttpReply),
 }
 
 /// Everything that can happen to the page.
@@ -345,15 +396,15 @@ pub enum Msg {
     /// jieba is installed (or could not be loaded).
     JiebaLoaded(Result<(), String>),
     /// A request of the live run finished.
-    Reply(u64, crate::live::Reply),
+    Reply(u64, Reply),
     /// A part of a streamed response of the live run.
-    Stream(u64, crate::live::StreamIn),
+    Stream(u64, StreamIn),
     /// Check the setup form's endpoint for streaming faults.
     ProbeStart,
     /// An answer (or a part of one) to a probe request.
-    Probe(u64, crate::probe::ProbeIn),
+    Probe(u64, ProbeIn),
     /// A request beside the run finished.
-    AuxDone(AuxPurpose, crate::live::Reply),
+    AuxDone(AuxPurpose, Reply),
     /// The live run's timer fired.
     Tick,
     /// Time for the built-in agents to take their next steps.
@@ -422,10 +473,10 @@ impl Msg {
             "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
             "model-search" => Msg::ModelSearch(value.to_owned()),
             "history-open" => Msg::HistoryOpen(arg.to_owned()),
-            "env-open" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Open(arg.to_owned())),
-            "env-export" if crate::envrun::ENABLED => Msg::Env(EnvMsg::Export(arg.to_owned())),
-            "env-copy-link" if crate::envrun::ENABLED => Msg::Env(EnvMsg::CopyLink),
-            "env-file" if crate::envrun::ENABLED => Msg::Env(EnvMsg::File(arg.to_owned())),
+            "env-open" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::CopyLink),
+            "env-file" if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::File(arg.to_owned())),
             "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
             "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
             "history-rename-save" => Msg::HistoryRenameSave,
@@ -529,7 +580,7 @@ pub enum Effect {
     PushUrl(String),
     /// Replace the current address (`replaceState`).
     ReplaceUrl(String),
-    /// Store the remembered key (JSON of [`RememberedKey`](crate::settings::RememberedKey)).
+    /// Store the remembered key (JSON of [`RememberedKey`](crate::setup::RememberedKey)).
     SaveKey(String),
     /// Forget the remembered key.
     ForgetKey,
@@ -539,13 +590,13 @@ pub enum Effect {
     /// Load jieba; answer with [`Msg::JiebaLoaded`].
     LoadJieba,
     /// Send a request of the live run with this key attached; answer with [`Msg::Reply`].
-    Send(crate::live::Outgoing),
+    Send(Outgoing),
     /// Abort a request of the live run at once.
     Abort(u64),
     /// Send a request beside the run; answer with [`Msg::AuxDone`].
     Aux(AuxRequest),
     /// Send a request of the streaming probe; answer with [`Msg::Probe`].
-    Probe(crate::probe::ProbeSend),
+    Probe(ProbeSend),
     /// Wake the live run at this time (seconds on the page's clock) with [`Msg::Tick`].
     WakeAt(f64),
     /// Yield to the browser, then [`Msg::AgentStep`].

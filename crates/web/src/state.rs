@@ -8,63 +8,22 @@
 
 use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 
+use crate::dashboard::ShownRun;
 use crate::data::{self, Dataset, DatasetSource};
+use crate::field::Field;
 use crate::history::History;
-use crate::live::LiveRun;
 use crate::msg::{
     AuxPurpose, Effect, FetchPurpose, FilePurpose, FileRef, GetPurpose, ListPurpose, Msg,
 };
 use crate::route::{Location, Route, View};
-use crate::settings::{DatasetChoice, Field, KeyStorage, SetupForm};
-use crate::shown::ShownRun;
+use crate::run::LiveRun;
+use crate::setup::{DatasetChoice, KeyStorage, SetupForm};
 use crate::traces::TraceUi;
 use crate::upload::Upload;
+pub use crate::vocab::{Now, Status, Tone};
 
 /// Published models shown in the comparison chart until the user picks others.
 pub const DEFAULT_COMPARE: [&str; 3] = ["GPT-4o", "Claude-4-Sonnet", "Qwen3-8B"];
-
-/// How a status message looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
-    /// Neutral.
-    Info,
-    /// Something worked.
-    Ok,
-    /// Needs attention.
-    Warn,
-    /// Something failed.
-    Error,
-}
-
-impl Tone {
-    /// The name in the `data-kind` attribute.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tone::Info => "info",
-            Tone::Ok => "ok",
-            Tone::Warn => "warn",
-            Tone::Error => "error",
-        }
-    }
-}
-
-/// The page-wide status line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
-    /// Text.
-    pub text: String,
-    /// Tone.
-    pub tone: Tone,
-}
-
-/// The time as the glue passes it in.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Now {
-    /// Seconds on a monotonic clock (`performance.now() / 1000`).
-    pub mono: f64,
-    /// Milliseconds since the Unix epoch (`Date.now()`), for timestamps and HTTP dates.
-    pub unix_ms: f64,
-}
 
 /// A dataset being fetched or read.
 #[derive(Debug, Clone, PartialEq)]
@@ -156,13 +115,13 @@ pub struct AppState {
     /// Last render time in milliseconds.
     pub render_ms: f64,
     /// The streaming probe of the setup form's endpoint, once started.
-    pub probe: Option<crate::probe::PageProbe>,
+    pub probe: Option<crate::setup::probe::PageProbe>,
     /// Why the probe could not start.
     pub probe_error: Option<String>,
     /// Numbers probe requests (answers to an earlier probe are dropped).
     pub probe_seq: u64,
     /// The lab module's stream readers, once loaded (streamed runs need them).
-    pub stream_call: Option<crate::readers::StreamCall>,
+    pub stream_call: Option<crate::run::readers::StreamCall>,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
@@ -182,11 +141,11 @@ pub struct AppState {
     /// The planner's fields (and the page's other budget features).
     pub budget: crate::budget::BudgetState,
     /// Generated suites and sweeps.
-    pub gen: crate::generator::GenState,
+    pub gen: crate::generate::GenState,
     /// The second run of traces side by side (the address's `vs=`).
-    pub vs: Option<crate::pair::VsRun>,
+    pub vs: Option<crate::traces::pair::VsRun>,
     /// The ledger environment (an extension): its runs, views and lab calls.
-    pub env: crate::envrun::EnvState,
+    pub env: crate::env::EnvState,
 }
 
 impl AppState {
@@ -219,7 +178,7 @@ impl AppState {
             setup.stream = true;
         }
         setup.env = q("env").as_deref() == Some("ledger");
-        if crate::envrun::ENABLED && q("history").as_deref() == Some("own") {
+        if crate::env::ENABLED && q("history").as_deref() == Some("own") {
             setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
@@ -289,7 +248,7 @@ impl AppState {
             cut: None,
             lab: crate::lab::LabState::default(),
             budget: Default::default(),
-            gen: crate::generator::GenState::default(),
+            gen: crate::generate::GenState::default(),
             vs: None,
             env: Default::default(),
         }
@@ -333,7 +292,7 @@ impl AppState {
                 .env
                 .shown
                 .as_ref()
-                .filter(|_| crate::envrun::ENABLED)
+                .filter(|_| crate::env::ENABLED)
                 .map(|s| s.link.as_str())
             {
                 q.push('#');
@@ -382,7 +341,7 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
-        if crate::envrun::ENABLED {
+        if crate::env::ENABLED {
             fx.extend(self.env_refresh());
         }
         fx.extend(self.search_refresh());
@@ -608,20 +567,20 @@ impl AppState {
             Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
                 self.env_lab_done(purpose, Err(error), now)
             }
-            Msg::Env(m) => match crate::envrun::ENABLED {
+            Msg::Env(m) => match crate::env::ENABLED {
                 true => self.env_msg(m),
                 false => Vec::new(),
             },
-            Msg::LabDone { purpose, output } if crate::probe::owns(purpose) => {
+            Msg::LabDone { purpose, output } if crate::setup::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
-            Msg::LabFailed { purpose, error } if crate::probe::owns(purpose) => {
+            Msg::LabFailed { purpose, error } if crate::setup::probe::owns(purpose) => {
                 self.probe_lab(purpose, Err(error))
             }
-            Msg::LabDone { purpose, output } if crate::generator::owns(purpose) => {
+            Msg::LabDone { purpose, output } if crate::generate::owns(purpose) => {
                 self.gen_answered(purpose, Ok(output), now)
             }
-            Msg::LabFailed { purpose, error } if crate::generator::owns(purpose) => {
+            Msg::LabFailed { purpose, error } if crate::generate::owns(purpose) => {
                 self.gen_answered(purpose, Err(error), now)
             }
             Msg::Fetched(FetchPurpose::Packs, result) => self.packs_fetched(result, now),
@@ -770,11 +729,11 @@ impl AppState {
             }
         };
         let shown = pending.source.display();
-        let d = match crate::dataset_check::refusal(&text) {
+        let d = match crate::data::check::refusal(&text) {
             None => data::load(&text, pending.source, data::lang_of(&pending.lang)),
             Some(why) => return self.dataset_refused(&shown, why, first, now),
         };
-        if let Some(why) = crate::dataset_check::unrunnable(d) {
+        if let Some(why) = crate::data::check::unrunnable(d) {
             return self.dataset_refused(&shown, why, first, now);
         }
         self.flags.dataset_error = None;
@@ -979,7 +938,7 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
-            GetPurpose::EnvResult(id) => match crate::envrun::ENABLED {
+            GetPurpose::EnvResult(id) => match crate::env::ENABLED {
                 true => self.env_result_arrived(&id, value),
                 false => Vec::new(),
             },

@@ -13,9 +13,9 @@ use gloo_timers::callback::Timeout;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use crate::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
-use crate::live::{Outgoing, StreamIn};
 use crate::msg::AuxRequest;
+use crate::msg::{Outgoing, StreamIn};
+use crate::run::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::input::limits::MAX_REPLY_BODY_BYTES;
 use wildtool_core::runner::http::HttpHead;
 use wildtool_core::runner::http::HttpRequest;
@@ -267,8 +267,8 @@ pub async fn fetch_streamed(
 }
 
 /// Sends a request of the streaming probe: streamed or whole, given up after its timeout.
-pub async fn fetch_probe(send: &crate::probe::ProbeSend, part: &dyn Fn(crate::probe::ProbeIn)) {
-    use crate::probe::ProbeIn;
+pub async fn fetch_probe(send: &crate::msg::ProbeSend, part: &dyn Fn(crate::msg::ProbeIn)) {
+    use crate::msg::ProbeIn;
     let controller = web_sys::AbortController::new().ok();
     let timer = controller
         .clone()

@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use wildtool_contract::Call;
-use wildtool_web::engine::{HttpReply as Reply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_web::msg::{Effect, FileRef, Msg};
+use wildtool_web::run::engine::{HttpReply as Reply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_web::state::{AppState, Now};
 use wildtool_web::ui::Node;
 use wildtool_web::views::{self, Frame, Hooks};
@@ -46,13 +46,13 @@ const SEED0_SCORE: &str =
     include_str!("../../../tests/fixtures/official-runs/mock-seed-0/mini_score.jsonl");
 
 /// A scripted endpoint: the reply to each request.
-type Server = Box<dyn FnMut(&wildtool_web::live::Outgoing) -> Reply>;
+type Server = Box<dyn FnMut(&wildtool_web::msg::Outgoing) -> Reply>;
 
 /// A scripted endpoint for requests beside the run (model lists, host-name probes).
 type AuxServer = Box<dyn FnMut(&wildtool_web::msg::AuxRequest) -> Reply>;
 
 /// A scripted endpoint for the streaming probe's requests.
-type ProbeServer = Box<dyn FnMut(&wildtool_web::probe::ProbeSend) -> Reply>;
+type ProbeServer = Box<dyn FnMut(&wildtool_web::msg::ProbeSend) -> Reply>;
 
 /// The browser, in memory.
 struct Browser {
@@ -63,7 +63,7 @@ struct Browser {
     aux_server: Option<AuxServer>,
     aux_sent: Vec<wildtool_web::msg::AuxRequest>,
     timer: Option<f64>,
-    sent: Vec<wildtool_web::live::Outgoing>,
+    sent: Vec<wildtool_web::msg::Outgoing>,
     aborted: Vec<u64>,
     state: AppState,
     kv: BTreeMap<String, String>,
@@ -259,13 +259,13 @@ impl Browser {
                             for part in stream_parts(&r, self.stream_chunk) {
                                 self.queue.push_back(Msg::Probe(
                                     seq,
-                                    wildtool_web::probe::ProbeIn::Stream(part),
+                                    wildtool_web::msg::ProbeIn::Stream(part),
                                 ));
                             }
                         }
                         (_, reply) => self
                             .queue
-                            .push_back(Msg::Probe(seq, wildtool_web::probe::ProbeIn::Reply(reply))),
+                            .push_back(Msg::Probe(seq, wildtool_web::msg::ProbeIn::Reply(reply))),
                     }
                 }
                 // The lab module's pure functions, called directly (the page loads them
@@ -288,14 +288,14 @@ impl Browser {
                         self.lab_calls.push(call.name());
                     }
                     if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
-                        let run: wildtool_web::readers::StreamCall =
+                        let run: wildtool_web::run::readers::StreamCall =
                             std::rc::Rc::new(|input: &str| {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
                             });
                         self.state.install_stream_call(run);
                     }
                     if purpose == wildtool_web::msg::LabPurpose::EnvReady {
-                        let run: wildtool_web::envrun::SyncCall =
+                        let run: wildtool_web::env::SyncCall =
                             std::rc::Rc::new(|call: Call, input: &str| {
                                 wildtool_lab::run(call, input).map_err(|e| e.to_string())
                             });
@@ -436,8 +436,8 @@ fn open(href: &str) -> Browser {
 
 /// A whole response as the parts a streamed `fetch` hands over: the head, the body in
 /// `chunk`-byte pieces, the end.
-fn stream_parts(r: &HttpResponse, chunk: usize) -> Vec<wildtool_web::live::StreamIn> {
-    use wildtool_web::live::StreamIn;
+fn stream_parts(r: &HttpResponse, chunk: usize) -> Vec<wildtool_web::msg::StreamIn> {
+    use wildtool_web::msg::StreamIn;
     let mut parts = vec![StreamIn::Head(wildtool_core::runner::http::HttpHead::new(
         r.status,
     ))];
@@ -1564,7 +1564,7 @@ fn stopping_a_sweep_analyses_the_levels_that_ran() {
     for _ in 0..10_000 {
         if matches!(
             b.state.gen.sweep.as_ref().map(|s| s.phase.clone()),
-            Some(wildtool_web::generator::SweepPhase::Running(1))
+            Some(wildtool_web::generate::SweepPhase::Running(1))
         ) {
             break;
         }

@@ -7,8 +7,8 @@
 use std::collections::VecDeque;
 
 use wasm_bindgen_test::*;
+use wildtool_web::field::Field;
 use wildtool_web::msg::{Effect, FetchPurpose, Msg};
-use wildtool_web::settings::Field;
 use wildtool_web::state::{AppState, Now};
 use wildtool_web::views;
 

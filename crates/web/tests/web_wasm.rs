@@ -4,7 +4,7 @@
 
 use wasm_bindgen_test::*;
 use wildtool_core::chart::{self, ChartKind, ChartSpec, Layout, Orientation, Point, Series};
-use wildtool_web::engine::{HttpReply, NetworkKind};
+use wildtool_web::run::engine::{HttpReply, NetworkKind};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -46,8 +46,8 @@ fn charts_parse_as_svg_and_hostile_labels_stay_text() {
 #[wasm_bindgen_test]
 async fn nothing_listening_is_unreachable() {
     use wildtool_core::runner::http::HttpRequest;
-    use wildtool_web::engine::{RequestId, Transmit};
-    let out = wildtool_web::live::Outgoing {
+    use wildtool_web::run::engine::{RequestId, Transmit};
+    let out = wildtool_web::msg::Outgoing {
         transmit: Transmit {
             id: RequestId(1),
             request: HttpRequest {

@@ -3,19 +3,9 @@
 //! runtime applies beside the tree: the title, the element to focus and the automation
 //! hooks on `document.body.dataset`.
 //!
-//! A view is a file here with one `pub fn view(&AppState) -> Element`, a variant of
-//! [`View`] and a line in [`view_for`].
+//! A view is a feature's `view.rs` (`crate::setup::view`, …) with one
+//! `pub fn view(&AppState) -> Element`, a variant of [`View`] and a line in [`view_for`].
 
-pub mod compare;
-pub mod dashboard;
-pub mod generate;
-pub mod history;
-pub mod run;
-pub mod setup;
-pub mod sweep;
-pub mod traces;
-pub mod upload;
-pub mod verify;
 pub mod widgets;
 
 use crate::route::{Route, View};
@@ -86,15 +76,15 @@ impl Frame {
 /// The element of the current view.
 pub fn view_for(state: &AppState) -> Element {
     match state.route.view {
-        View::Setup => setup::view(state),
-        View::Run => run::view(state),
-        View::Dashboard => dashboard::view(state),
-        View::Traces => traces::view(state),
-        View::Upload => upload::view(state),
-        View::History => history::view(state),
-        View::Compare => compare::view(state),
-        View::Generate => generate::view(state),
-        View::Sweep => sweep::view(state),
+        View::Setup => crate::setup::view::view(state),
+        View::Run => crate::run::view::view(state),
+        View::Dashboard => crate::dashboard::view::view(state),
+        View::Traces => crate::traces::view::view(state),
+        View::Upload => crate::upload::view::view(state),
+        View::History => crate::history::view::view(state),
+        View::Compare => crate::compare::view::view(state),
+        View::Generate => crate::generate::view::view(state),
+        View::Sweep => crate::generate::sweep::view(state),
     }
 }
 
@@ -179,7 +169,7 @@ fn hooks(state: &AppState) -> Hooks {
             if let Some(end) = run
                 .end
                 .as_ref()
-                .filter(|_| run.phase == crate::live::Phase::Ended)
+                .filter(|_| run.phase == crate::run::Phase::Ended)
             {
                 h.insert("runOutcome", end.outcome.clone());
                 if end.outcome == "failed" {
@@ -285,8 +275,8 @@ fn hooks(state: &AppState) -> Hooks {
         h.insert("generate", "done".to_owned());
     }
     if let Some(s) = &state.gen.sweep {
-        let busy = s.phase == crate::generator::SweepPhase::Analysing
-            || (matches!(s.phase, crate::generator::SweepPhase::Stopped(_)) && s.result.is_none());
+        let busy = s.phase == crate::generate::SweepPhase::Analysing
+            || (matches!(s.phase, crate::generate::SweepPhase::Stopped(_)) && s.result.is_none());
         h.insert(
             "sweep",
             if busy { "analysing" } else { s.phase.hook() }.to_owned(),

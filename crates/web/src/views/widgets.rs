@@ -3,7 +3,7 @@
 use wildtool_core::chart::format_percent;
 use wildtool_core::report::RunReport;
 
-use crate::shown::ShownRun;
+use crate::dashboard::ShownRun;
 use crate::state::Tone;
 use crate::ui::{el, el_text, Element, Node};
 

@@ -9,7 +9,7 @@ use wildtool_core::runner::stream::replay::events_for;
 
 const TEXT: &str = r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "Done."}, "finish_reason": "stop"}], "usage": {"prompt_tokens": 12, "completion_tokens": 3}}"#;
 
-fn streams(out: &wildtool_web::live::Outgoing) -> bool {
+fn streams(out: &wildtool_web::msg::Outgoing) -> bool {
     out.transmit.request.body.contains(r#""stream": true"#)
 }
 

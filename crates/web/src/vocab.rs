@@ -1,0 +1,50 @@
+//! The page's shared vocabulary, on its ground floor: the time as the glue passes it in,
+//! the status line and its tones, and whether this build has the ledger environment's
+//! page side. Every feature may use it; it uses none.
+
+/// How a status message looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Neutral.
+    Info,
+    /// Something worked.
+    Ok,
+    /// Needs attention.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+impl Tone {
+    /// The name in the `data-kind` attribute.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tone::Info => "info",
+            Tone::Ok => "ok",
+            Tone::Warn => "warn",
+            Tone::Error => "error",
+        }
+    }
+}
+
+/// The page-wide status line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// Text.
+    pub text: String,
+    /// Tone.
+    pub tone: Tone,
+}
+
+/// The time as the glue passes it in.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Now {
+    /// Seconds on a monotonic clock (`performance.now() / 1000`).
+    pub mono: f64,
+    /// Milliseconds since the Unix epoch (`Date.now()`), for timestamps and HTTP dates.
+    pub unix_ms: f64,
+}
+
+/// The ledger environment is in this build of the page: always natively (the page's
+/// tests), in the WebAssembly app shell only with the `env-page` feature.
+pub const ENV_PAGE: bool = cfg!(any(feature = "env-page", not(target_arch = "wasm32")));
