@@ -206,14 +206,14 @@ impl UploadScoring {
     }
 
     /// Installs jieba.
-    fn install(&self, j: JiebaSegmenter) {
+    pub fn set_jieba(&self, j: JiebaSegmenter) {
         *self.data.jieba.0.borrow_mut() = Some(j);
     }
 
     /// Installs jieba from the bytes of its dictionary file.
     pub fn set_dictionary(&self, dict: &[u8]) -> Result<(), String> {
         let j = JiebaSegmenter::from_dict_bytes(dict).map_err(|e| e.to_string())?;
-        self.install(j);
+        self.set_jieba(j);
         Ok(())
     }
 
@@ -382,7 +382,7 @@ mod tests {
         let results = read("official-runs/mock-seed-0/mini_result.jsonl");
         let size = results.len() as u64;
         let mut whole = UploadScoring::new(&data, "en", true, size);
-        whole.install(JiebaSegmenter::with_default_dict());
+        whole.set_jieba(JiebaSegmenter::with_default_dict());
         assert!(!whole.push(results.as_bytes(), true));
         let mut whole = whole.finish(None);
         let whole_jsonl = whole.score_jsonl();
@@ -393,7 +393,7 @@ mod tests {
         for chunk in results.as_bytes().chunks(777) {
             if s.push(chunk, false) {
                 waited = true;
-                s.install(JiebaSegmenter::with_default_dict());
+                s.set_jieba(JiebaSegmenter::with_default_dict());
                 assert!(!s.resume());
             }
         }
@@ -431,7 +431,7 @@ mod tests {
         let cut = &results[..results.find('\n').unwrap() / 2];
         let twice = format!("{results}{results}{cut}\n");
         let mut s = UploadScoring::new(&data, "en", false, twice.len() as u64);
-        s.install(JiebaSegmenter::with_default_dict());
+        s.set_jieba(JiebaSegmenter::with_default_dict());
         assert!(!s.push(twice.as_bytes(), true));
         let done = s.finish(None);
         let summary: serde_json::Value = serde_json::from_str(&done.summary).unwrap();
