@@ -183,7 +183,7 @@ fn rustdoc_names_no_process_vocabulary() {
 }
 
 /// The paths a comment names: words with a `/` that start at one of the repository's
-/// top-level folders (`crates/web/src/lab.rs`, `data/packs/`), or that name a source or
+/// top-level folders (`crates/web/src/lab/mod.rs`, `data/packs/`), or that name a source or
 /// document file (`runner/checkpoint.rs`, `www/js/io.js`). Words with a placeholder
 /// (`<name>`, `*`, `{…}`, `DIR/`) are no path.
 fn named_paths(comment: &str) -> Vec<String> {

@@ -13,6 +13,7 @@
 
 pub mod budget;
 pub mod compare;
+pub mod cx;
 pub mod dashboard;
 pub mod data;
 pub mod env;

@@ -8,12 +8,7 @@
 //! its behaviour stay the same, and only the app shell's size changes (see
 //! `docs/page-modules.md`).
 
-use serde::Serialize;
-use wildtool_contract::Call;
-
-use crate::msg::{Effect, LabPurpose};
-use crate::state::AppState;
-use crate::ui::{el, el_text, Element, Node};
+use crate::ui::{el, el_text, Node};
 
 /// Where a movable view is built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,49 +24,6 @@ pub const DASHBOARD_CHARTS: Place = Place::Lab;
 
 /// The history list (`wildtool_views::history`).
 pub const HISTORY_LIST: Place = Place::Lab;
-
-impl AppState {
-    /// Asks the lab module for a movable view placed there when its input changed since
-    /// the last call for `purpose`.
-    #[inline(always)]
-    pub fn movable_refresh(
-        &mut self,
-        place: Place,
-        call: Call,
-        purpose: LabPurpose,
-        input: &impl Serialize,
-    ) -> Vec<Effect> {
-        if place == Place::Shell {
-            return Vec::new();
-        }
-        let text = serde_json::to_string(input).unwrap_or_default();
-        if self.lab.asked_with(purpose) == Some(text.as_str()) {
-            return Vec::new();
-        }
-        self.lab.ask_with(purpose, text.clone());
-        self.lab_call(call, text, purpose)
-    }
-
-    /// A movable view: built here, or the lab module's latest answer for `purpose` (until
-    /// there is one, a loading note `{id}-loading` marked `data-loading`, which the
-    /// end-to-end tests wait to be gone). Inlined, so that a view placed in the
-    /// lab module is not linked into the app shell.
-    #[inline(always)]
-    pub fn movable<I>(
-        &self,
-        place: Place,
-        purpose: LabPurpose,
-        input: impl FnOnce() -> I,
-        build: fn(&I) -> Element,
-        id: &str,
-        loading: &str,
-    ) -> Node {
-        if place == Place::Shell {
-            return build(&input()).into();
-        }
-        lab_answer(self.lab.answer(purpose), id, loading)
-    }
-}
 
 /// A lab module's answer as a node: the view it drew, its error, or (until it answers) a
 /// loading note `{id}-loading` marked `data-loading`.

@@ -68,6 +68,18 @@ pub struct Flags {
     pub worker: bool,
 }
 
+/// The narrow context of a feature's handler, from the state's members (borrowed apart
+/// from the feature's own state).
+macro_rules! cx {
+    ($s:ident) => {
+        crate::cx::Cx {
+            dataset: $s.dataset,
+            status: &mut $s.status,
+            lab: &mut $s.lab,
+        }
+    };
+}
+
 /// The whole page.
 pub struct AppState {
     /// Where the page is.
@@ -440,7 +452,7 @@ impl AppState {
                 file,
                 bytes,
                 ..
-            } => self.verify_read(file, bytes),
+            } => crate::verify::update::read(&mut self.verify, file, bytes, &mut cx!(self)),
             Msg::FileRead {
                 purpose: FilePurpose::Results,
                 file,
@@ -514,7 +526,9 @@ impl AppState {
             Msg::AgentStep => self.run_agents(now),
             Msg::UploadFile(file) => self.upload_start(file),
             Msg::ImportFile(file) => self.upload_begin(file, true),
-            Msg::VerifyFile(file) => self.verify_file(file),
+            Msg::VerifyFile(file) => {
+                crate::verify::update::file(&mut self.verify, file, &mut cx!(self))
+            }
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),

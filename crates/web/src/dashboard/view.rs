@@ -150,7 +150,7 @@ fn glossary(state: &AppState) -> Element {
 
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::dashboard(state) {
+    if let Some(env) = crate::env::view::dashboard(state) {
         return env;
     }
     let mut section = el("section")

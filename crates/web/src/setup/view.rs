@@ -441,8 +441,8 @@ fn model_panel(state: &AppState) -> Element {
             .child(probe_block(state));
     }
     panel
-        .child(crate::budget::setup_panel(state))
-        .child_opt(crate::env::setup_block(state))
+        .child(crate::budget::view::setup_panel(state))
+        .child_opt(crate::env::view::setup_block(state))
         .child(
             el("div").class("row").child(
                 button("Start run", "start", "")

@@ -245,7 +245,7 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::traces(state) {
+    if let Some(env) = crate::env::view::traces(state) {
         return env;
     }
     let section = el("section")
