@@ -49,8 +49,8 @@ function save(blob, name) {
 let segmenter = null;
 let lab = null;
 
-// The lab module in a dedicated Web Worker (js/lab-worker.js): calls go there as messages,
-// answered in order; an upload is scored in a worker of its own (js/score-worker.js). No
+// The lab module in a dedicated Web Worker (js/workers/lab-worker.js): calls go there as messages,
+// answered in order; an upload is scored in a worker of its own (js/workers/score-worker.js). No
 // message carries a key (the workers fetch only the modules and the dictionary, from this
 // page's origin).
 const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
@@ -64,7 +64,7 @@ let scoring = null;
 
 function labWorker() {
   if (!worker) {
-    worker = new Worker(new URL('./lab-worker.js', import.meta.url), { type: 'module' });
+    worker = new Worker(new URL('./workers/lab-worker.js', import.meta.url), { type: 'module' });
     worker.onmessage = (e) => {
       const m = e.data;
       const w = waiting.get(m.id);
@@ -89,23 +89,32 @@ function ask(message) {
   });
 }
 
-/** Scores one upload in a worker of its own; a newer upload ends the older one's worker. */
+/**
+ * Scores one upload in a worker of its own; a newer upload ends the older one's worker.
+ * Starting a worker takes the main thread a few tens of milliseconds, so the scoring
+ * worker and the lab module's (whose charts follow) start in tasks of their own.
+ */
 function scoreFile(message, progress) {
   if (scoring) scoring.stop(new Error('superseded by a newer upload'));
-  const w = new Worker(new URL('./score-worker.js', import.meta.url), { type: 'module' });
   return new Promise((resolve, reject) => {
+    let w = null;
     const job = {
-      stop(err) { w.terminate(); if (scoring === job) scoring = null; if (err) reject(err); },
+      stop(err) { if (w) w.terminate(); if (scoring === job) scoring = null; if (err) reject(err); },
     };
     scoring = job;
-    w.onmessage = (e) => {
-      const m = e.data;
-      if ('progress' in m) { progress(m.progress); return; }
-      job.stop();
-      if ('err' in m) reject(new Error(m.err)); else resolve(m.ok);
-    };
-    w.onerror = (e) => job.stop(new Error(`the worker failed: ${e.message || 'unknown error'}`));
-    w.postMessage(message);
+    setTimeout(() => {
+      if (scoring !== job) return;
+      w = new Worker(new URL('./workers/score-worker.js', import.meta.url), { type: 'module' });
+      w.onmessage = (e) => {
+        const m = e.data;
+        if ('progress' in m) { progress(m.progress); return; }
+        job.stop();
+        if ('err' in m) reject(new Error(m.err)); else resolve(m.ok);
+      };
+      w.onerror = (e) => job.stop(new Error(`the worker failed: ${e.message || 'unknown error'}`));
+      w.postMessage(message);
+      setTimeout(labWorker);
+    });
   });
 }
 

@@ -265,7 +265,9 @@ impl Finished {
     /// until at least `max` bytes, or the rest; empty once everything is handed out.
     /// The pieces joined are the CLI's `score.jsonl` byte for byte.
     pub fn score_chunk(&mut self, max: usize) -> Vec<u8> {
-        let mut out = Vec::new();
+        let rest = self.lines.get(self.taken..).unwrap_or_default();
+        let rest: usize = rest.iter().map(|l| l.score_line.len() + 1).sum();
+        let mut out = Vec::with_capacity(rest.min(max.saturating_add(64 << 10)));
         while out.len() < max.max(1) {
             let Some(line) = self.lines.get_mut(self.taken) else {
                 break;

@@ -11,7 +11,7 @@ use crate::msg::Effect;
 use crate::scoring::Scored;
 use crate::state::{AppState, Tone};
 use crate::upload::KEEP_TEXT;
-use wildtool_core::outcome::outcomes_from_json;
+use wildtool_core::outcome::outcomes_from_value;
 
 impl AppState {
     /// Hands the upload being read to the worker.
@@ -86,7 +86,7 @@ fn read_summary(
 ) -> Option<(Scored, Option<String>)> {
     let v: serde_json::Value = serde_json::from_str(summary).ok()?;
     let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
-    let outcomes = outcomes_from_json(&v.get("outcomes")?.to_string())?;
+    let outcomes = outcomes_from_value(v.get("outcomes")?)?;
     let errors = v
         .get("errors")?
         .as_array()?

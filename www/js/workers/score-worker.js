@@ -3,7 +3,7 @@
 // {file, dataset, lang, keep} -> {progress} now and then, then {ok: [summary, score lines
 // (text when kept, else a Blob), result text or null]} or {err}. The upload scorer
 // (crates/scorer) does the scoring; no decision is made here.
-import init, { Scoring } from '../pkg/scorer/wildtool_scorer.js';
+import init, { Scoring } from '../../pkg/scorer/wildtool_scorer.js';
 
 const ready = init();
 const SLICE = 4 << 20;
@@ -11,7 +11,7 @@ const PIECE = 8 << 20;
 
 /** jieba's dictionary, fetched when a line first needs it. */
 async function dictionary() {
-  const res = await fetch(new URL('../data/jieba-dict.txt', import.meta.url));
+  const res = await fetch(new URL('../../data/jieba-dict.txt', import.meta.url));
   if (!res.ok) throw new Error(`cannot load the Chinese dictionary (HTTP ${res.status})`);
   return new Uint8Array(await res.arrayBuffer());
 }
