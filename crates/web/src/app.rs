@@ -239,7 +239,9 @@ impl Inner {
                                 let lines = a.get(1);
                                 (
                                     a.get(0).as_string().unwrap_or_default(),
-                                    lines.as_string().ok_or(lines.as_f64().unwrap_or(0.0) as u32),
+                                    lines
+                                        .as_string()
+                                        .ok_or(lines.as_f64().unwrap_or(0.0) as u32),
                                     a.get(2).as_string(),
                                 )
                             }),

@@ -213,8 +213,7 @@ impl Browser {
                         file: id,
                         read: bytes.len() as u64 / 2,
                     });
-                    self.queue
-                        .push_back(Msg::WorkerScored { file: id, result });
+                    self.queue.push_back(Msg::WorkerScored { file: id, result });
                 }
                 Effect::DownloadKept { id, name } => {
                     let data = self.kept.get(&id).cloned().expect("a kept file");
@@ -414,8 +413,7 @@ impl Browser {
         lang: &str,
         keep: bool,
     ) -> Result<(String, String, Option<String>), String> {
-        let mut s =
-            wildtool_scorer::UploadScoring::new(dataset, lang, keep, bytes.len() as u64);
+        let mut s = wildtool_scorer::UploadScoring::new(dataset, lang, keep, bytes.len() as u64);
         let slices: Vec<&[u8]> = bytes.chunks(4096).collect();
         for (i, slice) in slices.iter().enumerate() {
             if s.push(slice, i + 1 == slices.len()) {
@@ -427,7 +425,11 @@ impl Browser {
             s.push(&[], true);
         }
         let mut done = s.finish(None);
-        Ok((done.summary.clone(), done.score_jsonl(), done.result_text.take()))
+        Ok((
+            done.summary.clone(),
+            done.score_jsonl(),
+            done.result_text.take(),
+        ))
     }
 
     fn drop_file(&mut self, action: &str, name: &str, bytes: &[u8]) {
@@ -674,9 +676,18 @@ fn an_upload_scored_in_the_worker_gives_the_cli_files_with_its_score_lines_as_te
             b.downloads.last().unwrap().1.trim_end(),
             SEED0_SCORE.trim_end()
         );
-        let scored = b.state.shown.as_ref().and_then(|s| s.scored.as_ref()).unwrap();
+        let scored = b
+            .state
+            .shown
+            .as_ref()
+            .and_then(|s| s.scored.as_ref())
+            .unwrap();
         assert_eq!(scored.score_kept.is_some(), kept);
-        assert_eq!(scored.score_jsonl.is_empty(), kept, "kept lines are not text");
+        assert_eq!(
+            scored.score_jsonl.is_empty(),
+            kept,
+            "kept lines are not text"
+        );
         // The dashboard counts the dataset's 32 tasks, as the main thread's scorer does.
         assert_eq!(b.state.shown.as_ref().unwrap().outcomes.len(), 32);
     }
@@ -706,7 +717,15 @@ fn an_upload_repeating_its_sessions_and_a_damaged_line_score_in_the_worker_as_on
             b.text("offline-info"),
         ));
     }
-    assert!(shown[0].2.as_deref().unwrap_or("").contains("result line 17"), "{:?}", shown[0].2);
+    assert!(
+        shown[0]
+            .2
+            .as_deref()
+            .unwrap_or("")
+            .contains("result line 17"),
+        "{:?}",
+        shown[0].2
+    );
     assert_eq!(shown[0], shown[1]);
 }
 

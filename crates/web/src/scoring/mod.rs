@@ -80,9 +80,10 @@ impl ScoreJob {
             self.queue.pop_front();
             match self.scorer.score_line(line_no, &text) {
                 Ok(s) => self.file.push(line_no, s),
-                Err(e) => self
-                    .errors
-                    .push(wildtool_core::input::damage::describe(&e.to_string(), &text)),
+                Err(e) => self.errors.push(wildtool_core::input::damage::describe(
+                    &e.to_string(),
+                    &text,
+                )),
             }
         }
         if self.queue.is_empty() {
