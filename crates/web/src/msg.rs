@@ -88,6 +88,10 @@ pub enum GetPurpose {
     EnvResult(String),
 }
 
+/// What the scoring worker answers for an upload: the summary JSON, `score.jsonl` (its
+/// text, or the id of the `Blob` the glue keeps), the result text when kept.
+pub type WorkerAnswer = (String, Result<String, u32>, Option<String>);
+
 /// What a call into the lab module is for; its answer is kept under this name (see
 /// [`crate::lab`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -383,7 +387,7 @@ pub enum Msg {
         /// The file's id.
         file: u32,
         /// What it gave, or why it failed.
-        result: Result<(String, Result<String, u32>, Option<String>), String>,
+        result: Result<WorkerAnswer, String>,
     },
     /// A key-value listing.
     Listed(ListPurpose, Vec<(String, String)>),

@@ -198,16 +198,16 @@ impl Browser {
                 } => {
                     let blob = self.worker.expect("a worker");
                     let bytes = self.files.get(&file.id).cloned().unwrap_or_default();
-                    let result = self.score_in_worker(&bytes, &text, lang, keep && !blob);
-                    let result = result.map(|(summary, lines, text)| {
-                        if blob {
-                            let id = self.kept.len() as u32 + 1;
-                            self.kept.insert(id, lines);
-                            (summary, Err(id), text)
-                        } else {
-                            (summary, Ok(lines), text)
-                        }
-                    });
+                    let (summary, lines, text) =
+                        self.score_in_worker(&bytes, &text, lang, keep && !blob);
+                    let lines = if blob {
+                        let id = self.kept.len() as u32 + 1;
+                        self.kept.insert(id, lines);
+                        Err(id)
+                    } else {
+                        Ok(lines)
+                    };
+                    let result = Ok((summary, lines, text));
                     let id = file.id;
                     self.queue.push_back(Msg::WorkerProgress {
                         file: id,
@@ -405,14 +405,13 @@ impl Browser {
     }
 
     /// What the page's scoring worker answers: the upload scorer over `bytes` in slices.
-    #[allow(clippy::type_complexity)]
     fn score_in_worker(
         &self,
         bytes: &[u8],
         dataset: &str,
         lang: &str,
         keep: bool,
-    ) -> Result<(String, String, Option<String>), String> {
+    ) -> (String, String, Option<String>) {
         let mut s = wildtool_scorer::UploadScoring::new(dataset, lang, keep, bytes.len() as u64);
         let slices: Vec<&[u8]> = bytes.chunks(4096).collect();
         for (i, slice) in slices.iter().enumerate() {
@@ -425,11 +424,8 @@ impl Browser {
             s.push(&[], true);
         }
         let mut done = s.finish(None);
-        Ok((
-            done.summary.clone(),
-            done.score_jsonl(),
-            done.result_text.take(),
-        ))
+        let lines = done.score_jsonl();
+        (done.summary, lines, done.result_text)
     }
 
     fn drop_file(&mut self, action: &str, name: &str, bytes: &[u8]) {

@@ -59,7 +59,7 @@ impl AppState {
     pub fn worker_scored(
         &mut self,
         file: u32,
-        result: Result<(String, Result<String, u32>, Option<String>), String>,
+        result: Result<crate::msg::WorkerAnswer, String>,
     ) -> Vec<Effect> {
         if !self.is_worker_upload(file) {
             return Vec::new();
