@@ -49,74 +49,9 @@ function save(blob, name) {
 let segmenter = null;
 let lab = null;
 
-// The lab module in a dedicated Web Worker (js/workers/lab-worker.js): calls go there as messages,
-// answered in order; an upload is scored in a worker of its own (js/workers/score-worker.js). No
-// message carries a key (the workers fetch only the modules and the dictionary, from this
-// page's origin).
+// Heavy work runs in Web Workers, driven by js/workers/client.js (imported on first use).
 const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
-let worker = null;
-let asked = 0;
-const waiting = new Map();
-// Score lines of big uploads as the worker made them (the last few), by id.
-const kept = new Map();
-let keptId = 0;
-let scoring = null;
-
-function labWorker() {
-  if (!worker) {
-    worker = new Worker(new URL('./workers/lab-worker.js', import.meta.url), { type: 'module' });
-    worker.onmessage = (e) => {
-      const m = e.data;
-      const w = waiting.get(m.id);
-      if (!w) return;
-      waiting.delete(m.id);
-      if ('err' in m) w.reject(new Error(m.err)); else w.resolve(m.ok);
-    };
-    worker.onerror = (e) => {
-      for (const w of waiting.values()) w.reject(new Error(`the worker failed: ${e.message || 'unknown error'}`));
-      waiting.clear();
-      worker = null;
-    };
-  }
-  return worker;
-}
-
-function ask(message) {
-  const id = ++asked;
-  return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve, reject });
-    labWorker().postMessage({ ...message, id });
-  });
-}
-
-/**
- * Scores one upload in a worker of its own; a newer upload ends the older one's worker.
- * Starting a worker takes the main thread a few tens of milliseconds, so the scoring
- * worker and the lab module's (whose charts follow) start in tasks of their own.
- */
-function scoreFile(message, progress) {
-  if (scoring) scoring.stop(new Error('superseded by a newer upload'));
-  return new Promise((resolve, reject) => {
-    let w = null;
-    const job = {
-      stop(err) { if (w) w.terminate(); if (scoring === job) scoring = null; if (err) reject(err); },
-    };
-    scoring = job;
-    setTimeout(() => {
-      if (scoring !== job) return;
-      w = new Worker(new URL('./workers/score-worker.js', import.meta.url), { type: 'module' });
-      w.onmessage = (e) => {
-        const m = e.data;
-        if ('progress' in m) { progress(m.progress); return; }
-        job.stop();
-        if ('err' in m) reject(new Error(m.err)); else resolve(m.ok);
-      };
-      w.onerror = (e) => job.stop(new Error(`the worker failed: ${e.message || 'unknown error'}`));
-      w.postMessage(message);
-      setTimeout(labWorker);
-    });
-  });
-}
+const workers = () => import('./workers/client.js');
 
 export async function makeIo(requestRender) {
   const db = await openDb();
@@ -211,28 +146,19 @@ export async function makeIo(requestRender) {
       return segmenter;
     },
     workerAvailable,
-    /** Scores `file` in the worker: resolves to [summary, score lines, result text or null]. */
+    /** Scores `file` in a worker: resolves to [summary, score lines or their kept id, result text or null]. */
     scoreInWorker(file, dataset, lang, keep, progress) {
-      return scoreFile({ file, dataset, lang, keep }, progress).then((r) => {
-        // A big upload's score lines stay a Blob here; the page gets its id.
-        if (r[1] instanceof Blob) {
-          kept.set(++keptId, r[1]);
-          if (kept.size > 4) kept.delete(kept.keys().next().value);
-          r[1] = keptId;
-        }
-        return r;
-      });
+      return workers().then((w) => w.scoreFile({ file, dataset, lang, keep }, progress));
     },
     downloadKept(id, name) {
-      const blob = kept.get(id);
-      if (blob) save(blob, name);
+      workers().then((w) => { const blob = w.kept(id); if (blob) save(blob, name); });
     },
     /**
      * The lab module (crates/lab): in the worker, run(call, input) -> Promise of the output;
      * on this thread (`local`, or without a worker) loaded once, run(call, input) -> output.
      */
     loadLab(local) {
-      if (workerAvailable && !local) return Promise.resolve((call, input) => ask({ call, input }));
+      if (workerAvailable && !local) return workers().then((w) => (call, input) => w.ask({ call, input }));
       if (!lab) {
         lab = (async () => {
           const mod = await import('../pkg/lab/wildtool_lab.js');
