@@ -39,11 +39,12 @@ try {
   await page.setInputFiles('#ds-file', MINI);
   await page.waitForFunction(() => /8 sessions/.test(document.getElementById('ds-info')?.textContent || ''));
   await page.click('nav [data-view="offline"]');
-  // The bundled server compresses each file on its first request (brotli at quality 11:
-  // about 30 s for jieba's 5 MB dictionary on this machine), which a static host does
-  // ahead of time: ask for what the scoring worker fetches once first (not kept by the
-  // browser), so the time measured is the page's.
-  await page.evaluate(() => Promise.all(['./data/jieba-dict.txt', './pkg/scorer/wildtool_scorer_bg.wasm', './pkg/scorer/wildtool_scorer.js']
+  // The bundled server compresses each file on its first request, one at a time (brotli
+  // at quality 11: about 30 s for jieba's 5 MB dictionary on this machine, 10 s for the lab
+  // module), which a static host does ahead of time: ask for what the workers fetch once
+  // first (not kept by the browser), so the time measured is the page's.
+  await page.evaluate(() => Promise.all(['./data/jieba-dict.txt', './pkg/scorer/wildtool_scorer_bg.wasm', './pkg/scorer/wildtool_scorer.js',
+    './pkg/lab/wildtool_lab_bg.wasm', './pkg/lab/wildtool_lab.js', './js/workers/client.js', './js/workers/score-worker.js', './js/workers/lab-worker.js']
     .map((u) => fetch(u, { cache: 'no-store' }).then((r) => r.arrayBuffer()))));
   await page.evaluate(() => {
     window.__tasks = [];

@@ -20,10 +20,15 @@ async function score(m) {
   await ready;
   const s = new Scoring(m.dataset, m.lang, m.keep, m.file.size);
   let shown = 0;
+  const read = (at) => m.file.slice(at, Math.min(at + SLICE, m.file.size)).arrayBuffer();
+  // The next slice is read while this one is scored.
+  let next = read(0);
   for (let at = 0; ; at += SLICE) {
     const end = Math.min(at + SLICE, m.file.size);
     const last = end >= m.file.size;
-    if (s.push(new Uint8Array(await m.file.slice(at, end).arrayBuffer()), last)) {
+    const bytes = new Uint8Array(await next);
+    if (!last) next = read(end);
+    if (s.push(bytes, last)) {
       s.setDictionary(await dictionary());
       s.resume();
     }
