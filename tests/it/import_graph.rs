@@ -176,6 +176,19 @@ pub fn units(graph: &Graph, folder: &str) -> BTreeMap<String, BTreeSet<String>> 
 /// ground): a module on no floor or on two, a floor naming a module that does not exist,
 /// an import of a module on a higher floor, and a circle among the modules.
 pub fn floor_breaks(graph: &Graph, folder: &str, floors: &[&[&str]]) -> Vec<String> {
+    let mut breaks = upward_imports(graph, folder, floors);
+    for circle in circles(&units(graph, folder)) {
+        breaks.push(format!(
+            "the modules {circle:?} of {folder} import each other in a circle"
+        ));
+    }
+    breaks
+}
+
+/// What breaks the floors of the modules one level below `folder` short of a circle among
+/// the modules of one floor: a module on no floor or on two, a floor naming a module that
+/// has no file, an import of a module on a higher floor.
+pub fn upward_imports(graph: &Graph, folder: &str, floors: &[&[&str]]) -> Vec<String> {
     let deps = units(graph, folder);
     let mut floor_of = BTreeMap::new();
     let mut breaks = Vec::new();
@@ -207,13 +220,42 @@ pub fn floor_breaks(graph: &Graph, folder: &str, floors: &[&[&str]]) -> Vec<Stri
             }
         }
     }
-    let as_graph: Graph = deps;
-    for circle in circles(&as_graph) {
-        breaks.push(format!(
-            "the modules {circle:?} of {folder} import each other in a circle"
-        ));
-    }
     breaks
+}
+
+/// Imports of a feature's handlers or views from outside the feature: `features` are
+/// top-level modules (folders); a file of theirs is a handler or a view when it is named
+/// `update.rs` or `view.rs` or imports `state` (the composed state). Other modules, except
+/// the `exempt` ones that compose the features, see a feature only through its other
+/// files (its sub-state types and pure functions).
+pub fn internal_imports(
+    graph: &Graph,
+    features: &[&str],
+    exempt: &[&str],
+    state: &str,
+) -> Vec<String> {
+    let inner = |file: &str| {
+        let name = file.rsplit('/').next().unwrap_or(file);
+        name == "update.rs"
+            || name == "view.rs"
+            || graph.get(file).is_some_and(|t| t.contains(state))
+    };
+    let mut found = Vec::new();
+    for (file, targets) in graph {
+        let Some(from) = unit(file, "") else { continue };
+        if exempt.contains(&from) {
+            continue;
+        }
+        for t in targets {
+            let Some(to) = unit(t, "") else { continue };
+            if to != from && features.contains(&to) && inner(t) {
+                found.push(format!(
+                    "{file} imports {t}, a handler or view of the feature {to}"
+                ));
+            }
+        }
+    }
+    found
 }
 
 /// `a -> b` for every file of module `from` that imports a file of module `to`.

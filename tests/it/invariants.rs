@@ -326,6 +326,88 @@ fn the_core_keeps_to_its_floors_and_no_circle_has_more_than_three_files() {
     );
 }
 
+/// The page's module (`crates/web/src`): its floors (the "page module" table of
+/// ARCHITECTURE.md: ground, shared machinery, features, composition), features seen from
+/// outside only through their sub-state types and pure functions, no circle of more than
+/// 3 files.
+#[test]
+fn the_page_keeps_to_its_floors_and_its_features_to_themselves() {
+    let src = root().join("crates/web/src");
+    let graph = import_graph::crate_graph(&src);
+    let sees = |from: &str, to: &str| graph.get(from).is_some_and(|t| t.contains(to));
+    assert!(sees("run/update.rs", "state.rs"), "{graph:?}");
+    assert!(sees("state.rs", "run/mod.rs"), "{graph:?}");
+    assert!(sees("verify/update.rs", "cx.rs"), "{graph:?}");
+    let big = import_graph::circles_over(&src, 3);
+    assert!(
+        big.is_empty(),
+        "circles of more than 3 files in the page:\n{}",
+        big.join("\n")
+    );
+    let floors = floors_table("page module");
+    let floors: Vec<Vec<&str>> = floors
+        .iter()
+        .map(|f| f.iter().map(String::as_str).collect())
+        .collect();
+    assert_eq!(
+        floors.len(),
+        4,
+        "ground, shared, features, composition: {floors:?}"
+    );
+    // Handlers written as methods of `AppState` and views of `&AppState` import the
+    // composed state: that import is the one allowed upward.
+    let below_state: import_graph::Graph = graph
+        .iter()
+        .map(|(f, ts)| {
+            let ts = ts.iter().filter(|t| *t != "state.rs").cloned().collect();
+            (f.clone(), ts)
+        })
+        .collect();
+    let as_slices: Vec<&[&str]> = floors.iter().map(Vec::as_slice).collect();
+    let mut breaks = import_graph::upward_imports(&below_state, "", &as_slices);
+    breaks.extend(import_graph::internal_imports(
+        &graph, &floors[2], &floors[3], "state.rs",
+    ));
+    assert!(
+        breaks.is_empty(),
+        "the page's floors (ARCHITECTURE.md, \"page module\") do not hold:\n{}",
+        breaks.join("\n")
+    );
+}
+
+#[test]
+fn a_feature_seen_through_its_handlers_or_views_is_found() {
+    let file = |name: &str, to: &[&str]| {
+        (
+            name.to_owned(),
+            to.iter()
+                .map(|t| (*t).to_owned())
+                .collect::<std::collections::BTreeSet<_>>(),
+        )
+    };
+    let graph: import_graph::Graph = [
+        file("state.rs", &["a/mod.rs", "b/mod.rs"]),
+        file("a/mod.rs", &[]),
+        file("a/update.rs", &["a/mod.rs"]),
+        file("a/panel.rs", &["state.rs"]),
+        file("b/mod.rs", &["a/mod.rs"]),
+        file("b/update.rs", &["state.rs", "a/update.rs"]),
+        file("b/view.rs", &["a/panel.rs"]),
+        file("views/mod.rs", &["a/update.rs", "state.rs"]),
+    ]
+    .into_iter()
+    .collect();
+    let found =
+        import_graph::internal_imports(&graph, &["a", "b"], &["state", "views"], "state.rs");
+    assert_eq!(
+        found,
+        [
+            "b/update.rs imports a/update.rs, a handler or view of the feature a",
+            "b/view.rs imports a/panel.rs, a handler or view of the feature a"
+        ]
+    );
+}
+
 #[test]
 fn the_import_scan_reads_uses_aliases_re_exports_and_skips_tests() {
     let dir = std::env::temp_dir().join(format!("wildtool-graph-{}", std::process::id()));
@@ -376,6 +458,73 @@ fn the_import_scan_reads_uses_aliases_re_exports_and_skips_tests() {
     assert_eq!(
         import_graph::circles(&graph),
         [vec!["b.rs".to_owned(), "c.rs".to_owned()]]
+    );
+}
+
+/// The page's `data-action` vocabulary is the contract's `Action` and `FileAction`: views
+/// of both modules name actions only through them (no bare name where an element gets its
+/// action), and every action is named by a view or dispatched by the JS runtime. With
+/// `Msg::from_action`'s exhaustive match, an action added is a compile error in the shell
+/// and a failure here until a view names it.
+#[test]
+fn the_page_names_its_actions_through_the_contract() {
+    let vocabulary = std::fs::read_to_string(root().join("crates/contract/src/actions.rs"))
+        .expect("the action vocabulary");
+    // `Variant => "name",` rows of the two `actions!` lists.
+    let variants: Vec<(String, String)> = vocabulary
+        .lines()
+        .filter_map(|l| {
+            let (v, n) = l.trim().split_once(" => \"")?;
+            let n = n.strip_suffix("\",")?;
+            v.chars()
+                .all(|c| c.is_ascii_alphanumeric())
+                .then(|| (v.to_owned(), n.to_owned()))
+        })
+        .collect();
+    assert!(variants.len() > 50, "{variants:?}");
+    let bare = [
+        ".action(\"",
+        ".on_drop(\"",
+        "\"data-action\", \"",
+        "\"data-drop\", \"",
+    ];
+    let mut code = String::new();
+    let mut found = Vec::new();
+    for dir in ["crates/web/src", "crates/views/src", "crates/lab/src"] {
+        let mut files = Vec::new();
+        import_graph::rust_files(&root().join(dir), &mut files);
+        for f in files {
+            let text = std::fs::read_to_string(&f).expect("source");
+            let text = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (n, line) in text.lines().enumerate() {
+                let l = line.trim_start();
+                let button_name = l.starts_with('"')
+                    && variants.iter().any(|(_, name)| l == format!("\"{name}\","))
+                    && text.lines().nth(n.saturating_sub(2)).is_some_and(|p| p.contains("button("));
+                if !l.starts_with("//") && (bare.iter().any(|b| l.contains(b)) || button_name) {
+                    found.push(format!("{}:{}: {l}", f.display(), n + 1));
+                }
+            }
+            code.push_str(text);
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "actions named by a bare string (use wildtool_contract::Action):\n{}",
+        found.join("\n")
+    );
+    let js: String = page_js().into_iter().map(|(_, t)| t).collect();
+    let unused: Vec<&str> = variants
+        .iter()
+        .filter(|(v, n)| {
+            !code.contains(&format!("Action::{v}.name()"))
+                && !js.contains(&format!("dispatch('{n}'"))
+        })
+        .map(|(_, n)| n.as_str())
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "actions no view names and the runtime does not dispatch: {unused:?}"
     );
 }
 

@@ -7,15 +7,20 @@
 //! - [`inputs`]: one input type per call (serde on both sides: the shell serialises,
 //!   the lab module deserialises).
 //! - [`consts`]: the lists and numbers both modules use.
+//! - [`actions`]: the page's `data-action` vocabulary ([`Action`]), which views name and
+//!   the shell parses.
 //!
 //! Pure types only: no IO, no rendering (the views both modules can build are in
 //! `wildtool-views`).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod actions;
 pub mod consts;
 pub mod env;
 pub mod inputs;
+
+pub use actions::{Action, FileAction};
 
 /// Declares [`Call`] with its wire names, in one list.
 macro_rules! calls {

@@ -5,6 +5,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
+use wildtool_contract::Action;
 
 use serde::{Deserialize, Serialize};
 use wildtool_core::chart::delta::format_pp;
@@ -265,7 +266,7 @@ fn link_block(input: &CompareInput, doc: &CompareDoc, pair_index: usize, n: usiz
                         .attr("value", url.clone()),
                 )
                 .child(
-                    button("Copy comparison link", "copy-compare-link", &url)
+                    button("Copy comparison link", Action::CopyCompareLink.name(), &url)
                         .id(format!("pair-{n}-copy")),
                 )
                 .child(el_text(
@@ -340,7 +341,7 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
     let shown = rows.len().min(view.limit.max(1));
     let select = el("select")
         .id(format!("pair-{n}-filter"))
-        .attr("data-action", "compare-diff")
+        .attr("data-action", Action::CompareDiff.name())
         .attr("data-arg", index.to_string())
         .attr("value", view.filter.name())
         .children(
@@ -383,7 +384,7 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
                     let href = input.page.address(&query);
                     el("a")
                         .attr("href", href.clone())
-                        .attr("data-action", "go")
+                        .attr("data-action", Action::Go.name())
                         .attr("data-arg", href)
                         .attr("aria-label", label)
                         .text(text)
@@ -429,7 +430,7 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
     let more = (rows.len() > shown).then(|| {
         button(
             &format!("Show more ({} of {} shown)", shown, rows.len()),
-            "compare-more",
+            Action::CompareMore.name(),
             &index.to_string(),
         )
         .id(format!("pair-{n}-more"))

@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use wildtool_contract::Action;
 
 use wildtool_contract::inputs::{CostInput, CostRun, PriceEditorInput};
 use wildtool_core::cost::figures::{money, run_figures};
@@ -238,7 +239,7 @@ pub fn editor(input: &str) -> Result<String, LabError> {
                     input.error.is_some().then_some("prices-error"),
                 )
                 .attr("value", text)
-                .action("budget", "prices-draft"),
+                .action(Action::Budget.name(), "prices-draft"),
         ))
         .child_opt(input.error.map(|e| {
             el_text("p", e)
@@ -249,12 +250,12 @@ pub fn editor(input: &str) -> Result<String, LabError> {
         .child(
             el("div")
                 .class("row")
-                .child(button("Save prices", "budget", "prices-save"))
+                .child(button("Save prices", Action::Budget.name(), "prices-save"))
                 .child_opt(
                     input
                         .saved
                         .is_some()
-                        .then(|| button("Use the bundled prices", "budget", "prices-reset")),
+                        .then(|| button("Use the bundled prices", Action::Budget.name(), "prices-reset")),
                 ),
         )
         .to_json())

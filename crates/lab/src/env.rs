@@ -16,6 +16,7 @@ use base64::Engine as _;
 use wildtool_contract::env::{
     EnvFinishInput, EnvScoreInput, EnvSession, EnvTaskInput, EnvViewInput,
 };
+use wildtool_contract::Action;
 use wildtool_core::chart::{
     self, format_percent, ChartKind, ChartSpec, Orientation, Point, Series,
 };
@@ -818,7 +819,7 @@ pub fn task_view(input: &str) -> Result<String, LabError> {
             .attr("type", "button")
             .id(format!("env-dl-{w}"))
             .action(
-                "env-export",
+                Action::EnvExport.name(),
                 format!("{w} {} {}", session.index, input.task),
             )
             .text(label)

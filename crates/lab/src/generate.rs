@@ -3,6 +3,7 @@
 //! `wildtool stats` prints, fingerprint included).
 
 use serde::{Deserialize, Serialize};
+use wildtool_contract::Action;
 use wildtool_core::dataset::{fingerprint_hex, Lang};
 use wildtool_core::generate::{card::FactorCounts, GenerateSpec, PackText, Packs};
 use wildtool_core::protocol::load_checked;
@@ -118,15 +119,15 @@ pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node 
             el("div")
                 .class("row")
                 .child(
-                    button("Run it now with the Setup model", "gen-run", "")
+                    button("Run it now with the Setup model", Action::GenRun.name(), "")
                         .id("generated-run")
                         .class("primary"),
                 )
                 .child(
-                    button("Download the suite (.jsonl)", "gen-download", "")
+                    button("Download the suite (.jsonl)", Action::GenDownload.name(), "")
                         .id("generated-download"),
                 )
-                .child(button("Open Setup", "nav", "setup")),
+                .child(button("Open Setup", Action::Nav.name(), "setup")),
         )
         .child(
             el("details")

@@ -3,6 +3,7 @@
 //! by any column, ranked by the core's [`ranked_table`].
 
 use serde::{Deserialize, Serialize};
+use wildtool_contract::Action;
 use wildtool_core::chart::dashboard::{parse_leaderboard, LeaderboardModel};
 use wildtool_core::chart::format_percent;
 use wildtool_core::compare::leaderboard::{
@@ -143,7 +144,7 @@ fn sort_button(k: SortKey, label: &str, input: &LeaderboardInput) -> Element {
             el("button")
                 .attr("type", "button")
                 .class("sort")
-                .attr("data-action", "leaderboard-sort")
+                .attr("data-action", Action::LeaderboardSort.name())
                 .attr("data-arg", key_name(k))
                 .text(format!("{label}{arrow}")),
         )

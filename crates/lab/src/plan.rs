@@ -5,6 +5,7 @@
 //! fields are part of the comparison's input).
 
 use wildtool_contract::inputs::PlanFields;
+use wildtool_contract::Action;
 use wildtool_core::compare::gate::GateRule;
 use wildtool_core::compare::{DatasetRef, RunInput};
 use wildtool_core::plan::{plan, PlanDoc, PlanPilot, PlanSettings};
@@ -92,7 +93,7 @@ fn field(id: &str, label: &str, value: &str, hint: &str) -> Element {
                 .attr("autocomplete", "off")
                 .attr("value", value.to_owned())
                 .attr("placeholder", hint.to_owned())
-                .action("budget", id),
+                .action(Action::Budget.name(), id),
         )
 }
 
@@ -140,7 +141,7 @@ pub fn panel(input: &PlanInput<'_>) -> Element {
                         .id("plan-pair")
                         .flag("checked", f.pair)
                         .flag("disabled", input.runs.len() < 2)
-                        .action("budget", "plan-pair"),
+                        .action(Action::Budget.name(), "plan-pair"),
                 )
                 .text(" Second run as a second pilot"),
         );

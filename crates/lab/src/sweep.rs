@@ -3,6 +3,7 @@
 //! `sweep.json`, `sweep.html` and the view, from the same code as the CLI.
 
 use serde::{Deserialize, Serialize};
+use wildtool_contract::Action;
 use wildtool_core::chart::{describe, render_svg_with, table, ChartTable, Layout};
 use wildtool_core::dataset::Lang;
 use wildtool_core::outcome::TaskOutcome;
@@ -212,12 +213,20 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
             el("div")
                 .class("row")
                 .child(
-                    crate::generate::button("Download sweep.json", "sweep-download", "json")
-                        .id("sweep-json"),
+                    crate::generate::button(
+                        "Download sweep.json",
+                        Action::SweepDownload.name(),
+                        "json",
+                    )
+                    .id("sweep-json"),
                 )
                 .child(
-                    crate::generate::button("Download sweep.html", "sweep-download", "html")
-                        .id("sweep-html"),
+                    crate::generate::button(
+                        "Download sweep.html",
+                        Action::SweepDownload.name(),
+                        "html",
+                    )
+                    .id("sweep-html"),
                 ),
         )
         .child(el_text("p", headline).id("sweep-slope").class("lead"));

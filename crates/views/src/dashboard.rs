@@ -2,6 +2,7 @@
 //! and, below the error taxonomy, one button per error class that opens its traces.
 
 use wildtool_contract::inputs::{ChartFileInput, ChartsInput};
+use wildtool_contract::Action;
 use wildtool_core::chart::dashboard;
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome};
 use wildtool_core::report::RunReport;
@@ -96,7 +97,7 @@ pub fn class_links(outcomes: &[TaskOutcome]) -> Option<Element> {
                 el("li").child(
                     button(
                         &format!("{title} · {}", plural(n, "task")),
-                        "trace-class",
+                        Action::TraceClass.name(),
                         title,
                     )
                     .attr("data-class", title),

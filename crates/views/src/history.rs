@@ -2,6 +2,7 @@
 //! with it (open, rename, export, checkpoint, compare, resume, delete).
 
 use wildtool_contract::inputs::{HistoryInput, HistoryRow};
+use wildtool_contract::Action;
 use wildtool_ui::{el, el_text, Element};
 
 use crate::widgets::{button, date, duration};
@@ -10,7 +11,7 @@ fn row(input: &HistoryInput, e: &HistoryRow) -> Element {
     let title = match e.renaming.clone() {
         Some(draft) => el("form")
             .class("row")
-            .action("history-rename-save", "")
+            .action(Action::HistoryRenameSave.name(), "")
             .child(
                 el("label")
                     .attr("for", "history-label")
@@ -22,7 +23,7 @@ fn row(input: &HistoryInput, e: &HistoryRow) -> Element {
                     .id("history-label")
                     .attr("type", "text")
                     .attr("value", draft)
-                    .action("history-label", ""),
+                    .action(Action::HistoryLabel.name(), ""),
             )
             .child(el("button").attr("type", "submit").text("Save")),
         None => el("h2").class("run-title").text(e.label.clone()),
@@ -63,31 +64,47 @@ fn row(input: &HistoryInput, e: &HistoryRow) -> Element {
     let named = |b: Element, what: &str| b.attr("aria-label", format!("{what} {label}"));
     let mut actions = el("div")
         .class("row")
-        .child(named(button("Open", "history-open", &e.id), "Open"))
-        .child(named(button("Rename", "history-rename", &e.id), "Rename"))
-        .child(named(button("Export", "history-export", &e.id), "Export"));
+        .child(named(
+            button("Open", Action::HistoryOpen.name(), &e.id),
+            "Open",
+        ))
+        .child(named(
+            button("Rename", Action::HistoryRename.name(), &e.id),
+            "Rename",
+        ))
+        .child(named(
+            button("Export", Action::HistoryExport.name(), &e.id),
+            "Export",
+        ));
     if e.has_checkpoint {
         actions = actions.child(named(
-            button("Checkpoint", "history-checkpoint", &e.id),
+            button("Checkpoint", Action::HistoryCheckpoint.name(), &e.id),
             "Download the checkpoint of",
         ));
     }
     actions = actions.child(if compared {
         named(
-            button("Remove from comparison", "compare-remove", &e.id),
+            button(
+                "Remove from comparison",
+                Action::CompareRemove.name(),
+                &e.id,
+            ),
             "Remove from the comparison:",
         )
     } else {
         named(
-            button("Add to comparison", "compare-add", &e.id),
+            button("Add to comparison", Action::CompareAdd.name(), &e.id),
             "Add to the comparison:",
         )
     });
     if e.has_checkpoint && e.resumable && input.can_resume {
-        actions = actions.child(named(button("Resume", "resume", &e.id), "Resume"));
+        actions = actions.child(named(
+            button("Resume", Action::Resume.name(), &e.id),
+            "Resume",
+        ));
     }
     actions = actions.child(named(
-        button("Delete", "history-delete", &e.id).class("danger"),
+        button("Delete", Action::HistoryDelete.name(), &e.id).class("danger"),
         "Delete",
     ));
     el("li")

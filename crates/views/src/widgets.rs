@@ -1,5 +1,6 @@
 //! Small view pieces both page modules use.
 
+use wildtool_contract::Action;
 use wildtool_core::chart::{self, ChartSpec, ChartTable, Layout};
 use wildtool_ui::{el, el_text, Element, Node};
 
@@ -103,11 +104,11 @@ pub fn chart_figure(c: &Chart) -> Element {
                         .child(el("div").class("table-box").child(table(&c.table))),
                 )
                 .child(
-                    button("SVG", "chart-svg", &c.id)
+                    button("SVG", Action::ChartSvg.name(), &c.id)
                         .attr("aria-label", format!("Download {} as SVG", c.title)),
                 )
                 .child(
-                    button("PNG", "chart-png", &c.id)
+                    button("PNG", Action::ChartPng.name(), &c.id)
                         .attr("aria-label", format!("Download {} as PNG", c.title)),
                 ),
         )

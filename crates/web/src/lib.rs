@@ -28,11 +28,13 @@ pub mod run;
 pub mod scoring;
 pub mod setup;
 pub mod state;
+pub mod store;
 pub mod traces;
 pub mod upload;
 pub mod verify;
 pub mod views;
 pub mod vocab;
+pub mod widgets;
 
 /// The element tree views return (the `wildtool-ui` crate, shared with the lab module).
 pub use wildtool_ui as ui;

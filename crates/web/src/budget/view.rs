@@ -4,7 +4,8 @@ use super::*;
 use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, Element, Node};
-use crate::views::widgets::note;
+use crate::widgets::note;
+use wildtool_contract::Action;
 
 /// A lab answer in a holder, or a note while it is computed (a refusal is said as the
 /// page's message).
@@ -27,7 +28,7 @@ pub fn setup_panel(state: &AppState) -> Element {
     el("details")
         .id("prices-details")
         .flag("open", open)
-        .action("toggle", PRICES_ID)
+        .action(Action::Toggle.name(), PRICES_ID)
         .child(el("summary").text("What will this cost? (estimate and prices)"))
         .child_opt(open.then(|| holder(state, "prices-area", LabPurpose::PriceEditor)))
 }

@@ -6,20 +6,10 @@ use wildtool_contract::inputs::ShareDecodeInput;
 use wildtool_contract::Call;
 use wildtool_core::share;
 
-use crate::dashboard::{RunKind, ShownRun};
+use crate::dashboard::{link_id, RunKind, ShownRun};
 use crate::msg::{Effect, LabPurpose};
 use crate::route::View;
 use crate::state::{AppState, Now, Tone};
-
-/// A stable id for the run a link carries (opening the same link twice keeps one entry).
-pub fn link_id(link: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in link.bytes() {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("link-{h:016x}")
-}
 
 impl AppState {
     /// A link (`what`) made on the dataset of `fingerprint`, which is not the one loaded:

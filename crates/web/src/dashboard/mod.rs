@@ -3,7 +3,9 @@
 //! score files for traces and exports.
 
 pub mod exports;
+pub mod headline;
 pub mod links;
+pub mod panels;
 pub mod view;
 
 use wildtool_contract::inputs::{ChartsInput, ShareEncodeInput};
@@ -205,4 +207,14 @@ impl ShownRun {
             text(&self.headline.session_accuracy)
         )
     }
+}
+
+/// A stable id for the run a link carries (opening the same link twice keeps one entry).
+pub fn link_id(link: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in link.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("link-{h:016x}")
 }

@@ -4,11 +4,13 @@
 
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::Action;
 use wildtool_core::report::RunStatus;
 
+use super::headline::headline;
 use crate::msg::LabPurpose;
 use crate::placement::DASHBOARD_CHARTS;
-use crate::views::widgets::{button, heading, headline};
+use crate::widgets::{button, heading};
 
 fn banner(state: &AppState) -> Option<Element> {
     let s = state.shown.as_ref()?;
@@ -82,7 +84,7 @@ fn compare_box(state: &AppState) -> Element {
                     e.label,
                     e.task_accuracy.as_deref().unwrap_or("—")
                 ))
-                .child(button("Remove", "compare-remove", &e.id).attr(
+                .child(button("Remove", Action::CompareRemove.name(), &e.id).attr(
                     "aria-label",
                     format!("Remove {} from the comparison", e.label),
                 ))
@@ -104,12 +106,12 @@ fn compare_box(state: &AppState) -> Element {
         .child(match state.overlay() {
             Some(o) if o.shown => el("details")
                 .id("compare-box")
-                .action("toggle", "compare-box")
+                .action(Action::Toggle.name(), "compare-box")
                 .flag("open", state.is_open("compare-box"))
                 .child(el_text("summary", "Published leaderboard models"))
                 .child(el_text("p", o.reason).class("muted"))
-                .child(crate::compare::view::model_search(state, &models))
-                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| crate::compare::view::model_matches(state, m)).map(|m| {
+                .child(super::panels::model_search(state, &models))
+                .child(el("div").class("compare-models").id("compare-models").children(models.iter().filter(|m| super::panels::model_matches(state, m)).map(|m| {
                     el("label")
                         .class("check")
                         .child(
@@ -117,14 +119,14 @@ fn compare_box(state: &AppState) -> Element {
                                 .attr("type", "checkbox")
                                 .attr("value", m.clone())
                                 .flag("checked", state.compare_models.contains(m))
-                                .action("compare-model", m.clone()),
+                                .action(Action::CompareModel.name(), m.clone()),
                         )
                         .text(format!(" {m}"))
                 }))),
             Some(o) => el_text("p", o.reason).id("leaderboard-hidden").class("muted"),
             None => el("p"),
         })
-        .child_opt(crate::compare::view::leaderboard_panel(state))
+        .child_opt(super::panels::leaderboard_panel(state))
 }
 
 /// What every number means (the core's glossary, rendered by the lab module when it is
@@ -135,7 +137,7 @@ fn glossary(state: &AppState) -> Element {
     let d = el("details")
         .id(GLOSSARY_ID)
         .class("glossary")
-        .action("toggle", GLOSSARY_ID)
+        .action(Action::Toggle.name(), GLOSSARY_ID)
         .flag("open", open)
         .child(el_text("summary", "What the numbers mean"));
     if !open {
@@ -150,9 +152,6 @@ fn glossary(state: &AppState) -> Element {
 
 /// The dashboard view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::view::dashboard(state) {
-        return env;
-    }
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")
@@ -194,7 +193,7 @@ pub fn view(state: &AppState) -> Element {
             "charts",
             "Drawing the charts…",
         ));
-        section = section.child_opt(crate::compare::view::trials_panel(state));
+        section = section.child_opt(super::panels::trials_panel(state));
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
@@ -205,9 +204,9 @@ pub fn view(state: &AppState) -> Element {
         .child(
             el("div")
                 .class("row")
-                .child(button("Run file (JSON)", "export", "run").id("exp-run"))
+                .child(button("Run file (JSON)", Action::Export.name(), "run").id("exp-run"))
                 .child(
-                    button("result.jsonl", "export", "result")
+                    button("result.jsonl", Action::Export.name(), "result")
                         .id("exp-result")
                         .flag(
                             "disabled",
@@ -215,18 +214,19 @@ pub fn view(state: &AppState) -> Element {
                         ),
                 )
                 .child(
-                    button("score.jsonl", "export", "score")
+                    button("score.jsonl", Action::Export.name(), "score")
                         .id("exp-score")
                         .flag("disabled", scored.is_none()),
                 )
                 .child(
-                    button("metric.json", "export", "metric")
+                    button("metric.json", Action::Export.name(), "metric")
                         .id("exp-metric")
                         .flag("disabled", scored.is_none()),
                 )
-                .child(button("Per-task CSV", "export", "csv").id("exp-csv"))
+                .child(button("Per-task CSV", Action::Export.name(), "csv").id("exp-csv"))
                 .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
-                    button("checkpoint.jsonl", "export", "checkpoint").id("exp-checkpoint")
+                    button("checkpoint.jsonl", Action::Export.name(), "checkpoint")
+                        .id("exp-checkpoint")
                 }))
                 .child({
                     let compared = state.history.compare.iter().any(|c| c == &s.id);
@@ -236,7 +236,7 @@ pub fn view(state: &AppState) -> Element {
                         } else {
                             "Add to comparison"
                         },
-                        "compare-add",
+                        Action::CompareAdd.name(),
                         &s.id,
                     )
                     .id("add-compare")
@@ -281,7 +281,7 @@ pub fn view(state: &AppState) -> Element {
                                 .attr("spellcheck", "false")
                                 .attr("value", url.clone()),
                         )
-                        .child(button("Copy link", "copy-link", "").id("copy-link")),
+                        .child(button("Copy link", Action::CopyLink.name(), "").id("copy-link")),
                 )
                 .child(el("p").id("share-info").class("muted").text(match s.copied {
                     Some(true) => "Link copied.".to_owned(),

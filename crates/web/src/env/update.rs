@@ -552,12 +552,7 @@ impl AppState {
             .unwrap_or("gold")
             .to_owned();
         let v = serde_json::json!({"summary": summary, "link": link});
-        let shown = shown_of(
-            &crate::dashboard::links::link_id(&link),
-            &model,
-            &history,
-            &v,
-        );
+        let shown = shown_of(&crate::dashboard::link_id(&link), &model, &history, &v);
         self.flags.share = Some("opened");
         self.say(
             format!("Loaded from a ledger environment link: {model} (an extension, not a WildToolBench metric)."),

@@ -5,6 +5,7 @@ use super::*;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element, Node};
 use serde_json::Value as Json;
+use wildtool_contract::Action;
 
 fn task_list(state: &AppState, s: &EnvShown) -> Element {
     let summary = parse(&s.summary);
@@ -33,7 +34,7 @@ fn task_list(state: &AppState, s: &EnvShown) -> Element {
                 el("button")
                     .attr("type", "button")
                     .class(if ok { "link ok" } else { "link bad" })
-                    .action("env-open", format!("{line} {task}"))
+                    .action(Action::EnvOpen.name(), format!("{line} {task}"))
                     .text(text),
             )
         } else {
@@ -66,7 +67,7 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
             .child(
                 el("div")
                     .class("section-head")
-                    .child(crate::views::widgets::heading("h1", "dashboard-title", "Dashboard"))
+                    .child(crate::widgets::heading("h1", "dashboard-title", "Dashboard"))
                     .child(el("p").id("dash-label").class("muted").text(format!(
                         "{} · ledger environment (extension) · {} history",
                         s.label, s.history
@@ -89,21 +90,21 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
                         el("button")
                             .attr("type", "button")
                             .id("env-copy-link")
-                            .action("env-copy-link", "")
+                            .action(Action::EnvCopyLink.name(), "")
                             .text("Copy link"),
                     )
                     .child_opt(s.result.as_ref().map(|_| {
                         el("button")
                             .attr("type", "button")
                             .id("env-exp-result")
-                            .action("env-file", "result")
+                            .action(Action::EnvFile.name(), "result")
                             .text("env-result.jsonl")
                     }))
                     .child_opt(s.report.as_ref().map(|_| {
                         el("button")
                             .attr("type", "button")
                             .id("env-exp-report")
-                            .action("env-file", "report")
+                            .action(Action::EnvFile.name(), "report")
                             .text("env-report.json")
                     })),
             ),
@@ -130,11 +131,7 @@ pub fn traces(state: &AppState) -> Option<Element> {
             .id("view-traces")
             .class("view")
             .attr("aria-labelledby", "traces-title")
-            .child(crate::views::widgets::heading(
-                "h1",
-                "traces-title",
-                "Traces",
-            ))
+            .child(crate::widgets::heading("h1", "traces-title", "Traces"))
             .child(el("p").class("muted").text(format!(
                 "{} · ledger environment (extension) · {} history",
                 s.label, s.history
@@ -169,7 +166,7 @@ pub fn setup_block(state: &AppState) -> Option<Element> {
                         .id("m-env")
                         .attr("type", "checkbox")
                         .flag("checked", f.env)
-                        .action("set", Field::Env.name()),
+                        .action(Action::Set.name(), Field::Env.name()),
                 )
                 .text(" Run the sessions with a ledger in the ledger environment (like --env ledger: a wildtool extension, never official numbers)"),
         )
@@ -182,7 +179,7 @@ pub fn setup_block(state: &AppState) -> Option<Element> {
             el("select")
                 .id("m-history")
                 .flag("disabled", !f.env)
-                .action("set", Field::History.name())
+                .action(Action::Set.name(), Field::History.name())
                 .child(option("gold", "gold: each task sees the gold history (default)"))
                 .child(option("own", "own: each task continues the model's own session")),
         )

@@ -5,9 +5,10 @@
 use crate::generate::SweepPhase;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::Action;
 
 use crate::generate::view::form_field;
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// The Sweep view.
 pub fn view(state: &AppState) -> Element {
@@ -37,13 +38,13 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .class("row")
                 .child(
-                    button("Start the sweep", "sweep-start", "")
+                    button("Start the sweep", Action::SweepStart.name(), "")
                         .id("sweep-start")
                         .class("primary")
                         .flag("disabled", busy),
                 )
                 .child(
-                    button("Stop", "sweep-stop", "")
+                    button("Stop", Action::SweepStop.name(), "")
                         .id("sweep-stop")
                         .flag("disabled", !busy),
                 ),

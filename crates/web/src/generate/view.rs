@@ -4,8 +4,9 @@
 
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::Action;
 
-use crate::views::widgets::{button, heading, note};
+use crate::widgets::{button, heading, note};
 
 /// A labelled text input dispatching `gen-set` for `name`.
 pub fn form_field(label: &str, name: &str, value: &str) -> Element {
@@ -15,7 +16,7 @@ pub fn form_field(label: &str, name: &str, value: &str) -> Element {
             .attr("value", value)
             .attr("autocomplete", "off")
             .id(name)
-            .action("gen-set", name),
+            .action(Action::GenSet.name(), name),
     )
 }
 
@@ -61,7 +62,7 @@ pub fn view(state: &AppState) -> Element {
                     &f.factors,
                 )))
                 .child(
-                    button("Generate", "generate", "")
+                    button("Generate", Action::Generate.name(), "")
                         .id("generate")
                         .class("primary")
                         .flag("disabled", g.busy),

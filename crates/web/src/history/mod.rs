@@ -24,31 +24,9 @@ use wildtool_core::report::RunReport;
 
 use crate::data::DatasetSource;
 
-/// Prefix of metadata keys.
-pub const RUN_PREFIX: &str = "run/";
-/// Key of the comparison set.
-pub const COMPARE_KEY: &str = "compare";
-
-/// Metadata key of `id`.
-pub fn meta_key(id: &str) -> String {
-    format!("run/{id}")
-}
-/// Outcomes key of `id`.
-pub fn outcomes_key(id: &str) -> String {
-    format!("out/{id}")
-}
-/// Result-text key of `id`.
-pub fn result_key(id: &str) -> String {
-    format!("res/{id}")
-}
-/// Prefix of `id`'s checkpoint lines.
-pub fn checkpoint_prefix(id: &str) -> String {
-    format!("ck/{id}/")
-}
-/// Key of `id`'s checkpoint line number `seq` (0 is the header).
-pub fn checkpoint_key(id: &str, seq: usize) -> String {
-    format!("ck/{id}/{seq:08}")
-}
+pub use crate::store::{
+    checkpoint_key, checkpoint_prefix, meta_key, outcomes_key, result_key, COMPARE_KEY, RUN_PREFIX,
+};
 
 /// What is known about a run (no key, no full endpoint URL).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -4,12 +4,32 @@
 use super::*;
 use crate::dashboard::{RunKind, ShownRun};
 use crate::data::{DatasetSource, OFFICIAL_DATA};
-use crate::msg::{Effect, GetPurpose, ListPurpose};
+use crate::msg::{Effect, GetPurpose, LabPurpose, ListPurpose};
 use crate::route::{Route, View};
 use crate::state::{AppState, Now, Tone};
 use wildtool_core::outcome::TaskOutcome;
 
 impl AppState {
+    /// The history runs chosen for the comparison, in order.
+    pub fn compare_chosen(&self) -> Vec<&crate::history::HistoryEntry> {
+        self.history
+            .compare
+            .iter()
+            .filter_map(|id| self.history.get(id))
+            .collect()
+    }
+
+    /// The history list, placed in the lab module, asked for again when its input changed.
+    pub fn history_refresh(&mut self) -> Vec<Effect> {
+        let input = super::view::input(self);
+        self.movable_refresh(
+            crate::placement::HISTORY_LIST,
+            wildtool_contract::Call::HistoryList,
+            LabPurpose::HistoryList,
+            &input,
+        )
+    }
+
     /// A history entry for `shown` with what is known of the dataset.
     pub fn entry_for(&self, shown: &ShownRun, now_ms: f64) -> HistoryEntry {
         let d = self.dataset;

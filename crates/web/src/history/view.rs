@@ -2,6 +2,7 @@
 //! resume, and import a run file.
 
 use wildtool_contract::inputs::{HistoryInput, HistoryRow};
+use wildtool_contract::FileAction;
 
 use crate::history::HistoryEntry;
 use crate::msg::LabPurpose;
@@ -9,7 +10,7 @@ use crate::placement::HISTORY_LIST;
 use crate::state::AppState;
 use crate::ui::{el, Element};
 
-use crate::views::widgets::heading;
+use crate::widgets::heading;
 
 /// What the history list is drawn from.
 pub fn input(state: &AppState) -> HistoryInput {
@@ -81,7 +82,7 @@ pub fn view(state: &AppState) -> Element {
         .child(
             el("div")
                 .class("panel drop")
-                .on_drop("history-import")
+                .on_drop(FileAction::HistoryImport.name())
                 .child(
                     el("label")
                         .attr("for", "history-import")
@@ -92,7 +93,7 @@ pub fn view(state: &AppState) -> Element {
                         .id("history-import")
                         .attr("type", "file")
                         .attr("accept", ".json,.jsonl")
-                        .action("history-import", ""),
+                        .action(FileAction::HistoryImport.name(), ""),
                 ),
         )
         .child(list)

@@ -2,11 +2,11 @@
 //! trials' inputs asked again when they change.
 
 use super::*;
-use crate::history::outcomes_key;
 use crate::msg::{Effect, GetPurpose, LabPurpose};
 use crate::placement::*;
 use crate::route::{Location, View};
 use crate::state::{AppState, Tone};
+use crate::store::outcomes_key;
 use crate::ui::{Element, Node};
 use serde::Serialize;
 use wildtool_contract::Call;
@@ -244,15 +244,6 @@ impl AppState {
         fx
     }
 
-    /// The history runs chosen for the comparison, in order.
-    pub fn compare_chosen(&self) -> Vec<&crate::history::HistoryEntry> {
-        self.history
-            .compare
-            .iter()
-            .filter_map(|id| self.history.get(id))
-            .collect()
-    }
-
     /// Why no comparison can be asked for yet, if so.
     pub fn compare_wait(&self) -> Option<CompareWait> {
         if let Some(link) = &self.lab.compare_link {
@@ -322,15 +313,7 @@ impl AppState {
                 fx
             }
             View::Compare => self.compare_refresh(),
-            View::History => {
-                let input = crate::history::view::input(self);
-                self.movable_refresh(
-                    crate::placement::HISTORY_LIST,
-                    Call::HistoryList,
-                    LabPurpose::HistoryList,
-                    &input,
-                )
-            }
+            View::History => self.history_refresh(),
             View::Setup => self.setup_refresh(),
             _ => Vec::new(),
         }

@@ -5,8 +5,10 @@
 use crate::run::Phase;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::Action;
 
-use crate::views::widgets::{button, duration, heading, headline};
+use crate::dashboard::headline::headline;
+use crate::widgets::{button, duration, heading};
 
 fn stat(name: &str, value: String) -> [Element; 2] {
     [el_text("dt", name), el_text("dd", value)]
@@ -65,7 +67,7 @@ pub fn view(state: &AppState) -> Element {
         .attr("aria-labelledby", "run-title");
     let Some(run) = &state.run else {
         return section
-            .child(crate::views::widgets::heading("h1", "run-title", "Run"))
+            .child(crate::widgets::heading("h1", "run-title", "Run"))
             .child(
                 el_text("p", "No run yet: choose a model in Setup and start one.").class("muted"),
             );
@@ -102,7 +104,7 @@ pub fn view(state: &AppState) -> Element {
                 .child(el("p").id("run-error").class("error-text").text(end.reason.clone().unwrap_or_default()))
                 .child_opt(end.fix.as_ref().map(|f| el_text("p", format!("How to fix it: {f}")).class("fix")))
                 .child(el_text("p", "There is no accuracy and no share link for this run. Check the endpoint settings in Setup (the help there explains CORS) and start again.").class("muted"))
-                .child(button("Back to Setup", "nav", "setup").class("primary")),
+                .child(button("Back to Setup", Action::Nav.name(), "setup").class("primary")),
         );
         // A failed run has nothing to pause, cancel or count.
         return section.child(panel);
@@ -118,14 +120,14 @@ pub fn view(state: &AppState) -> Element {
                     } else {
                         "Pause"
                     },
-                    "pause",
+                    Action::Pause.name(),
                     "",
                 )
                 .id("pause-run")
                 .flag("disabled", !active),
             )
             .child(
-                button("Cancel", "cancel", "")
+                button("Cancel", Action::Cancel.name(), "")
                     .id("cancel-run")
                     .flag("disabled", !active),
             ),

@@ -190,7 +190,7 @@ pub struct Scored {
     /// Checkpoint lines (header first), for runs made in the page and checkpoints.
     pub records: Option<Vec<String>>,
     /// Each task's tokens, latency and search text, read once for the trace view.
-    pub digests: std::cell::OnceCell<crate::traces::Digests>,
+    pub digests: std::cell::OnceCell<Digests>,
 }
 
 impl Scored {
@@ -223,4 +223,40 @@ pub struct Rescore {
     model: Option<String>,
     text: String,
     records: Option<Vec<String>>,
+}
+
+/// Each scored task's digest (tokens, latency, search text), by session index and task
+/// position. Tokens and latency are read here; the search texts come from the lab module
+/// (`trace_search_texts`), asked for when the traces are first shown.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Digests {
+    pub(crate) tasks: Vec<Vec<wildtool_core::trace::TaskDigest>>,
+    /// The lab module was asked for the search texts.
+    pub(crate) asked: bool,
+    /// The search texts are in.
+    pub texts: bool,
+}
+
+impl Digests {
+    /// The digest of task `position` of session `session` (0-based).
+    pub fn get(&self, session: u32, position: u8) -> Option<&wildtool_core::trace::TaskDigest> {
+        self.tasks.get(session as usize)?.get(usize::from(position))
+    }
+
+    /// Takes the lab module's search texts (`session \t task \t text` records).
+    pub fn set_texts(&mut self, records: &str) {
+        for r in records.lines() {
+            let mut f = r.splitn(3, '\t');
+            let (Some(s), Some(t), Some(text)) = (f.next(), f.next(), f.next()) else {
+                continue;
+            };
+            let (Ok(s), Ok(t)) = (s.parse::<usize>(), t.parse::<usize>()) else {
+                continue;
+            };
+            if let Some(d) = self.tasks.get_mut(s).and_then(|x| x.get_mut(t)) {
+                d.text = text.to_owned();
+            }
+        }
+        self.texts = true;
+    }
 }

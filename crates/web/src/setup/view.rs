@@ -5,8 +5,9 @@ use crate::field::Field;
 use crate::setup::DatasetChoice;
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
+use wildtool_contract::{Action, FileAction};
 
-use crate::views::widgets::{button, field, heading};
+use crate::widgets::{button, field, heading};
 
 use wildtool_core::runner::registry::{self, AGENTS, LIMITS, PRESETS, PROVIDERS};
 
@@ -37,7 +38,7 @@ fn dataset_panel(state: &AppState) -> Element {
                     .attr("name", "ds-kind")
                     .attr("value", value)
                     .flag("checked", f.dataset.value() == value)
-                    .action("set", Field::DatasetChoice.name()),
+                    .action(Action::Set.name(), Field::DatasetChoice.name()),
             )
             .text(format!(" {label}"))
     };
@@ -58,7 +59,7 @@ fn dataset_panel(state: &AppState) -> Element {
             panel = panel.child(
                 el("div")
                     .class("drop sub")
-                    .on_drop("dataset-file")
+                    .on_drop(FileAction::DatasetFile.name())
                     .child(
                         el("label")
                             .attr("for", "ds-file")
@@ -69,7 +70,7 @@ fn dataset_panel(state: &AppState) -> Element {
                             .id("ds-file")
                             .attr("type", "file")
                             .attr("accept", ".jsonl,.json,.txt")
-                            .action("dataset-file", ""),
+                            .action(FileAction::DatasetFile.name(), ""),
                     ),
             );
         }
@@ -83,7 +84,9 @@ fn dataset_panel(state: &AppState) -> Element {
                         "url",
                         &f.dataset_url,
                     ))
-                    .child(button("Official data", "official-url", "").id("ds-official")),
+                    .child(
+                        button("Official data", Action::OfficialUrl.name(), "").id("ds-official"),
+                    ),
             );
         }
         DatasetChoice::Bundled => {}
@@ -94,14 +97,14 @@ fn dataset_panel(state: &AppState) -> Element {
         .child(
             el("select")
                 .id("ds-lang")
-                .action("set", Field::Lang.name())
+                .action(Action::Set.name(), Field::Lang.name())
                 .attr("value", f.lang.clone())
                 .child(el("option").attr("value", "en").text("English (en)"))
                 .child(el("option").attr("value", "zh").text("Chinese (zh)")),
         );
     if f.dataset != DatasetChoice::Upload {
         row = row.child(
-            button("Load dataset", "load-dataset", "")
+            button("Load dataset", Action::LoadDataset.name(), "")
                 .id("ds-load")
                 .class("primary"),
         );
@@ -203,22 +206,22 @@ fn number(label: &str, f: Field, value: &str, min: &str, max: &str, step: &str) 
             .attr("max", max)
             .attr("step", step)
             .attr("value", value)
-            .action("set", f.name()),
+            .action(Action::Set.name(), f.name()),
     )
 }
 
-fn model_panel(state: &AppState) -> Element {
+fn model_panel(state: &AppState, cost: Element, env: Option<Element>) -> Element {
     let f = &state.setup;
     let mut select = el("select")
         .id("m-provider")
-        .action("set", Field::Provider.name())
+        .action(Action::Set.name(), Field::Provider.name())
         .attr("value", f.provider.clone());
     for (v, label) in provider_options() {
         select = select.child(el("option").attr("value", v).text(label));
     }
     let mut presets = el("select")
         .id("m-preset")
-        .action("set", Field::Preset.name())
+        .action(Action::Set.name(), Field::Preset.name())
         .attr("value", f.preset.clone())
         .child(
             el("option")
@@ -272,9 +275,12 @@ fn model_panel(state: &AppState) -> Element {
                             .attr("autocomplete", "off")
                             .attr("placeholder", example_model)
                             .attr("value", f.model.clone())
-                            .action("set", Field::Model.name()),
+                            .action(Action::Set.name(), Field::Model.name()),
                     )
-                    .child(button("List the server's models", "list-models", "").id("m-list")),
+                    .child(
+                        button("List the server's models", Action::ListModels.name(), "")
+                            .id("m-list"),
+                    ),
             )
             .child(
                 el("datalist").id("m-models").children(
@@ -310,7 +316,7 @@ fn model_panel(state: &AppState) -> Element {
                     .attr("autocomplete", "off")
                     .attr("spellcheck", "false")
                     .attr("value", f.key.clone())
-                    .action("set", Field::Key.name()),
+                    .action(Action::Set.name(), Field::Key.name()),
             )
             .child(
                 el("label")
@@ -320,7 +326,7 @@ fn model_panel(state: &AppState) -> Element {
                             .id("m-remember")
                             .attr("type", "checkbox")
                             .flag("checked", f.remember)
-                            .action("set", Field::Remember.name()),
+                            .action(Action::Set.name(), Field::Remember.name()),
                     )
                     .text(
                         " Remember the key on this device, for this endpoint only (localStorage)",
@@ -421,7 +427,7 @@ fn model_panel(state: &AppState) -> Element {
                         .id("m-preflight")
                         .attr("type", "checkbox")
                         .flag("checked", f.preflight)
-                        .action("set", Field::Preflight.name()),
+                        .action(Action::Set.name(), Field::Preflight.name()),
                 )
                 .text(" Check the endpoint with one request before the run (untick to skip the check, like --no-preflight)"),
         );
@@ -434,27 +440,23 @@ fn model_panel(state: &AppState) -> Element {
                             .id("m-stream")
                             .attr("type", "checkbox")
                             .flag("checked", f.stream)
-                            .action("set", Field::Stream.name()),
+                            .action(Action::Set.name(), Field::Stream.name()),
                     )
                     .text(" Stream the replies (like --stream; scored exactly as without streaming, with first-token latency)"),
             )
             .child(probe_block(state));
     }
-    panel
-        .child(crate::budget::view::setup_panel(state))
-        .child_opt(crate::env::view::setup_block(state))
-        .child(
-            el("div").class("row").child(
-                button("Start run", "start", "")
-                    .id("start-run")
-                    .class("primary")
-                    .flag(
-                        "disabled",
-                        state.pending_dataset.is_some()
-                            || state.dataset.is_none_or(|d| d.tasks == 0),
-                    ),
-            ),
-        )
+    panel.child(cost).child_opt(env).child(
+        el("div").class("row").child(
+            button("Start run", Action::Start.name(), "")
+                .id("start-run")
+                .class("primary")
+                .flag(
+                    "disabled",
+                    state.pending_dataset.is_some() || state.dataset.is_none_or(|d| d.tasks == 0),
+                ),
+        ),
+    )
 }
 
 /// The streaming probe: its button, where it stands, and the core's report as text.
@@ -462,7 +464,7 @@ fn probe_block(state: &AppState) -> Element {
     let running = state.probe.as_ref().is_some_and(|p| p.result.is_none());
     let mut block = el("div").id("probe").child(
         el("div").class("row").child(
-            button("Check streaming", "probe-stream", "")
+            button("Check streaming", Action::ProbeStream.name(), "")
                 .id("probe-stream")
                 .flag("disabled", running),
         ),
@@ -503,7 +505,7 @@ fn cors_help(state: &AppState) -> Element {
     el("details")
         .id("cors-help")
         .class("panel help")
-        .action("toggle", "cors-help")
+        .action(Action::Toggle.name(), "cors-help")
         .flag("open", state.is_open("cors-help"))
         .child(el_text("summary", "Connecting to a local or hosted model from this page (CORS, network)"))
         .child(el_text("p", "The page calls the endpoint straight from your browser, so the server must allow this page's origin (CORS). What each server needs:"))
@@ -520,8 +522,9 @@ fn cors_help(state: &AppState) -> Element {
         .child(el_text("p", "A page served over https can only call https endpoints or localhost; other plain-http hosts are blocked by the browser (and by this page's Content-Security-Policy)."))
 }
 
-/// The setup view.
-pub fn view(state: &AppState) -> Element {
+/// The setup view, with the cost panel and the ledger environment's block the frame
+/// gives it.
+pub fn view(state: &AppState, cost: Element, env: Option<Element>) -> Element {
     el("section")
         .id("view-setup")
         .class("view")
@@ -531,7 +534,7 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .class("grid2")
                 .child(dataset_panel(state))
-                .child(model_panel(state)),
+                .child(model_panel(state, cost, env)),
         )
         .child(cors_help(state))
 }

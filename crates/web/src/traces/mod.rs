@@ -31,41 +31,7 @@ pub const PAGE: usize = 50;
 /// The lab module's call that gives the search text of every task of a run.
 pub const SEARCH_TEXTS: wildtool_contract::Call = wildtool_contract::Call::TraceSearchTexts;
 
-/// Each scored task's digest (tokens, latency, search text), by session index and task
-/// position. Tokens and latency are read here; the search texts come from the lab module
-/// (`trace_search_texts`), asked for when the traces are first shown.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Digests {
-    tasks: Vec<Vec<TaskDigest>>,
-    /// The lab module was asked for the search texts.
-    asked: bool,
-    /// The search texts are in.
-    pub texts: bool,
-}
-
-impl Digests {
-    /// The digest of task `position` of session `session` (0-based).
-    pub fn get(&self, session: u32, position: u8) -> Option<&TaskDigest> {
-        self.tasks.get(session as usize)?.get(usize::from(position))
-    }
-
-    /// Takes the lab module's search texts (`session \t task \t text` records).
-    pub fn set_texts(&mut self, records: &str) {
-        for r in records.lines() {
-            let mut f = r.splitn(3, '\t');
-            let (Some(s), Some(t), Some(text)) = (f.next(), f.next(), f.next()) else {
-                continue;
-            };
-            let (Ok(s), Ok(t)) = (s.parse::<usize>(), t.parse::<usize>()) else {
-                continue;
-            };
-            if let Some(d) = self.tasks.get_mut(s).and_then(|x| x.get_mut(t)) {
-                d.text = text.to_owned();
-            }
-        }
-        self.texts = true;
-    }
-}
+pub use crate::scoring::Digests;
 
 /// The digests of the shown run's score files (read on first use, then kept with them);
 /// `None` when the run has none (opened from a link).

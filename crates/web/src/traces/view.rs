@@ -8,6 +8,7 @@
 //! (Loops rather than iterator adapters build the lists here: each adapter chain is its
 //! own code in the app shell.)
 
+use wildtool_contract::Action;
 use wildtool_core::outcome::{ErrorColumn, TaskOutcome, TaskType, TurnSubtype};
 use wildtool_core::trace::{task_trace, StepHead, TaskTrace};
 
@@ -19,13 +20,13 @@ use crate::traces::{
 };
 use crate::ui::{el, el_text, Element, Node};
 
-use crate::views::widgets::{button, heading};
+use crate::widgets::{button, heading};
 
 /// A filter menu: `options` are `(value, label)`, an empty value first meaning "all".
 fn select(id: &str, label: &str, filter: &str, current: &str, options: &[(&str, &str)]) -> Element {
     let mut s = el("select")
         .id(id)
-        .action("trace-filter", filter)
+        .action(Action::TraceFilter.name(), filter)
         .attr("value", current);
     for (value, text) in options {
         s = s.child(el("option").attr("value", *value).text(*text));
@@ -57,7 +58,7 @@ fn step(
     let key = format!("{session}:{position}:{k}");
     let d = el("details")
         .class(format!("step verdict-{v}"))
-        .action("trace-step", key.clone())
+        .action(Action::TraceStep.name(), key.clone())
         .flag("open", open)
         .key(key)
         .child(
@@ -182,7 +183,10 @@ fn row(state: &AppState, shown: &ShownRun, o: &TaskOutcome) -> Element {
         }
     }
     let mut d = el("details")
-        .action("trace-task", format!("{}:{}", o.session, o.position))
+        .action(
+            Action::TraceTask.name(),
+            format!("{}:{}", o.session, o.position),
+        )
         .flag("open", open)
         .child(summary);
     if open {
@@ -232,7 +236,7 @@ fn pair_panel(state: &AppState) -> Option<Element> {
                 el("p").child(
                     el("a")
                         .attr("href", single.clone())
-                        .action("go", single)
+                        .action(Action::Go.name(), single)
                         .text(format!(
                             "Only {}'s traces",
                             state.history.get(run).map_or(run.as_str(), |e| &e.label)
@@ -245,9 +249,6 @@ fn pair_panel(state: &AppState) -> Option<Element> {
 
 /// The traces view.
 pub fn view(state: &AppState) -> Element {
-    if let Some(env) = crate::env::view::traces(state) {
-        return env;
-    }
     let section = el("section")
         .id("view-traces")
         .class("view")
@@ -283,7 +284,7 @@ pub fn view(state: &AppState) -> Element {
                         .attr("placeholder", "messages, arguments, verdicts")
                         .attr("spellcheck", "false")
                         .attr("autocomplete", "off")
-                        .action("trace-filter", "search"),
+                        .action(Action::TraceFilter.name(), "search"),
                 ),
         )
         .child(
@@ -297,7 +298,7 @@ pub fn view(state: &AppState) -> Element {
                                 .id("f-failed")
                                 .attr("type", "checkbox")
                                 .flag("checked", t.failed_only)
-                                .action("trace-filter", "failed"),
+                                .action(Action::TraceFilter.name(), "failed"),
                         )
                         .text(" Failed only"),
                 )
@@ -373,7 +374,7 @@ pub fn view(state: &AppState) -> Element {
             el_text("p", "This run has outcomes only (opened from a link, or its files are not stored): tasks can be listed but not opened down to the steps.").class("muted").id("trace-empty")
         }))
         .child(list)
-        .child_opt((shown_rows < matching.len()).then(|| button("Show more", "trace-more", "").id("trace-more")))
+        .child_opt((shown_rows < matching.len()).then(|| button("Show more", Action::TraceMore.name(), "").id("trace-more")))
 }
 
 #[cfg(test)]

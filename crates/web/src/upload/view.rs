@@ -4,10 +4,12 @@
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element};
 use crate::upload::UploadState;
+use wildtool_contract::FileAction;
 
-use crate::views::widgets::{heading, note};
+use crate::widgets::{heading, note};
 
 /// The offline scoring view.
+/// (The frame shows the Verify panel below it.)
 pub fn view(state: &AppState) -> Element {
     let u = &state.upload;
     let dataset = state
@@ -31,14 +33,14 @@ pub fn view(state: &AppState) -> Element {
             el("div")
                 .id("result-drop")
                 .class("drop")
-                .on_drop("upload")
+                .on_drop(FileAction::Upload.name())
                 .child(el("label").attr("for", "result-file").text("Result file — choose it, or drop it here"))
                 .child(
                     el("input")
                         .id("result-file")
                         .attr("type", "file")
                         .attr("accept", ".jsonl,.json,.txt")
-                        .action("upload", ""),
+                        .action(FileAction::Upload.name(), ""),
                 ),
         );
     if u.state == UploadState::Scoring {
@@ -56,7 +58,7 @@ pub fn view(state: &AppState) -> Element {
                     .attr("value", u.read.min(u.total.max(1)).to_string()),
             );
     }
-    let panel = match &u.message {
+    match &u.message {
         Some((text, tone)) => {
             panel.child(note("offline-info", text, *tone).attr("aria-live", "polite"))
         }
@@ -65,8 +67,5 @@ pub fn view(state: &AppState) -> Element {
                 .id("offline-info")
                 .attr("aria-live", "polite"),
         ),
-    };
-    el("div")
-        .child(panel)
-        .child(crate::verify::view::panel(state))
+    }
 }

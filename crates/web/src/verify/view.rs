@@ -4,8 +4,9 @@
 use crate::msg::LabPurpose;
 use crate::state::{AppState, Tone};
 use crate::ui::{el, el_text, Element, Node};
+use wildtool_contract::{Action, FileAction};
 
-use crate::views::widgets::{button, note};
+use crate::widgets::{button, note};
 
 /// The panel.
 pub fn panel(state: &AppState) -> Element {
@@ -23,14 +24,14 @@ pub fn panel(state: &AppState) -> Element {
             el("div")
                 .id("verify-drop")
                 .class("drop")
-                .on_drop("verify-file")
+                .on_drop(FileAction::VerifyFile.name())
                 .child(el("label").attr("for", "verify-input").text("A file of the run — choose it, or drop it here"))
                 .child(
                     el("input")
                         .id("verify-input")
                         .attr("type", "file")
                         .attr("accept", ".jsonl,.json,.txt")
-                        .action("verify-file", ""),
+                        .action(FileAction::VerifyFile.name(), ""),
                 ),
         );
     if v.files.is_empty() && !busy {
@@ -48,5 +49,5 @@ pub fn panel(state: &AppState) -> Element {
     };
     panel
         .child(area)
-        .child(button("Start again", "verify-clear", ""))
+        .child(button("Start again", Action::VerifyClear.name(), ""))
 }

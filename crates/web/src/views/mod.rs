@@ -6,12 +6,11 @@
 //! A view is a feature's `view.rs` (`crate::setup::view`, …) with one
 //! `pub fn view(&AppState) -> Element`, a variant of [`View`] and a line in [`view_for`].
 
-pub mod widgets;
-
 use crate::route::{Route, View};
 use crate::state::AppState;
 use crate::ui::{el, el_text, Element, Node};
-use widgets::button;
+use crate::widgets::button;
+use wildtool_contract::Action;
 
 /// What the runtime renders.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,11 +75,21 @@ impl Frame {
 /// The element of the current view.
 pub fn view_for(state: &AppState) -> Element {
     match state.route.view {
-        View::Setup => crate::setup::view::view(state),
+        View::Setup => crate::setup::view::view(
+            state,
+            crate::budget::view::setup_panel(state),
+            crate::env::view::setup_block(state),
+        ),
         View::Run => crate::run::view::view(state),
-        View::Dashboard => crate::dashboard::view::view(state),
-        View::Traces => crate::traces::view::view(state),
-        View::Upload => crate::upload::view::view(state),
+        // An env run's dashboard and traces are the ledger environment's own.
+        View::Dashboard => crate::env::view::dashboard(state)
+            .unwrap_or_else(|| crate::dashboard::view::view(state)),
+        View::Traces => {
+            crate::env::view::traces(state).unwrap_or_else(|| crate::traces::view::view(state))
+        }
+        View::Upload => el("div")
+            .child(crate::upload::view::view(state))
+            .child(crate::verify::view::panel(state)),
         View::History => crate::history::view::view(state),
         View::Compare => crate::compare::view::view(state),
         View::Generate => crate::generate::view::view(state),
@@ -100,7 +109,7 @@ fn nav(state: &AppState) -> Element {
             el("a")
                 .attr("href", r.to_query(&state.keep_query))
                 .attr("data-view", v.slug())
-                .action("nav", v.slug())
+                .action(Action::Nav.name(), v.slug())
                 .attr_opt("aria-current", (state.route.view == *v).then_some("page"))
                 .text(v.title())
         }))
@@ -137,8 +146,8 @@ fn resume_offer(state: &AppState) -> Option<Element> {
             .child(
                 el("div")
                     .class("row")
-                    .child(button("Resume", "resume", &e.id).id("resume-run").class("primary"))
-                    .child(button("Discard", "discard", &e.id).id("discard-run")),
+                    .child(button("Resume", Action::Resume.name(), &e.id).id("resume-run").class("primary"))
+                    .child(button("Discard", Action::Discard.name(), &e.id).id("discard-run")),
             ),
     )
 }

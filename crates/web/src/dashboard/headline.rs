@@ -1,44 +1,11 @@
-//! Small view pieces shared by several views.
+//! The headline cards of a run (the dashboard's and the Run view's), every number from
+//! its report.
 
-use wildtool_core::chart::format_percent;
 use wildtool_core::report::RunReport;
 
-use crate::dashboard::ShownRun;
-use crate::state::Tone;
-use crate::ui::{el, el_text, Element, Node};
-
-pub use wildtool_views::widgets::{button, date, duration, heading, plural, table};
-
-/// A labelled text-like input bound to setup field `name`.
-pub fn field(label: &str, name: &str, kind: &str, value: &str) -> Vec<Node> {
-    vec![
-        el("label").attr("for", name).text(label).into(),
-        el("input")
-            .id(name)
-            .attr("type", kind)
-            .attr("value", value)
-            .attr("spellcheck", "false")
-            .attr("autocomplete", "off")
-            .action("set", name)
-            .into(),
-    ]
-}
-
-/// A message paragraph with a tone.
-pub fn note(id: &str, text: &str, tone: Tone) -> Element {
-    el("p")
-        .id(id)
-        .class(format!("note note-{}", tone.name()))
-        .text(text)
-}
-
-/// A proportion as the charts print it, or a dash.
-pub fn pct(x: Option<f64>) -> String {
-    match x {
-        Some(v) if v.is_finite() => format_percent(v),
-        _ => "—".to_owned(),
-    }
-}
+use super::ShownRun;
+use crate::ui::{el, el_text, Element};
+use crate::widgets::pct;
 
 fn metric_card(name: &str, value: &str, ci: &str, note: &str) -> Element {
     el("div")
