@@ -500,7 +500,10 @@ fn the_page_names_its_actions_through_the_contract() {
                 let l = line.trim_start();
                 let button_name = l.starts_with('"')
                     && variants.iter().any(|(_, name)| l == format!("\"{name}\","))
-                    && text.lines().nth(n.saturating_sub(2)).is_some_and(|p| p.contains("button("));
+                    && text
+                        .lines()
+                        .nth(n.saturating_sub(2))
+                        .is_some_and(|p| p.contains("button("));
                 if !l.starts_with("//") && (bare.iter().any(|b| l.contains(b)) || button_name) {
                     found.push(format!("{}:{}: {l}", f.display(), n + 1));
                 }
