@@ -650,28 +650,34 @@ fn a_result_file_of_another_dataset_is_refused() {
     assert!(b.state.shown.is_none());
 }
 
+/// Drops the seed-0 run's result file on Offline: it is scored, and its score and metric
+/// downloads are the CLI's.
+fn scores_seed0_like_the_cli(b: &mut Browser) {
+    b.act("nav", "offline", "");
+    b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
+    assert_eq!(
+        b.hook("offline").as_deref(),
+        Some("done"),
+        "{}",
+        b.text("offline-info")
+    );
+    b.act("export", "metric", "");
+    assert_eq!(b.downloads.last().unwrap().1, SEED0_METRIC);
+    b.act("export", "score", "");
+    assert_eq!(
+        b.downloads.last().unwrap().1.trim_end(),
+        SEED0_SCORE.trim_end()
+    );
+}
+
 #[test]
 fn an_upload_scored_in_the_worker_gives_the_cli_files_with_its_score_lines_as_text_or_kept() {
     for kept in [false, true] {
         let mut b = open("http://page/?dataset=mini.jsonl");
         b.worker = Some(kept);
         b.state.flags.worker = true;
-        b.act("nav", "offline", "");
-        b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
-        assert_eq!(
-            b.hook("offline").as_deref(),
-            Some("done"),
-            "{}",
-            b.text("offline-info")
-        );
+        scores_seed0_like_the_cli(&mut b);
         assert_eq!(b.jieba_loads, 0, "the worker segments, not the page");
-        b.act("export", "metric", "");
-        assert_eq!(b.downloads.last().unwrap().1, SEED0_METRIC);
-        b.act("export", "score", "");
-        assert_eq!(
-            b.downloads.last().unwrap().1.trim_end(),
-            SEED0_SCORE.trim_end()
-        );
         let scored = b
             .state
             .shown
@@ -733,26 +739,12 @@ fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
         "{}",
         b.text("ds-info")
     );
-    b.act("nav", "offline", "");
-    b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
-    assert_eq!(
-        b.hook("offline").as_deref(),
-        Some("done"),
-        "{}",
-        b.text("offline-info")
-    );
+    scores_seed0_like_the_cli(&mut b);
     assert_eq!(
         b.jieba_loads, 1,
         "jieba is loaded once, for the Chinese text"
     );
     assert_eq!(b.hook("dictionary").as_deref(), Some("loaded"));
-    b.act("export", "metric", "");
-    assert_eq!(b.downloads.last().unwrap().1, SEED0_METRIC);
-    b.act("export", "score", "");
-    assert_eq!(
-        b.downloads.last().unwrap().1.trim_end(),
-        SEED0_SCORE.trim_end()
-    );
     // Traces open down to the steps.
     b.act("nav", "traces", "");
     b.act("trace-task", "0:0", "true");
