@@ -52,8 +52,7 @@ build_module() {
 # stack is placed first and grows down from 1 MB, data lies above it). --flatten
 # --rereloop -Oz (about 2.5 KB: the control flow rebuilt by binaryen's relooper and
 # optimised again; semantics-preserving, the end-to-end suite runs on the result).
-# WEB_FEATURES=env-page builds the app shell with the ledger environment (over the
-# budget: for its end-to-end test, see docs/page-modules.md).
+# WEB_FEATURES=… builds the app shell with extra features of wildtool-web (none today).
 build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused --flatten --rereloop -Oz
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).

@@ -2,13 +2,16 @@
 # The CI recipe's steps, runnable locally (docs/ci.md; docs/ci-workflow.yml runs the same):
 #   1. the baseline run: $WILDTOOL_BASELINE (a run directory kept from main), or a run made
 #      now into $WILDTOOL_OUT/baseline;
-#   2. the candidate run: a live run into $WILDTOOL_OUT/candidate (resumable: re-running
-#      continues it);
+#   2. the candidate run into $WILDTOOL_OUT/candidate: a live run (resumable: re-running
+#      continues it), or with $WILDTOOL_CASSETTE a replay of that cassette (recorded by
+#      `wildtool run --cassette FILE`) with --offline: nothing is sent, a request not in
+#      it ends its task incomplete;
 #   3. the gate, writing $WILDTOOL_OUT/junit.xml and $WILDTOOL_OUT/summary.md; its exit
 #      code is this script's (0 no regression with evidence, 1 regression, 2 unusable).
 # Settings (environment): WILDTOOL (the binary, default wildtool), WILDTOOL_DATASET,
 # WILDTOOL_BASE_URL, WILDTOOL_MODEL, WILDTOOL_OUT, optional WILDTOOL_BASELINE,
-# WILDTOOL_PROVIDER (openai), WILDTOOL_MAX_COST, WILDTOOL_GATE_ARGS (e.g. "--margin 2").
+# WILDTOOL_PROVIDER (openai), WILDTOOL_MAX_COST, WILDTOOL_CASSETTE, WILDTOOL_GATE_ARGS
+# (e.g. "--margin 2").
 set -euo pipefail
 W="${WILDTOOL:-wildtool}"
 : "${WILDTOOL_DATASET:?set WILDTOOL_DATASET}" "${WILDTOOL_MODEL:?set WILDTOOL_MODEL}"
@@ -25,9 +28,11 @@ if [ -z "$baseline" ]; then
 fi
 
 # --- candidate run ---------------------------------------------------------------------
-# CASSETTE SLOT: once cassettes exist, replace this live run with a replay, e.g.
-#   "$W" run "${run_args[@]}" --cassette tests/cassette.jsonl --offline --out "$WILDTOOL_OUT/candidate"
-"$W" run "${run_args[@]}" --out "$WILDTOOL_OUT/candidate" \
+candidate_args=()
+if [ -n "${WILDTOOL_CASSETTE:-}" ]; then
+  candidate_args=(--cassette "$WILDTOOL_CASSETTE" --offline)
+fi
+"$W" run "${run_args[@]}" "${candidate_args[@]}" --out "$WILDTOOL_OUT/candidate" \
   --junit "$WILDTOOL_OUT/candidate-junit.xml"
 
 # --- the gate --------------------------------------------------------------------------

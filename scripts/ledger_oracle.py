@@ -2,9 +2,10 @@
 (through the ledger_oracle test). It uses Beancount 3.2.3 (GPL-2.0) as a program: nothing
 of it is linked into, vendored in or copied to wildtool.
 
-Reads a manifest (JSON: [{"path", "queries": [{"account", "from"?, "to"?}]}]) on stdin and
+Reads a manifest (JSON: [{"path", "queries"?: [{"account", "from"?, "to"?}]}]) on stdin and
 writes, for each ledger, what Beancount's loader reports the way bean-check runs it
-(loader.load_file with the hard-core validations): the error messages, and for each query
+(loader.load_file with the hard-core validations; bean-check fails a file on any of these
+errors): the error messages, and for each query
 the sum per currency of the postings to the account and its sub-accounts in the date
 range (inclusive), from Beancount's realization of the entries.
 """

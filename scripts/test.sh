@@ -23,7 +23,7 @@ cargo test --workspace
 step "10,000 generated sessions over random seeds and factors: valid, gold agent scores all (release)"
 cargo test --release -p wildtool-core --test it generate::ten -- --ignored
 
-step "ledger environment oracle: bean-check (Beancount 3.2.3, a separate process) on the suite's and 2,000 chaos ledgers (release)"
+step "ledger environment oracle: Beancount 3.2.3's checks (one separate process) on the suite's and 2,000 chaos ledgers (release)"
 bash scripts/ledger-oracle.sh
 
 step "WebAssembly tests in headless Chromium (wasm-bindgen-test)"

@@ -87,6 +87,7 @@ fn from_own(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
+    as_env: bool,
 ) -> Result<LoadedTrial, CompareCmdError> {
     let text = read_text(path)?;
     let segmenter = checker::default_segmenter();
@@ -103,6 +104,30 @@ fn from_own(
     .map_err(|e| usage(format!("{}: {e}", path.display())))?;
     for (no, problem) in &scored.problems {
         eprintln!("warning: {} line {no}: {problem}", path.display());
+    }
+    if as_env {
+        // Compared with ledger-environment runs: its ledger sessions' own-history
+        // env_success, never its official-style labels.
+        if !scored.head.environment.contains("ledger") {
+            return Err(usage(format!(
+                "{}: an own-history run without the ledger environment cannot be compared with ledger-environment runs (run it with --env ledger)",
+                path.display()
+            )));
+        }
+        let mut envs = std::collections::BTreeMap::new();
+        for s in &loaded.sessions {
+            if let Ok(Some(env)) = wildtool_core::ledger::run_file::SessionEnv::of(s) {
+                envs.insert(s.index, env);
+            }
+        }
+        return Ok(LoadedTrial {
+            label: Some(scored.head.model_name.clone()),
+            fingerprint: dataset_fp,
+            outcomes: wildtool_core::own::ledger_own::env_outcomes(loaded, &envs, &scored.traces),
+            env: true,
+            own: true,
+            cost: None,
+        });
     }
     Ok(LoadedTrial {
         label: Some(scored.head.model_name.clone()),
@@ -239,11 +264,12 @@ fn load_trial(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
+    as_env: bool,
 ) -> Result<LoadedTrial, CompareCmdError> {
     if path.is_dir() {
         let own = path.join("own-result.jsonl");
         if own.is_file() {
-            return from_own(&own, loaded, dataset_fp, args);
+            return from_own(&own, loaded, dataset_fp, args, as_env);
         }
         let report = path.join("report.json");
         if report.is_file() {
@@ -275,7 +301,7 @@ fn load_trial(
         match wildtool_core::formats::sniff(&head, len) {
             wildtool_core::formats::FileKind::EnvRun => return from_env(path, loaded, dataset_fp),
             wildtool_core::formats::FileKind::OwnRun => {
-                return from_own(path, loaded, dataset_fp, args)
+                return from_own(path, loaded, dataset_fp, args, as_env)
             }
             _ => {}
         }
@@ -324,6 +350,7 @@ fn load_run(
     loaded: &LoadedDataset,
     dataset_fp: u64,
     args: &CompareArgs,
+    as_env: bool,
 ) -> Result<
     (
         RunInput,
@@ -336,11 +363,11 @@ fn load_run(
     super::commit::settle_input(path)?;
     let trials = trial_dirs(path)?;
     let parts: Vec<LoadedTrial> = if trials.is_empty() {
-        vec![load_trial(path, loaded, dataset_fp, args)?]
+        vec![load_trial(path, loaded, dataset_fp, args, as_env)?]
     } else {
         trials
             .iter()
-            .map(|t| load_trial(t, loaded, dataset_fp, args))
+            .map(|t| load_trial(t, loaded, dataset_fp, args, as_env))
             .collect::<Result<_, _>>()?
     };
     for p in &parts {
@@ -390,6 +417,20 @@ fn load_run(
     ))
 }
 
+/// Whether `path` is a gold-history ledger-environment run (a directory with an
+/// `env-result.jsonl`, directly or in `trial-1/`, or such a file).
+fn is_env_run(path: &Path) -> bool {
+    if path.is_dir() {
+        return !path.join("own-result.jsonl").is_file()
+            && !path.join("report.json").is_file()
+            && (path.join("env-result.jsonl").is_file()
+                || path.join("trial-1/env-result.jsonl").is_file());
+    }
+    super::files::read_head(path).is_ok_and(|(head, len)| {
+        wildtool_core::formats::sniff(&head, len) == wildtool_core::formats::FileKind::EnvRun
+    })
+}
+
 /// The runs of a comparison read against their dataset.
 pub(crate) struct LoadedRuns {
     /// The runs, labelled, in argument order.
@@ -433,8 +474,12 @@ pub(crate) fn load_runs(args: &CompareArgs) -> Result<LoadedRuns, CompareCmdErro
     let mut kinds = Vec::with_capacity(args.runs.len());
     let mut own = Vec::with_capacity(args.runs.len());
     let mut costs = Vec::with_capacity(args.runs.len());
+    // With a ledger-environment run among them, own-history runs are read on their
+    // ledger sessions' env_success (they need --env ledger), so env runs of both history
+    // modes compare with each other and never with official-style labels.
+    let as_env = args.runs.iter().any(|p| is_env_run(p));
     for (i, path) in args.runs.iter().enumerate() {
-        let (mut run, env, is_own, cost) = load_run(path, &loaded, dataset_fp, args)?;
+        let (mut run, env, is_own, cost) = load_run(path, &loaded, dataset_fp, args, as_env)?;
         costs.push(cost);
         if is_own {
             run.label = format!("{} (own history)", run.label);
@@ -538,7 +583,7 @@ fn self_conditioning(
         loaded.dataset(),
         &BootstrapOptions::default(),
     )
-    .map(Some)
+    .map(|f| Some(if loaded.env { f.on_env_success() } else { f }))
     .map_err(|e| usage(e.to_string()))
 }
 

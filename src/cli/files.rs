@@ -2,7 +2,9 @@
 //! line rule (`input::lines`); output sets are committed by [`super::commit`].
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
+use std::io::Read;
+#[cfg(not(unix))]
+use std::io::{Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use wildtool_core::formats::sniff::SNIFF_BYTES;
@@ -129,12 +131,19 @@ impl LineReader {
         let len = usize::try_from(span.len)
             .map_err(|_| invalid(&self.path, format!("line {} is too long", span.number)))?;
         self.buf.resize(len, 0);
-        self.file
-            .seek(SeekFrom::Start(span.offset))
+        // One positioned read per line (`pread`) where the platform has it.
+        #[cfg(unix)]
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, &mut self.buf, span.offset)
             .map_err(at(&self.path))?;
-        self.file
-            .read_exact(&mut self.buf)
-            .map_err(at(&self.path))?;
+        #[cfg(not(unix))]
+        {
+            self.file
+                .seek(SeekFrom::Start(span.offset))
+                .map_err(at(&self.path))?;
+            self.file
+                .read_exact(&mut self.buf)
+                .map_err(at(&self.path))?;
+        }
         Ok(lines::decode(&span, &self.buf).map(|t| t.unwrap_or_default().to_owned()))
     }
 }

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 
 use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
 use wildtool_core::formats::RunMeta;
-use wildtool_core::provenance::manifest::{
-    headline_claims, CassetteUse, ExchangeLog, Manifest, OutputClaims, MANIFEST_VERSION,
-};
-use wildtool_core::provenance::sha256_hex;
+use wildtool_core::provenance::manifest::{output_claims, CassetteUse, ExchangeLog, Manifest};
 use wildtool_core::runner::engine::{Backend, RunEnd, RunSpec};
 
 use super::files::{FileError, OutputSet};
@@ -108,64 +105,54 @@ pub(crate) fn write_manifest(
     set: &mut OutputSet,
 ) -> Result<(), FileError> {
     let RunFiles { kind, dirs } = files;
-    let (tasks, preflight, server) = exchanges.finish();
     let mut outputs = Vec::new();
     for dir in dirs {
         let rel = relative(&args.out, dir);
-        let mut out = OutputClaims {
-            dir: rel.clone(),
-            ..OutputClaims::default()
-        };
         // The files are read where they are staged: the manifest is one file of the run's
-        // output set, committed with the files it names (outputs.md).
+        // output set, committed with the files it names (outputs.md). A file the run did
+        // not write (nothing to score yet) is not listed.
         let staged = set.staged(if rel == "." { "" } else { &rel });
-        for name in kind.files {
-            // A file the run did not write (nothing to score yet) is not listed.
-            if let Ok(bytes) = std::fs::read(staged.join(name)) {
-                out.files.insert((*name).to_owned(), sha256_hex(&bytes));
-                if *name == kind.claims_from {
-                    out.claims = headline_claims(name, &String::from_utf8_lossy(&bytes));
-                }
-            }
-        }
-        outputs.push(out);
+        let read: Vec<(&str, Option<Vec<u8>>)> = kind
+            .files
+            .iter()
+            .map(|name| (*name, std::fs::read(staged.join(name)).ok()))
+            .collect();
+        let files: Vec<(&str, Option<&[u8]>)> =
+            read.iter().map(|(n, b)| (*n, b.as_deref())).collect();
+        outputs.push(output_claims(&rel, &files, kind.claims_from));
     }
-    let manifest = Manifest {
-        wildtool_manifest: MANIFEST_VERSION,
-        wildtool_version: env!("CARGO_PKG_VERSION").to_owned(),
-        scorer_version: wildtool_core::SCORER_VERSION.to_owned(),
-        kind: kind.name.to_owned(),
-        dataset: DatasetMeta {
-            fingerprint: spec.dataset().to_owned(),
-            name: args
-                .dataset
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned()),
-        },
-        provider: args.provider.clone(),
-        model: spec.model().to_owned(),
-        settings: settings(args, spec),
-        server,
-        started_at: rfc3339(started_unix),
-        finished_at: rfc3339(unix_now()),
-        duration_seconds: end.progress.elapsed,
-        tokens: Tokens {
-            input: end.progress.input_tokens,
-            output: end.progress.output_tokens,
-        },
-        requests: end.progress.requests,
-        resumed_tasks: end.progress.resumed,
-        cassette: args.cassette.as_ref().map(|c| CassetteUse {
-            mode: if args.offline { "replay" } else { "record" }.to_owned(),
-            file: c
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        }),
-        preflight,
-        exchanges: tasks,
-        outputs,
+    let dataset = DatasetMeta {
+        fingerprint: spec.dataset().to_owned(),
+        name: args
+            .dataset
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned()),
     };
+    let mut m = Manifest::new(
+        kind.name,
+        env!("CARGO_PKG_VERSION"),
+        dataset,
+        &args.provider,
+        spec.model(),
+    );
+    m.settings = settings(args, spec);
+    m.started_at = rfc3339(started_unix);
+    m.finished_at = rfc3339(unix_now());
+    m.duration_seconds = end.progress.elapsed;
+    m.tokens = Tokens {
+        input: end.progress.input_tokens,
+        output: end.progress.output_tokens,
+    };
+    m.requests = end.progress.requests;
+    m.resumed_tasks = end.progress.resumed;
+    m.cassette = args.cassette.as_ref().map(|c| CassetteUse {
+        mode: if args.offline { "replay" } else { "record" }.to_owned(),
+        file: c
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    });
+    let manifest = m.with_log(exchanges, outputs);
     set.write("manifest.json", manifest.to_json())
 }
 

@@ -829,27 +829,30 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
             jobs,
             prices,
             ci,
-        } => score_cmd::score_with(
-            &score_cmd::ScoreArgs {
-                dataset,
-                results,
-                out,
-                lang: lang.into(),
-                model_name,
-                candidate_cap,
-            },
-            &score_cmd::ScoreExtras {
-                force,
-                jobs,
-                prices: if prices.given() {
-                    Some(prices.choice()?)
-                } else {
-                    None
+        } => {
+            score_cmd::without_huge_pages();
+            score_cmd::score_with(
+                &score_cmd::ScoreArgs {
+                    dataset,
+                    results,
+                    out,
+                    lang: lang.into(),
+                    model_name,
+                    candidate_cap,
                 },
-                ci,
-                ..score_cmd::ScoreExtras::default()
-            },
-        )?,
+                &score_cmd::ScoreExtras {
+                    force,
+                    jobs,
+                    prices: if prices.given() {
+                        Some(prices.choice()?)
+                    } else {
+                        None
+                    },
+                    ci,
+                    ..score_cmd::ScoreExtras::default()
+                },
+            )?
+        }
         Command::Report {
             dataset,
             score_dir,

@@ -20,6 +20,7 @@ use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Session};
 use wildtool_core::formats::report_doc::ReportDataset;
 use wildtool_core::ledger::answer::Answerer;
+use wildtool_core::ledger::metrics::EXTENSION_LABEL;
 use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::own::figure::propagation;
@@ -153,6 +154,7 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
     let mut trial_outcomes = Vec::new();
+    let mut env_trial_outcomes = Vec::new();
     for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
         fs::create_dir_all(dir).map_err(at(dir))?;
         let head = OwnHead {
@@ -204,6 +206,9 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             },
         );
         trial_outcomes.push(scored.outcomes.clone());
+        if ledger {
+            env_trial_outcomes.push(ledger_own::env_outcomes(&loaded, &envs, &scored.traces));
+        }
         let ledger_env = ledger_own::metrics_json(&loaded, &envs, &scored.traces);
         let model = spec.model().to_owned();
         let summary = summary_table(&model, &doc.report);
@@ -263,14 +268,37 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     if spec.trials() > 1 {
         // pass^k over the trials' official-style labels, as trials.json has it for
         // official runs (the own-history label first).
-        let doc = super::run_cmd::trials_json(
-            &wildtool_core::share::task_shapes(&loaded),
-            wildtool_core::dataset::fingerprint(&dataset_text),
-            spec.model(),
-            trial_outcomes,
-        )?;
+        let shapes = wildtool_core::share::task_shapes(&loaded);
+        let fp = wildtool_core::dataset::fingerprint(&dataset_text);
+        let doc = super::run_cmd::trials_json(&shapes, fp, spec.model(), trial_outcomes)?;
+        // With --env ledger, pass^k over the ledger tasks' env_success too (as
+        // env-trials.json has it for gold-history env runs), labelled as both extensions.
+        let ledger_env = if ledger {
+            let env_doc =
+                super::run_cmd::trials_json(&shapes, fp, spec.model(), env_trial_outcomes)?;
+            if !args.quiet {
+                let v: serde_json::Value = serde_json::from_str(&env_doc).unwrap_or_default();
+                let k = spec.trials().to_string();
+                let rate = |key: &str| match v[key][k.as_str()].as_f64() {
+                    Some(r) => format!("{:.1}%", 100.0 * r),
+                    None => "–".to_owned(),
+                };
+                println!(
+                    "ledger sessions (own history), env_success over {k} trials: pass^{k} {}, pass@{k} {} ({EXTENSION_LABEL})",
+                    rate("pass_hat_k"),
+                    rate("pass_at_k")
+                );
+            }
+            format!(
+                ", \"ledger_env\": {{\"extension\": {}, \"on\": \"env_success of the ledger sessions' tasks (own history)\", \"trials\": {}}}",
+                serde_json::to_string(EXTENSION_LABEL).unwrap_or_default(),
+                env_doc
+            )
+        } else {
+            String::new()
+        };
         let text = format!(
-            "{{\"extension\": {}, \"on\": \"official-style labels on the model's own traces\", \"trials\": {}}}\n",
+            "{{\"extension\": {}, \"on\": \"official-style labels on the model's own traces\", \"trials\": {}{ledger_env}}}\n",
             serde_json::to_string(OWN_LABEL).unwrap_or_default(),
             doc
         );

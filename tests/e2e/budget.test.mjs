@@ -2,7 +2,9 @@
 // dataset — Setup's "What will this cost?" is `wildtool run --dry-run`'s estimate; the
 // price table is edited, an invalid entry refused naming its field, a valid one kept in
 // localStorage; the Compare view's planner prints
-// the lines of `wildtool plan --pilot A --pilot-b B` for the same two runs. Axe-checked
+// the lines of `wildtool plan --pilot A --pilot-b B` for the same two runs; the dashboard
+// and the comparison show a run's cost, cost per task and per solved task as the CLI's
+// report.json has them, and "cost unknown" for a server without usage. Axe-checked
 // at 390 and 1,400 px, light and dark, with screenshots in test-artifacts/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,6 +45,10 @@ after(async () => {
 });
 
 const hook = (page, name) => page.evaluate((n) => document.body.dataset[n], name);
+/** The core's `cost::figures::money`: 2 to 10 decimals, about 4 significant digits. */
+const money = (x) => (x === 0 ? '0.00' : x.toFixed(Math.min(10, Math.max(2, 3 - Math.floor(Math.log10(Math.abs(x)))))));
+/** The rows of a cost table (cell texts). */
+const costRows = (page, id) => page.$$eval(`#${id} tbody tr`, (rs) => rs.map((r) => [...r.children].map((c) => c.textContent)));
 const cli = (args) => run(CLI, args, { cwd: ROOT, maxBuffer: 1 << 26 });
 
 async function axe(page) {
@@ -108,6 +114,15 @@ describe('cost and the planner', () => {
     await page.click('#start-run');
     await page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 180_000 });
     await drawn(page);
+    // Its cost on the dashboard: the CLI's report.json figures for the same run.
+    const { cost } = JSON.parse(await readFile(join(work, 'mock', 'report.json'), 'utf8'));
+    assert.ok(cost && cost.total > 0, JSON.stringify(cost));
+    const want = [cost.total, cost.per_task, cost.per_solved_task].map((x) => `${money(x)} USD`);
+    await page.waitForSelector('#dash-cost table', { timeout: 30_000 });
+    const dash = await costRows(page, 'dash-cost');
+    assert.equal(dash.length, 1);
+    assert.deepEqual(dash[0].slice(1, 4), want, dash[0].join(' | '));
+    await checkLooks(page, 'cost-dashboard');
     // A second run (the baseline agent) and the comparison: the planner's lines are
     // `wildtool plan`'s (the pilots' labels aside).
     await page.click('nav [data-view="setup"]');
@@ -128,9 +143,35 @@ describe('cost and the planner', () => {
     assert.equal(lines.length, cliLines.length, `${lines.join('\n')}\n---\n${plan}`);
     const unlabelled = (l) => l.replace(/^pilot: [^;]*;/, 'pilot:;');
     assert.deepEqual(lines.map(unlabelled), cliLines.map(unlabelled));
+    // Both runs' costs below the comparison: the mock run's as on its dashboard, the
+    // baseline agent's "not priced" (no price for it).
+    await page.waitForSelector('#compare-cost table', { timeout: 30_000 });
+    const both = await costRows(page, 'compare-cost');
+    assert.equal(both.length, 2, JSON.stringify(both));
+    const priced = both.find((r) => r[0] === 'mock');
+    assert.deepEqual(priced?.slice(1, 4), want, JSON.stringify(both));
+    assert.ok(both.some((r) => /^not priced: no price for "baseline"/.test(r[1])), JSON.stringify(both));
     await checkLooks(page, 'budget-compare');
     assert.equal(await hook(page, 'view'), 'compare');
     assert.deepEqual(problems, []);
     await page.close();
+
+    // A server that reports no usage: the cost is unknown, said in words.
+    const quiet = await startMock(0, { usage: false });
+    try {
+      const q2 = new URLSearchParams({ dataset: 'bundled', provider: 'openai', base_url: quiet.url, model: 'mock', concurrency: '4' });
+      const opened = await openPage(browser.context, `${server.url}?${q2}`);
+      await opened.page.waitForSelector('#start-run');
+      await opened.page.click('#start-run');
+      await opened.page.waitForFunction(() => document.body.dataset.runState === 'done' && document.body.dataset.dashboard === 'ready', null, { timeout: 180_000 });
+      await opened.page.waitForSelector('#dash-cost table', { timeout: 30_000 });
+      const none = await costRows(opened.page, 'dash-cost');
+      assert.equal(none[0][1], 'cost unknown: the server reported no usage');
+      await checkLooks(opened.page, 'cost-unknown');
+      assert.deepEqual(opened.problems, []);
+      await opened.page.close();
+    } finally {
+      await quiet.stop();
+    }
   });
 });

@@ -5,8 +5,8 @@
 // scripts/ledger-oracle.sh), and opens the share link in a fresh browser with the same
 // numbers; axe-clean at 390 and 1,400 px, light and dark, with screenshots.
 //
-// Needs a page built with the environment: WEB_FEATURES=env-page bash scripts/build-web.sh
-// (the default app shell does not carry it yet; docs/page-modules.md). Skipped otherwise.
+// The default page carries the environment's page side (the environment itself is in the
+// lab module).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -53,11 +53,7 @@ describe('ledger environment in the page', () => {
   test('gold and own history with the built-in agents, diff, download, link, axe', async (t) => {
     const { page, problems } = await openPage(browser.context, server.url);
     await page.waitForFunction(() => document.body.dataset.dataset);
-    const built = await page.evaluate(() => !!document.querySelector('#m-env'));
-    if (!built) {
-      t.skip('this page was built without the ledger environment (WEB_FEATURES=env-page)');
-      return;
-    }
+    assert.ok(await page.evaluate(() => !!document.querySelector('#m-env')), 'the setup form offers the ledger environment');
     // Gold history, gold agent: 100% on the bundled suite's ledger sessions.
     const t0 = Date.now();
     const gold = await envRun(page, 'gold', 'gold');

@@ -126,3 +126,15 @@ export async function axeViolations(page) {
   });
   return result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/** Builds the CLI (`target/debug/wildtool`) once for a suite that compares with it; resolves to its path. */
+export async function buildCli() {
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  try {
+    await promisify(execFile)('cargo', ['build', '--quiet', '--bin', 'wildtool'], { cwd: ROOT, maxBuffer: 1 << 24 });
+  } catch (err) {
+    throw new Error(`cannot build the CLI: ${err.stderr || err.message}`);
+  }
+  return join(ROOT, 'target/debug/wildtool');
+}

@@ -172,7 +172,7 @@ function geminiEvents(reply) {
  * `strictHost: true` refuses (403) requests addressed to any name but 127.0.0.1, as servers
  * that check the Host header do.
  */
-export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null, strictHost = false, streamFault = null } = {}) {
+export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS || 0), cors = true, fail = null, strictHost = false, streamFault = null, usage = true } = {}) {
   const stats = { requests: 0, auth: [], geminiKeys: [], urls: [], hosts: {}, serving: 0, peak: 0 };
   const CORS = cors ? CORS_HEADERS : {};
   const server = createServer((req, res) => {
@@ -233,6 +233,8 @@ export function startMock(port = 0, { delayMs = Number(process.env.MOCK_DELAY_MS
         choices: [{ index: 0, message, finish_reason: message.tool_calls ? 'tool_calls' : 'stop' }],
         usage: { prompt_tokens: promptTokens, completion_tokens: 7, total_tokens: promptTokens + 7 },
       };
+      // `usage: false`: a server that reports no token counts.
+      if (!usage) delete reply.usage;
       stats.serving += 1;
       stats.peak = Math.max(stats.peak, stats.serving);
       let open = true;

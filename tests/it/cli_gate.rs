@@ -2,11 +2,13 @@
 //! gate exit codes, JUnit counts read by a real parser (junitparser, a separate process)
 //! equal to the run's, cost figures equal to tokens × prices from the recorded usage, the
 //! dry-run estimate within its stated error of the actual cost, `--max-cost` stopping
-//! before the limit and resuming, and the CI script's steps.
+//! before the limit and resuming, and the CI script's steps (a live run and a cassette
+//! replay); a trials run's flaky tasks counted by the parser as the run has them.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::mock_server::Action;
 use crate::runner_live::{mini_path, model_server, tmp, Behaviour};
 use crate::support::root;
 use wildtool_core::json::{loads, Value};
@@ -301,27 +303,122 @@ fn max_cost_stops_before_the_limit_and_resumes() {
     );
 }
 
-#[test]
-fn the_ci_script_runs_against_the_mock() {
-    let dir = tmp("ci-script");
-    let gold = model_server(Behaviour::Gold, |_, _| None);
-    let o = Command::new("bash")
-        .arg(root().join("scripts/ci-gate.sh"))
+/// Runs `scripts/ci-gate.sh` against `base` into `out` with the `extra` settings; it
+/// must exit 0.
+fn ci_script(base: &str, out: &Path, extra: &[(&str, &Path)]) {
+    let mut cmd = Command::new("bash");
+    cmd.arg(root().join("scripts/ci-gate.sh"))
         .env("WILDTOOL", env!("CARGO_BIN_EXE_wildtool"))
         .env("WILDTOOL_DATASET", mini_path())
-        .env("WILDTOOL_BASE_URL", gold.base_url())
+        .env("WILDTOOL_BASE_URL", base)
         .env("WILDTOOL_MODEL", "mock/model")
-        .env("WILDTOOL_OUT", &dir)
-        .env_remove("OPENAI_API_KEY")
-        .output()
-        .unwrap_or_else(|e| panic!("bash: {e}"));
+        .env("WILDTOOL_OUT", out)
+        .env_remove("OPENAI_API_KEY");
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap_or_else(|e| panic!("bash: {e}"));
     assert!(
         o.status.success(),
         "{}{}",
         String::from_utf8_lossy(&o.stdout),
         String::from_utf8_lossy(&o.stderr)
     );
+}
+
+#[test]
+fn the_ci_script_runs_against_the_mock() {
+    let dir = tmp("ci-script");
+    let gold = model_server(Behaviour::Gold, |_, _| None);
+    ci_script(&gold.base_url(), &dir, &[]);
     for f in ["junit.xml", "summary.md"] {
         assert!(PathBuf::from(&dir).join(f).is_file(), "{f}");
     }
+}
+
+#[test]
+fn the_ci_script_replays_a_cassette_with_the_endpoint_gone() {
+    let dir = tmp("ci-script-cassette");
+    let tape = dir.join("cassette.jsonl");
+    let recorded = dir.join("recorded");
+    let gold = model_server(Behaviour::Gold, |_, _| None);
+    let base = gold.base_url();
+    let o = run(&base, &recorded, &["--cassette", s(&tape)]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    drop(gold);
+    let out = dir.join("ci");
+    ci_script(
+        &base,
+        &out,
+        &[
+            ("WILDTOOL_BASELINE", &recorded),
+            ("WILDTOOL_CASSETTE", &tape),
+        ],
+    );
+    let candidate = out.join("candidate");
+    let manifest = json(&candidate.join("manifest.json"));
+    assert_eq!(
+        manifest
+            .get("cassette")
+            .and_then(|c| c.get("mode"))
+            .and_then(Value::as_str),
+        Some("replay")
+    );
+    let read = |p: PathBuf| std::fs::read_to_string(p).unwrap_or_default();
+    assert_eq!(
+        read(candidate.join("metric.json")),
+        read(recorded.join("metric.json"))
+    );
+    assert!(out.join("junit.xml").is_file());
+}
+
+/// Each task's labels in a `score.jsonl` (session order, then task order).
+fn labels(path: &Path) -> Vec<bool> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let v = loads(line).unwrap_or(Value::Null);
+        if let Some(Value::Array(results)) = v.get("results") {
+            for r in results {
+                out.push(r.get("label").and_then(Value::as_str) == Some("correct"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn junit_counts_flaky_tasks_of_a_trials_run_as_the_run_does() {
+    // The second time the mock sees a request (the same request of the other trial, since
+    // bodies carry no seed) it answers with text only: the task fails in that trial.
+    let noisy = model_server(Behaviour::Gold, |_, n| {
+        (n == 2).then(|| {
+            Action::ok(
+                r#"{"choices": [{"index": 0, "message": {"role": "assistant", "content": "No."}, "finish_reason": "stop"}]}"#,
+            )
+        })
+    });
+    let out = tmp("junit-flaky");
+    let junit = out.join("junit.xml");
+    let o = run(
+        &noisy.base_url(),
+        &out.join("run"),
+        &["--trials", "2", "--no-preflight", "--junit", s(&junit)],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (
+        labels(&out.join("run/trial-1/score.jsonl")),
+        labels(&out.join("run/trial-2/score.jsonl")),
+    );
+    assert_eq!(a.len(), b.len());
+    let both = a.iter().zip(&b).filter(|(x, y)| **x && **y).count();
+    let neither = a.iter().zip(&b).filter(|(x, y)| !**x && !**y).count();
+    let flaky = a.len() - both - neither;
+    assert!(flaky > 0, "the mock makes tasks flaky");
+    let counts = junit_counts(&junit);
+    assert_eq!(num(&counts, &["tests"]), a.len() as f64);
+    assert_eq!(num(&counts, &["passed"]), both as f64);
+    assert_eq!(num(&counts, &["failed"]), neither as f64);
+    assert_eq!(num(&counts, &["flaky"]), flaky as f64);
+    assert_eq!(num(&counts, &["skipped"]), 0.0);
 }

@@ -463,9 +463,9 @@ fn the_import_scan_reads_uses_aliases_re_exports_and_skips_tests() {
 
 /// The page's `data-action` vocabulary is the contract's `Action` and `FileAction`: views
 /// of both modules name actions only through them (no bare name where an element gets its
-/// action), and every action is named by a view or dispatched by the JS runtime. With
-/// `Msg::from_action`'s exhaustive match, an action added is a compile error in the shell
-/// and a failure here until a view names it.
+/// action), and every action is named by a view or dispatched by the JS runtime. With the
+/// shell's own test that `Msg::from_action` handles every action, an action added fails
+/// until the shell handles it and a view names it.
 #[test]
 fn the_page_names_its_actions_through_the_contract() {
     let vocabulary = std::fs::read_to_string(root().join("crates/contract/src/actions.rs"))

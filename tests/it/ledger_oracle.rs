@@ -1,9 +1,10 @@
 //! The independent oracle (run by `scripts/ledger-oracle.sh`, which installs Beancount
-//! 3.2.3 in an ignored virtual environment and points `WILDTOOL_BEAN_CHECK` and
-//! `WILDTOOL_LEDGER_PYTHON` at it; ignored otherwise). Beancount is GPL-2.0 and is only
-//! ever run as a separate process.
+//! 3.2.3 in an ignored virtual environment and points `WILDTOOL_LEDGER_PYTHON` at it;
+//! ignored otherwise). Beancount is GPL-2.0 and is only ever run as a separate process:
+//! one helper process per batch (`scripts/ledger_oracle.py`) loads every file as
+//! `bean-check` does.
 //!
-//! 1. `bean-check` passes every initial and expected ledger of the bundled suite;
+//! 1. Beancount's checks pass every initial and expected ledger of the bundled suite;
 //! 2. … and every ledger the gold agent leaves (`wildtool run --env ledger --provider gold`);
 //! 3. a seeded chaos agent's 2,000 ledgers (valid and invalid writes through the tools,
 //!    and invalid entries written as a file editor would): our checker's verdict — valid,
@@ -60,40 +61,44 @@ fn class_of(message: &str) -> Option<ErrorClass> {
     }
 }
 
-fn bean_check(files: &[PathBuf]) -> Vec<(PathBuf, bool, String)> {
-    let exe = std::env::var("WILDTOOL_BEAN_CHECK")
-        .expect("WILDTOOL_BEAN_CHECK (run scripts/ledger-oracle.sh)");
-    let chunks: Vec<Vec<PathBuf>> = files
-        .chunks(files.len().div_ceil(2).max(1))
-        .map(|c| c.to_vec())
-        .collect();
-    let handles: Vec<_> = chunks
-        .into_iter()
-        .map(|chunk| {
-            let exe = exe.clone();
-            std::thread::spawn(move || {
-                chunk
-                    .into_iter()
-                    .map(|f| {
-                        let o = Command::new(&exe)
-                            .arg("--no-cache")
-                            .arg("--json")
-                            .arg(&f)
-                            .output()
-                            .expect("bean-check runs");
-                        let text = String::from_utf8_lossy(&o.stdout).into_owned()
-                            + &String::from_utf8_lossy(&o.stderr);
-                        (f, o.status.success(), text)
-                    })
-                    .collect::<Vec<_>>()
+/// Beancount's verdict on each file, as `bean-check` gives it (`loader.load_file` with the
+/// hard-core validations; any error fails the file), from ONE helper process for all of
+/// them (`scripts/ledger_oracle.py`) instead of one `bean-check` process per file: the
+/// interpreter and Beancount's start-up are paid once. A file that makes the loader raise
+/// fails the helper, and so the oracle. Returns the error messages of each file.
+fn beancount_check(files: &[PathBuf]) -> Vec<(PathBuf, Vec<String>)> {
+    let manifest = Value::Array(
+        files
+            .iter()
+            .map(|f| {
+                let mut item = Map::new();
+                item.insert("path", Value::Str(f.to_string_lossy().into_owned()));
+                Value::Object(item)
             })
+            .collect(),
+    );
+    let answers = python(&manifest);
+    assert_eq!(answers.len(), files.len(), "one verdict per ledger");
+    files
+        .iter()
+        .zip(answers)
+        .map(|(f, a)| {
+            let errors = a
+                .get("errors")
+                .and_then(Value::as_array)
+                .expect("the helper lists each ledger's errors")
+                .iter()
+                .map(|e| e.as_str().unwrap_or("(not a string)").to_owned())
+                .collect();
+            (f.clone(), errors)
         })
-        .collect();
-    handles
-        .into_iter()
-        .flat_map(|h| h.join().expect("thread"))
         .collect()
 }
+
+/// A ledger Beancount must refuse (an unbalanced transaction), checked with every batch:
+/// if the helper stopped reporting errors, the oracle would fail here instead of passing
+/// everything.
+const BROKEN_LEDGER: &str = "2026-01-01 open Assets:Cash USD\n2026-01-01 open Expenses:Food USD\n\n2026-01-02 * \"Shop\" \"off by one cent\"\n  Assets:Cash    -10.00 USD\n  Expenses:Food    9.99 USD\n";
 
 struct Query {
     account: String,
@@ -311,7 +316,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// Runs the gold agent in the environment on `dataset`, then bean-check on every distinct
+/// Runs the gold agent in the environment on `dataset`, then Beancount's checks on every distinct
 /// initial, expected and gold-left ledger of its ledger sessions (files `PREFIX-N` in
 /// `dir`): every one passes. Returns the distinct files and the gold-left ledgers.
 fn initial_expected_and_gold_ledgers_pass(
@@ -362,21 +367,24 @@ fn initial_expected_and_gold_ledgers_pass(
         .map(|(i, t)| write(dir, &format!("{prefix}-{i}.beancount"), t))
         .collect();
     let names: Vec<&String> = texts.values().collect();
-    let mut failed = Vec::new();
-    for (f, ok, out) in bean_check(&files) {
-        let i: usize = f
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.strip_prefix(&format!("{prefix}-")))
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(0);
-        if !ok || out.contains("\"message\"") {
-            failed.push(format!("{}: {out}", names[i]));
-        }
-    }
+    let broken = write(dir, &format!("{prefix}-broken.beancount"), BROKEN_LEDGER);
+    let mut checked = files.clone();
+    checked.push(broken);
+    let mut verdicts = beancount_check(&checked);
+    let (_, broken_errors) = verdicts.pop().expect("the broken ledger's verdict");
+    assert!(
+        !broken_errors.is_empty(),
+        "Beancount accepted the deliberately unbalanced ledger: the oracle checks nothing"
+    );
+    let failed: Vec<String> = verdicts
+        .iter()
+        .zip(&names)
+        .filter(|((_, errors), _)| !errors.is_empty())
+        .map(|((f, errors), name)| format!("{name} ({}): {errors:?}", f.display()))
+        .collect();
     assert!(
         failed.is_empty(),
-        "bean-check fails:\n{}",
+        "Beancount refuses:\n{}",
         failed.join("\n")
     );
     (files.len(), gold_ledgers)
@@ -405,7 +413,7 @@ fn ledger_oracle_agrees_with_beancount() {
     );
     assert_eq!(gold_ledgers, 64);
     println!(
-        "bean-check: {files} distinct suite ledgers pass (initial, expected, left by the gold agent)"
+        "Beancount (bean-check's checks): {files} distinct suite ledgers pass (initial, expected, left by the gold agent)"
     );
 
     // 3 and 4: the chaos agent.
@@ -569,7 +577,7 @@ fn ledger_oracle_passes_a_generated_256_session_suite() {
         initial_expected_and_gold_ledgers_pass(&dir, "gen", &file, &text, &sessions);
     assert_eq!(gold_ledgers, 1024);
     println!(
-        "bean-check: {files} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)"
+        "Beancount (bean-check's checks): {files} distinct ledgers of a generated 256-session env=ledger suite pass (initial, expected, left by the gold agent)"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -17,6 +17,7 @@ mod cli_report;
 mod cli_score;
 mod cli_score_inputs;
 mod docs;
+mod env_compare;
 mod formats_fuzz;
 mod generate_cli;
 mod generate_ledger;

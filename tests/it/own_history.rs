@@ -186,24 +186,41 @@ fn propagating(ds: &LoadedDataset, body: &str) -> Option<String> {
     } else if fail {
         message.insert("content", Value::str("Sorry, that did not work."));
     } else {
-        let session = ds.sessions.iter().find(|s| s.index == line)?;
-        let ctx = StepContext {
-            session,
-            task,
-            step,
-            messages: &messages,
-            tools: &tools,
-        };
-        let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
-        message.insert("content", reply.content.clone());
-        if let Value::Array(cs) = &reply.tool_calls {
-            message.insert("tool_calls", Value::Array(cs.clone()));
-        }
+        gold_message(ds, (line, task, step), &messages, &tools, &mut message)?;
     }
-    Some(format!(
+    Some(completion(message))
+}
+
+/// The gold agent's reply at (session line, task, step), into `message`.
+fn gold_message(
+    ds: &LoadedDataset,
+    (line, task, step): (usize, usize, usize),
+    messages: &[Value],
+    tools: &Value,
+    message: &mut Map,
+) -> Option<()> {
+    let session = ds.sessions.iter().find(|s| s.index == line)?;
+    let ctx = StepContext {
+        session,
+        task,
+        step,
+        messages,
+        tools,
+    };
+    let reply = GoldAgent.respond(&ctx, &mut TaskStats::default()).ok()?;
+    message.insert("content", reply.content.clone());
+    if let Value::Array(cs) = &reply.tool_calls {
+        message.insert("tool_calls", Value::Array(cs.clone()));
+    }
+    Some(())
+}
+
+/// A chat completion body with `message`.
+fn completion(message: Map) -> String {
+    format!(
         r#"{{"id": "chatcmpl-mock", "object": "chat.completion", "model": "mock", "choices": [{{"index": 0, "message": {}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 10, "completion_tokens": 5}}}}"#,
         dumps(&Value::Object(message), Escape::Utf8)
-    ))
+    )
 }
 
 fn mock_run(server: &MockServer, out: &Path, own: bool) {
@@ -410,4 +427,122 @@ fn own_history_trials_give_pass_hat_k() {
         &s(&tmp("own-trials-score")),
     ]);
     assert_ne!(o.status.code(), Some(0));
+}
+
+/// pass^k over an own-history ledger run's trials, recomputed from each trial's per-task
+/// env verdicts (`own-result.jsonl` scored by the core): (pass^1, pass^2, pass@2).
+fn env_pass_rates(run: &Path, ds: &LoadedDataset) -> (f64, f64, f64) {
+    use wildtool_core::ledger::run_file::SessionEnv;
+    use wildtool_core::own::ledger_own::score_session;
+    let mut passes: std::collections::BTreeMap<(usize, usize), u32> = Default::default();
+    for trial in 1..=2 {
+        let text = std::fs::read_to_string(run.join(format!("trial-{trial}/own-result.jsonl")))
+            .expect("own-result");
+        for line in text.lines().skip(1) {
+            let v = loads(line).expect("line");
+            let id = v.get("id").and_then(Value::as_str).expect("id");
+            let session = ds.sessions.iter().find(|s| s.id == id).expect("session");
+            let env = SessionEnv::of(session).expect("env").expect("ledger_env");
+            let tasks = v.get("tasks").and_then(Value::as_array).expect("tasks");
+            let scored = score_session(session, &env, tasks).expect("scored");
+            for t in &scored.tasks {
+                *passes.entry((session.index, t.task)).or_default() += u32::from(t.env_success);
+            }
+        }
+    }
+    let n = passes.len() as f64;
+    let mean = |f: &dyn Fn(u32) -> f64| passes.values().map(|c| f(*c)).sum::<f64>() / n;
+    (
+        mean(&|c| f64::from(c) / 2.0),
+        mean(&|c| f64::from(u32::from(c == 2))),
+        mean(&|c| f64::from(u32::from(c >= 1))),
+    )
+}
+
+#[test]
+fn own_history_ledger_trials_give_pass_hat_k_on_env_success() {
+    // The gold agent: every ledger task succeeds in every trial.
+    let gold = tmp("own-env-trials-gold");
+    own_gold_run(
+        &gold,
+        &["--env", "ledger", "--sessions", "0-15", "--trials", "2"],
+    );
+    let t = json(&gold.join("own-trials.json"));
+    let env = &t["ledger_env"];
+    assert!(env["extension"]
+        .as_str()
+        .is_some_and(|e| e.contains("ledger environment")));
+    assert_eq!(env["trials"]["trials"], 2);
+    assert_eq!(env["trials"]["tasks_scored"], 64);
+    assert_eq!(env["trials"]["pass_hat_k"]["2"], 1.0);
+    assert_eq!(env["trials"]["session_pass_hat_k"]["2"], 1.0);
+
+    // A noisy model: in even sessions it fails each task once (the first time it is
+    // asked, in whichever trial that is) and follows the gold path otherwise.
+    let text = std::fs::read_to_string(suite()).expect("suite");
+    let ds = Arc::new(load_dataset(&text, Lang::En));
+    let seen = Arc::new(std::sync::Mutex::new(std::collections::BTreeSet::new()));
+    let mock_ds = ds.clone();
+    let server = MockServer::start(move |req| {
+        let body = preflight_reply(&req.body).or_else(|| {
+            let r = loads(&req.body).ok()?;
+            let messages = r.get("messages")?.as_array()?.clone();
+            let (line, task, step) = locate(&mock_ds, &messages)?;
+            let first = step == 0 && seen.lock().ok()?.insert((line, task));
+            let mut message = Map::new();
+            message.insert("role", Value::str("assistant"));
+            if first && line % 2 == 0 {
+                message.insert("content", Value::str("Sorry, I cannot do that."));
+            } else {
+                let tools = r.get("tools")?;
+                gold_message(&mock_ds, (line, task, step), &messages, tools, &mut message)?;
+            }
+            Some(completion(message))
+        });
+        match body {
+            Some(b) => Action::ok(b),
+            None => Action::status(400, r#"{"error": {"message": "unplaced"}}"#),
+        }
+    });
+    let noisy = tmp("own-env-trials-noisy");
+    let o = wt(&[
+        "run",
+        "--dataset",
+        &suite(),
+        "--sessions",
+        "0-7",
+        "--model",
+        "mock/model",
+        "--base-url",
+        &server.base_url(),
+        "--history",
+        "own",
+        "--env",
+        "ledger",
+        "--trials",
+        "2",
+        "--concurrency",
+        "4",
+        "--timeout",
+        "10",
+        "--out",
+        &s(&noisy),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains("env_success over 2 trials: pass^2"),
+        "{stdout}"
+    );
+    let t = json(&noisy.join("own-trials.json"));
+    let trials = &t["ledger_env"]["trials"];
+    assert_eq!(trials["tasks_scored"], 32);
+    let (p1, p2, at2) = env_pass_rates(&noisy, &ds);
+    let got = |key: &str, j: &str| trials[key][j].as_f64().expect("rate");
+    assert!((got("pass_hat_k", "1") - p1).abs() < 1e-12, "{trials}");
+    assert!((got("pass_hat_k", "2") - p2).abs() < 1e-12, "{trials}");
+    assert!((got("pass_at_k", "2") - at2).abs() < 1e-12, "{trials}");
+    assert!(p2 < p1 && p1 < at2, "noise shows: {p2} < {p1} < {at2}");
+    // The official-style trials stay beside it, not mixed with it.
+    assert!(t["trials"]["pass_hat_k"]["2"].is_number());
 }

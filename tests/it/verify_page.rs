@@ -26,8 +26,9 @@ fn page_lines(dir: &Path, dataset: &str) -> String {
                     std::fs::read_to_string(dir.join(f)).unwrap_or_default(),
                 )
             })
-            .collect(),
-        dataset: Some(dataset.to_owned()),
+            .collect::<Vec<_>>()
+            .into(),
+        dataset: Some(dataset.to_owned().into()),
         lang: "en".into(),
     };
     match wildtool_lab::verify::verdicts(&input) {

@@ -1,8 +1,9 @@
 //! The page's action vocabulary: what an element's `data-action` (or `data-drop`) names,
 //! which the JS runtime forwards with `data-arg` and the element's value. Views of both
-//! modules name actions through [`Action`] and the shell parses them with an exhaustive
-//! `match` over it (`Msg::from_action`, `Msg::from_file_action`), so an action added here
-//! is a compile error until the shell handles it. The JS runtime itself dispatches
+//! modules name actions through [`Action`] and [`FileAction`] (a view's `Action::X.name()`
+//! is inlined to its literal), and the shell parses them in one place
+//! (`Msg::from_action`, `Msg::from_file_action`), whose test fails until every action here
+//! is handled. The JS runtime itself dispatches
 //! `popstate` and `viewport`.
 
 /// Declares an action enum with its names, in one list.
@@ -21,8 +22,10 @@ macro_rules! actions {
             /// Every action, in declaration order.
             pub const ALL: &'static [$enum] = &[$($enum::$variant),*];
 
-            /// The name in `data-action` / `data-drop`.
-            pub fn name(self) -> &'static str {
+            /// The name in `data-action` / `data-drop` (inlined: a view's
+            /// `Action::X.name()` is its literal).
+            #[inline(always)]
+            pub const fn name(self) -> &'static str {
                 match self {
                     $($enum::$variant => $name,)*
                 }
@@ -56,6 +59,9 @@ actions! {
         Discard => "discard",
         Export => "export",
         VerifyClear => "verify-clear",
+        CassetteRecord => "cassette-record",
+        CassetteForget => "cassette-forget",
+        CassetteDownload => "cassette-download",
         ChartSvg => "chart-svg",
         ChartPng => "chart-png",
         CopyLink => "copy-link",
@@ -106,6 +112,7 @@ actions! {
         Upload => "upload",
         HistoryImport => "history-import",
         VerifyFile => "verify-file",
+        CassetteFile => "cassette-file",
     }
 }
 

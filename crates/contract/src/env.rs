@@ -75,3 +75,28 @@ pub struct EnvTaskInput {
     #[serde(default)]
     pub which: String,
 }
+
+/// One env run of a comparison ([`EnvCompareInput`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnvCompareRun {
+    /// Its label (as the history shows it).
+    pub label: String,
+    /// Its `env-result.jsonl` (gold history) or `own-result.jsonl` (own history).
+    pub result: String,
+}
+
+/// Env runs compared ([`crate::Call::EnvCompareView`]): each run's result file scored, the
+/// runs paired on `env_success` as `wildtool compare` pairs env runs, the env metrics side
+/// by side, and — with a gold-history and an own-history run — the self-conditioning
+/// figure on `env_success`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EnvCompareInput {
+    /// Dataset fingerprint (16 hex digits).
+    pub fingerprint: String,
+    /// Every task of the dataset, in dataset order (`share::task_shapes`).
+    pub shapes: Vec<wildtool_core::share::TaskShape>,
+    /// The dataset's env sessions.
+    pub sessions: Vec<EnvSession>,
+    /// The runs, in the order chosen.
+    pub runs: Vec<EnvCompareRun>,
+}

@@ -1,6 +1,8 @@
 //! One input type per lab call ([`crate::Call`]). The shell serialises them, the lab
 //! module deserialises them: both sides use these types, so they cannot drift apart.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use wildtool_core::chart::dashboard::ComparisonRow;
 use wildtool_core::outcome::TaskOutcome;
@@ -114,6 +116,9 @@ pub struct HistoryRow {
     pub has_checkpoint: bool,
     /// The run can be resumed.
     pub resumable: bool,
+    /// Trials per task (1 without repeated trials).
+    #[serde(default)]
+    pub trials: u32,
 }
 
 /// The Compare view's planner, as typed (the lab module reads the numbers and names a
@@ -201,13 +206,14 @@ pub struct AuditInput {
 
 /// A bundle dropped on the page, verified ([`crate::Call::VerifyView`]): the files as
 /// dropped (name and text) and the dataset loaded in the page (a dataset among the files
-/// is used instead).
+/// is used instead). The shell writes it borrowing the texts it keeps; the lab module
+/// reads it owned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct VerifyInput {
+pub struct VerifyInput<'a> {
     /// `(file name, text)` in the order dropped.
-    pub files: Vec<(String, String)>,
+    pub files: Cow<'a, [(String, String)]>,
     /// The loaded dataset's text, when one is loaded.
-    pub dataset: Option<String>,
+    pub dataset: Option<Cow<'a, str>>,
     /// `en` or `zh`.
-    pub lang: String,
+    pub lang: Cow<'a, str>,
 }

@@ -7,8 +7,8 @@
 //! - [`inputs`]: one input type per call (serde on both sides: the shell serialises,
 //!   the lab module deserialises).
 //! - [`consts`]: the lists and numbers both modules use.
-//! - [`actions`]: the page's `data-action` vocabulary ([`Action`]), which views name and
-//!   the shell parses.
+//! - [`actions`]: the page's `data-action` vocabulary ([`Action`], [`FileAction`]), which
+//!   views name and the shell parses.
 //!
 //! Pure types only: no IO, no rendering (the views both modules can build are in
 //! `wildtool-views`).
@@ -81,9 +81,11 @@ calls! {
     ProbeRequests => "probe_requests",
     /// The streaming probe's verdict and report.
     ProbeReport => "probe_report",
-    /// The page's readers of streamed responses (the one call that keeps state between
-    /// calls).
+    /// The page's readers of streamed responses (a call that keeps state between calls).
     StreamRead => "stream_read",
+    /// Scoring result lines with the core's scorer for the page's main thread (a call that
+    /// keeps state between calls: datasets and jobs; `wildtool_lab::score`).
+    Score => "score",
     /// The dashboard's charts ([`inputs::ChartsInput`]).
     DashboardCharts => "dashboard_charts",
     /// One dashboard chart as a file ([`inputs::ChartFileInput`]): `width height id`, a
@@ -95,6 +97,9 @@ calls! {
     ShareDecode => "share_decode",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
+    /// The generator's factors and their levels as a picker for the Generate or Sweep
+    /// form (the input: `"generate"` or `"sweep"` as a JSON string).
+    FactorPicker => "factor_picker",
     /// Runs' cost in money ([`inputs::CostInput`]).
     CostView => "cost_view",
     /// Setup's cost panel: the estimate and the price table editor
@@ -124,10 +129,16 @@ calls! {
     EnvExport => "env_export",
     /// The env summary a share link carries (its fragment in, the summary out).
     EnvShareDecode => "env_share_decode",
+    /// Env runs compared on `env_success`, with the self-conditioning figure for a
+    /// gold-history and an own-history run ([`env::EnvCompareInput`]).
+    EnvCompareView => "env_compare_view",
     /// The item audit of runs of one dataset ([`inputs::AuditInput`]).
     AuditView => "audit_view",
     /// A bundle's claims verified against the dataset ([`inputs::VerifyInput`]).
     VerifyView => "verify_view",
+    /// The page's cassette: a recorded exchange as a cassette line, an uploaded cassette
+    /// loaded, a request answered from it (keeps the loaded cassette between calls).
+    Cassette => "cassette",
 }
 
 #[cfg(test)]

@@ -83,8 +83,7 @@ fn section(input: &AuditInput) -> Result<Element, LabError> {
         .child(if found == 0 {
             el_text("p", "No item shows a sign of a broken item.").class("muted")
         } else {
-            el("div")
-                .class("table-box")
+            wildtool_views::widgets::table_box()
                 .child(data_table("Items to check, most suspicious first", &headers, &rows))
         })
         .child(

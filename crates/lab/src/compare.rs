@@ -191,7 +191,8 @@ pub fn view(input: &str) -> Result<String, LabError> {
     Ok(with_plan(render(&doc, &input), &input).to_json())
 }
 
-fn estimate_text(e: &Estimate) -> String {
+/// `+3.1 pp (95% CI -1.0 pp to +7.2 pp)`.
+pub(crate) fn estimate_text(e: &Estimate) -> String {
     format!(
         "{} (95% CI {} to {})",
         format_pp(e.estimate),
@@ -450,7 +451,7 @@ fn diff_table(input: &CompareInput, doc: &CompareDoc, pair: &PairResult, index: 
                 .child(select),
         )
         .child(
-            el("div").class("table-box").child(
+            wildtool_views::widgets::table_box().child(
                 el("table")
                     .class("data-table diff-table")
                     .id(format!("pair-{n}-tasks"))
@@ -577,7 +578,7 @@ fn pair_section(
         .child(cards)
         .child(link_block(input, doc, index, n))
         .child(
-            el("div").class("table-box").child(
+            wildtool_views::widgets::table_box().child(
                 el("table")
                     .class("data-table counts")
                     .child(el_text(
@@ -706,7 +707,7 @@ pub fn render(doc: &CompareDoc, input: &CompareInput) -> Node {
             )
             .class("note"),
         )
-        .child(el("div").class("table-box").child(runs))
+        .child(wildtool_views::widgets::table_box().child(runs))
         .child_opt((doc.pairs.len() > 1).then(|| {
             el("div")
                 .class("charts")

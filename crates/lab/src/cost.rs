@@ -155,7 +155,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
         .id("cost")
         .attr("aria-labelledby", "cost-title")
         .child(el_text("h3", "Cost in money").id("cost-title"))
-        .child(el("div").class("table-box").child(data_table(
+        .child(wildtool_views::widgets::table_box().child(data_table(
             "Cost in money: every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
             &headers,
             &rows,
@@ -221,7 +221,7 @@ pub fn editor(input: &str) -> Result<String, LabError> {
                     .unwrap_or_default()
             ),
         ).id("prices-source"))
-        .child(el("div").class("table-box").child(data_table(
+        .child(wildtool_views::widgets::table_box().child(data_table(
             &format!("Prices in {} per million tokens", shown.currency),
             &headers,
             &rows,

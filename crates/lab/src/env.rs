@@ -78,7 +78,7 @@ pub fn step(input: &str) -> Result<String, LabError> {
     Ok(wildtool_core::ledger::answer::step_json(input))
 }
 
-fn sessions_of(list: &[EnvSession]) -> Result<Vec<Session>, LabError> {
+pub(crate) fn sessions_of(list: &[EnvSession]) -> Result<Vec<Session>, LabError> {
     list.iter()
         .map(|s| {
             parse_session(s.line, &s.text, Lang::En)
@@ -266,7 +266,7 @@ fn score_own(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnS
 
 /// A scored env result and, in own history, the session verdicts (final ledger
 /// correct, sessions).
-type OwnScored = (Scored, Option<(u64, u64)>);
+pub(crate) type OwnScored = (Scored, Option<(u64, u64)>);
 
 fn is_own(text: &str) -> bool {
     text.lines()
@@ -275,7 +275,11 @@ fn is_own(text: &str) -> bool {
 }
 
 /// Scores an env result of either history mode.
-fn score_any(sessions: &[Session], fingerprint: &str, text: &str) -> Result<OwnScored, LabError> {
+pub(crate) fn score_any(
+    sessions: &[Session],
+    fingerprint: &str,
+    text: &str,
+) -> Result<OwnScored, LabError> {
     if is_own(text) {
         score_own(sessions, fingerprint, text)
     } else {
@@ -410,7 +414,7 @@ fn figure(spec: &ChartSpec, lay: chart::Layout, note: &str) -> Element {
             el("div").class("chart-tools").child(
                 el("details")
                     .child(el_text("summary", "Data table"))
-                    .child(el("div").class("table-box").child(table(&c.table))),
+                    .child(wildtool_views::widgets::table_box().child(table(&c.table))),
             ),
         )
 }
@@ -621,11 +625,13 @@ pub fn view(input: &str) -> Result<String, LabError> {
                     el_text("dd", s_str(&head, "env_session_success")).id("env-session-success"),
                 ),
         );
-    section = section.child(el("div").class("table-box").child(wildtool_ui::data_table(
-        "Ledger environment metrics",
-        &headers,
-        &metric_rows(&m),
-    )));
+    section = section.child(
+        wildtool_views::widgets::table_box().child(wildtool_ui::data_table(
+            "Ledger environment metrics",
+            &headers,
+            &metric_rows(&m),
+        )),
+    );
     section = section.child(
         el("div")
             .id("env-charts")

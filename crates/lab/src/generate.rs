@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use wildtool_contract::Action;
 use wildtool_core::dataset::{fingerprint_hex, Lang};
+use wildtool_core::generate::spec::FACTORS;
 use wildtool_core::generate::{card::FactorCounts, GenerateSpec, PackText, Packs};
 use wildtool_core::protocol::load_checked;
 
@@ -91,6 +92,94 @@ pub(crate) fn button(label: &str, action: &str, arg: &str) -> Element {
         .text(label)
 }
 
+/// The levels a factor's accepted values name one by one (`0-3` → 0, 1, 2, 3; `none,
+/// ledger` → none, ledger); none for values described in words (types, subtypes, domains).
+pub fn factor_levels(values: &str) -> Vec<String> {
+    if let Some((a, b)) = values.split_once('-') {
+        if let (Ok(a), Ok(b)) = (a.trim().parse::<u32>(), b.trim().parse::<u32>()) {
+            return (a..=b).map(|n| n.to_string()).collect();
+        }
+    }
+    let items: Vec<&str> = values.split(',').map(str::trim).collect();
+    if items
+        .iter()
+        .all(|i| !i.is_empty() && i.chars().all(|c| c.is_ascii_lowercase() || c == '-'))
+    {
+        items.into_iter().map(str::to_owned).collect()
+    } else {
+        Vec::new()
+    }
+}
+
+/// The factors and their levels from the core's factor table, as a picker for the
+/// Generate form (`"generate"`: each level a button adding `name=level` to the factors
+/// set) or the Sweep form (`"sweep"`: each factor a button filling the factor and all its
+/// levels). The free-text fields stay as they are.
+pub fn factor_picker(input: &str) -> Result<String, LabError> {
+    let form: String = read(input)?;
+    let sweep = form == "sweep";
+    let rows = FACTORS.iter().map(|f| {
+        let levels = factor_levels(f.values);
+        let pick = if levels.is_empty() || (sweep && matches!(f.name, "env" | "challenge")) {
+            el_text("span", f.values)
+        } else if sweep {
+            let all = format!("{}={}", f.name, levels.join(","));
+            el("span").text(format!("{} ", f.values)).child(
+                button(&format!("Sweep {all}"), Action::GenSet.name(), "sweep-pick")
+                    .attr("data-value", all.clone())
+                    .class("pick"),
+            )
+        } else {
+            el("span").children(levels.iter().map(|l| {
+                let pair = format!("{}={l}", f.name);
+                button(l, Action::GenSet.name(), "gen-add")
+                    .attr("data-value", pair.clone())
+                    .attr("aria-label", format!("Add {pair}"))
+                    .class("pick")
+            }))
+        };
+        el("tr")
+            .child(el_text("th", f.name).attr("scope", "row"))
+            .child(el("td").child(pick))
+            .child(el_text("td", f.default))
+    });
+    let table = el("table")
+        .class("data-table picker-table")
+        .child(el_text(
+            "caption",
+            if sweep {
+                "Pick a factor to sweep over all its levels (or type any levels above)"
+            } else {
+                "Pick levels to add to the factors set (or type them above)"
+            },
+        ))
+        .child(
+            el("thead").child(
+                el("tr")
+                    .child(el_text("th", "factor").attr("scope", "col"))
+                    .child(el_text("th", "levels").attr("scope", "col"))
+                    .child(el_text("th", "when not set").attr("scope", "col")),
+            ),
+        )
+        .child(el("tbody").children(rows));
+    Ok(el("details")
+        .id("factor-picker")
+        .class("panel")
+        .child(el_text("summary", "Factors and their levels"))
+        .child(
+            el("div")
+                .class("table-box")
+                .attr("tabindex", "0")
+                .attr("role", "region")
+                .attr(
+                    "aria-label",
+                    "Factors and their levels (scrolls sideways on narrow screens)",
+                )
+                .child(table),
+        )
+        .to_json())
+}
+
 /// The view of a generated suite.
 pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node {
     el("div")
@@ -118,11 +207,6 @@ pub fn view(spec: &str, sessions: usize, fingerprint: &str, card: &str) -> Node 
         .child(
             el("div")
                 .class("row")
-                .child(
-                    button("Run it now with the Setup model", Action::GenRun.name(), "")
-                        .id("generated-run")
-                        .class("primary"),
-                )
                 .child(
                     button("Download the suite (.jsonl)", Action::GenDownload.name(), "")
                         .id("generated-download"),
@@ -248,6 +332,26 @@ mod tests {
             e.to_string().contains("does not apply to env=ledger"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn the_factor_picker_offers_the_cores_factors_and_levels() {
+        assert_eq!(factor_levels("0-3"), ["0", "1", "2", "3"]);
+        assert_eq!(factor_levels("none, ledger"), ["none", "ledger"]);
+        assert_eq!(
+            factor_levels("chain-side, fan-out"),
+            ["chain-side", "fan-out"]
+        );
+        assert!(factor_levels("pack ids or domain names (joined by + or ,)").is_empty());
+        let generate = factor_picker("\"generate\"").unwrap();
+        for f in FACTORS {
+            assert!(generate.contains(f.name), "{}", f.name);
+        }
+        assert!(generate.contains("\"transitions=2\""), "{generate}");
+        let sweep = factor_picker("\"sweep\"").unwrap();
+        assert!(sweep.contains("Sweep transitions=0,1,2,3"), "{sweep}");
+        assert!(!sweep.contains("Sweep env="));
+        assert!(factor_picker("3").is_err());
     }
 
     #[test]

@@ -206,7 +206,7 @@ pub fn render(input: &LeaderboardInput) -> Node {
         .attr("data-rows", rows.len().to_string())
         .attr("data-runs", n_runs.to_string())
         .child(
-            el("div").class("table-box").child(
+            wildtool_views::widgets::table_box().child(
                 el("table")
                     .class("data-table leaderboard")
                     .id("leaderboard-table")

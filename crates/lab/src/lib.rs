@@ -5,7 +5,7 @@
 //!
 //! Every call is a pure function from JSON text to text, `fn(input: &str) ->
 //! Result<String, LabError>` (except `stream_read`, which keeps the page's stream readers
-//! between calls): a view call returns the wire JSON of a `wildtool_ui` node,
+//! between calls, and `score`, which keeps datasets and scoring jobs): a view call returns the wire JSON of a `wildtool_ui` node,
 //! which the main module splices into its frame as `Node::Raw` without parsing it again.
 //! The main module reaches a call by name (its `Effect::Lab`); [`call`] dispatches by
 //! name natively (the page's tests), and on wasm32 each call is also exported under its
@@ -14,14 +14,17 @@
 #![warn(missing_docs)]
 
 pub mod audit;
+pub mod cassette;
 pub mod compare;
 pub mod cost;
 pub mod dashboard;
 pub mod env;
+pub mod env_compare;
 pub mod generate;
 pub mod leaderboard;
 pub mod plan;
 pub mod probe;
+pub mod score;
 pub mod stream;
 pub mod sweep;
 pub mod trace;
@@ -161,6 +164,9 @@ calls! {
     /// The page's readers of streamed responses (see [`stream`]; the one call that keeps
     /// state between calls).
     StreamRead, stream_read => crate::stream::read_stream;
+    /// Scoring result lines for the page's main thread (see [`score`]; it keeps its
+    /// datasets and jobs between calls).
+    Score, score => crate::score::score;
     /// The dashboard's charts (see [`dashboard::charts`]).
     DashboardCharts, dashboard_charts => crate::dashboard::charts;
     /// One dashboard chart as a file (see [`dashboard::chart_file`]).
@@ -171,6 +177,8 @@ calls! {
     ShareDecode, share_decode => crate::dashboard::share_decode;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
+    /// The factors and their levels as a picker (see [`generate::factor_picker`]).
+    FactorPicker, factor_picker => crate::generate::factor_picker;
     /// Runs' cost in money (see [`cost::view`]).
     CostView, cost_view => crate::cost::view;
     /// Setup's cost panel: the estimate and the price table editor (see [`cost::editor`]).
@@ -193,10 +201,15 @@ calls! {
     EnvExport, env_export => crate::env::export;
     /// The summary of an env share link (see [`env::share_decode`]).
     EnvShareDecode, env_share_decode => crate::env::share_decode;
+    /// Env runs compared on `env_success` (see [`env_compare::view`]).
+    EnvCompareView, env_compare_view => crate::env_compare::view;
     /// The item audit of runs of one dataset (see [`audit`]).
     AuditView, audit_view => crate::audit::view;
     /// A dropped bundle verified against the dataset (see [`verify`]).
     VerifyView, verify_view => crate::verify::view;
+    /// The page's cassette: record, load, answer (see [`cassette`]; keeps the loaded
+    /// cassette between calls).
+    Cassette, cassette => crate::cassette::cassette;
 }
 
 #[cfg(test)]

@@ -62,6 +62,10 @@ pub struct PlanOutput {
     pub suite: String,
     /// The levels in order.
     pub levels: Vec<PlannedLevel>,
+    /// The levels are ledger-environment suites: each runs in the ledger environment
+    /// (gold history) and the sweep is counted on `env_success`.
+    #[serde(default)]
+    pub env: bool,
 }
 
 /// Checks the options and lists the levels with their suites' specs.
@@ -81,6 +85,7 @@ pub fn plan(input: &str) -> Result<String, LabError> {
         factor: plan.factor.name().to_owned(),
         suite: plan.base.to_text(),
         levels,
+        env: plan.is_ledger(),
     };
     serde_json::to_string(&out).map_err(|e| LabError::Input(e.to_string()))
 }
@@ -263,12 +268,10 @@ pub fn render(doc: &SweepDoc, layout: Layout) -> Node {
                         .class("chart-box")
                         .child(Node::Svg(render_svg_with(&spec, layout))),
                 )
-                .child(el_text("figcaption", describe(&spec)))
+                .child(el_text("figcaption", describe(&spec)).class("visually-hidden"))
                 .child(
                     el("details").child(el_text("summary", "Data table")).child(
-                        el("div")
-                            .class("table-box")
-                            .child(data_table(&table(&spec))),
+                        wildtool_views::widgets::table_box().child(data_table(&table(&spec))),
                     ),
                 ),
         )

@@ -160,7 +160,7 @@ fn figure(spec: &ChartSpec, page: &PageContext, line: bool) -> Element {
             el("details")
                 .class("chart-tools")
                 .child(el_text("summary", "Data table"))
-                .child(el("div").class("table-box").child(table_el(&table(spec)))),
+                .child(wildtool_views::widgets::table_box().child(table_el(&table(spec)))),
         )
 }
 

@@ -6,30 +6,42 @@
 //! Files are sorted by what they are: a dataset by its content (`formats::sniff`), a
 //! manifest and a cassette by their first member, every other file by its name into the
 //! run's directory (`.`; the official harness's `*_result.jsonl` and `*_metric.json` are
-//! found by their suffix, as in the CLI). Chinese text is compared without jieba's
+//! found by their suffix, as in the CLI). A run file exported by the page
+//! (`*.wildtool-run.json`) with its manifest is the manifest and the result file its
+//! records assemble to (the core's `run_export_results`, the page's own reading of it).
+//! Chinese text is compared without jieba's
 //! segmentation here (the page's lab module does not carry it), so a run of a Chinese
 //! dataset is verified by the CLI.
 
 use wildtool_contract::inputs::VerifyInput;
 use wildtool_core::checker::NoSegmenter;
 use wildtool_core::dataset::Lang;
-use wildtool_core::formats::{sniff, FileKind};
+use wildtool_core::formats::upload::run_export_results;
+use wildtool_core::formats::{sniff, FileKind, RunExport};
 use wildtool_core::provenance::verify::{verify, Bundle, BundleDir, Verification};
 use wildtool_ui::{el, el_text, Element};
 
 use crate::{read, LabError};
 
 /// The bundle of the dropped files, or what is missing.
-pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
+pub fn bundle(input: &VerifyInput<'_>) -> Result<Bundle, String> {
     let mut bundle = Bundle::default();
     let mut dir = BundleDir {
         dir: ".".to_owned(),
         ..BundleDir::default()
     };
-    let mut dataset = input.dataset.clone();
-    for (name, text) in &input.files {
+    let mut dataset = input.dataset.as_deref().map(str::to_owned);
+    let mut export = None;
+    for (name, text) in input.files.iter() {
         let head = text.trim_start();
-        if head.starts_with("{\"wildtool_manifest\"") || name == "manifest.json" {
+        if head.starts_with("{\"wildtool_run\"") {
+            let doc = RunExport::parse(text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
+            let manifest = RunExport::manifest_of(text.as_bytes()).ok_or_else(|| {
+                format!("{name} has no manifest (a run file of a run made in the page has one)")
+            })?;
+            bundle.manifest = Some(manifest);
+            export = Some((name, doc));
+        } else if head.starts_with("{\"wildtool_manifest\"") || name == "manifest.json" {
             bundle.manifest = Some(text.clone());
         } else if head.starts_with("{\"wildtool_cassette\"") {
             bundle.cassette = Some(text.clone());
@@ -42,12 +54,24 @@ pub fn bundle(input: &VerifyInput) -> Result<Bundle, String> {
     bundle.dataset = dataset.ok_or_else(|| {
         "Load the run's dataset in Setup, or drop it here too, to verify against it.".to_owned()
     })?;
+    if let Some((name, doc)) = export {
+        let lang = if input.lang == "zh" {
+            Lang::Zh
+        } else {
+            Lang::En
+        };
+        let loaded = wildtool_core::dataset::load_dataset(&bundle.dataset, lang);
+        let fingerprint = wildtool_core::dataset::fingerprint_hex(&bundle.dataset);
+        let text =
+            run_export_results(&doc, &loaded, &fingerprint).map_err(|e| format!("{name}: {e}"))?;
+        dir.files.insert("result.jsonl".to_owned(), text);
+    }
     bundle.dirs.push(dir);
     Ok(bundle)
 }
 
 /// The verdicts for `input` (the claims `wildtool verify` prints for the same files).
-pub fn verdicts(input: &VerifyInput) -> Result<Verification, String> {
+pub fn verdicts(input: &VerifyInput<'_>) -> Result<Verification, String> {
     let bundle = bundle(input)?;
     let lang = if input.lang == "zh" {
         Lang::Zh
@@ -69,7 +93,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
     Ok(section(&input).to_json())
 }
 
-fn section(input: &VerifyInput) -> Element {
+fn section(input: &VerifyInput<'_>) -> Element {
     let names: Vec<&str> = input.files.iter().map(|(n, _)| n.as_str()).collect();
     let head = el_text("p", format!("Files: {}.", names.join(", "))).class("muted");
     let out = el("div").id("verify-result").child(head);

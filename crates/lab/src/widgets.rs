@@ -70,7 +70,7 @@ pub fn delta_figure(c: &DeltaChart, layout: Layout) -> Element {
             el("details")
                 .class("chart-tools")
                 .child(el_text("summary", "Data table"))
-                .child(el("div").class("table-box").child(table(&delta_table(c)))),
+                .child(wildtool_views::widgets::table_box().child(table(&delta_table(c)))),
         )
 }
 

@@ -48,6 +48,9 @@ fn row(input: &HistoryInput, e: &HistoryRow) -> Element {
     if let Some(host) = &e.endpoint_host {
         facts.push(format!("endpoint {host}"));
     }
+    if e.trials > 1 {
+        facts.push(format!("{} trials", e.trials));
+    }
     if e.requests > 0 {
         facts.push(format!(
             "{} requests · {} + {} tokens · {}",

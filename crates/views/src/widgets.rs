@@ -22,6 +22,15 @@ pub fn plural(n: usize, one: &str) -> String {
     format!("{n} {one}{}", if n == 1 { "" } else { "s" })
 }
 
+/// A box a wide table scrolls sideways in, reachable by keyboard (a named region).
+pub fn table_box() -> Element {
+    el("div")
+        .class("table-box")
+        .attr("tabindex", "0")
+        .attr("role", "region")
+        .attr("aria-label", "Table (scrolls sideways on narrow screens)")
+}
+
 /// A data table (first column as row headers).
 pub fn table(t: &ChartTable) -> Element {
     wildtool_ui::data_table(&t.caption, &t.headers, &t.rows)
@@ -101,7 +110,7 @@ pub fn chart_figure(c: &Chart) -> Element {
                 .child(
                     el("details")
                         .child(el_text("summary", "Data table"))
-                        .child(el("div").class("table-box").child(table(&c.table))),
+                        .child(table_box().child(table(&c.table))),
                 )
                 .child(
                     button("SVG", Action::ChartSvg.name(), &c.id)

@@ -338,6 +338,16 @@ impl Inner {
                     let r = match JsFuture::from(p).await {
                         Ok(f) => match f.dyn_into::<js_sys::Function>() {
                             Ok(cut) => {
+                                // The lab module scores: it gets the same segmenter.
+                                if let Ok(run) = JsFuture::from(me.io.load_lab(true)).await {
+                                    if let Ok(run) = run.dyn_into::<js_sys::Function>() {
+                                        let _ = run.call2(
+                                            &JsValue::NULL,
+                                            &JsValue::from_str("score_segmenter"),
+                                            &cut,
+                                        );
+                                    }
+                                }
                                 let cut = Rc::new(move |s: &str| -> Option<Vec<String>> {
                                     let out =
                                         cut.call1(&JsValue::NULL, &JsValue::from_str(s)).ok()?;
@@ -361,10 +371,13 @@ impl Inner {
                 input,
                 purpose,
             } => {
-                // The stream readers are called synchronously: the main thread's module.
+                // The scorer, the stream readers and the env steps are called synchronously:
+                // the main thread's module.
                 let local = matches!(
                     purpose,
-                    crate::msg::LabPurpose::StreamReaders | crate::msg::LabPurpose::EnvReady
+                    crate::msg::LabPurpose::Scorer
+                        | crate::msg::LabPurpose::StreamReaders
+                        | crate::msg::LabPurpose::EnvReady
                 );
                 let p = self.io.load_lab(local);
                 let me = self.clone();
@@ -372,14 +385,17 @@ impl Inner {
                     let answer = match JsFuture::from(p).await {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
                             Ok(run) => {
+                                if local && !crate::scoring::ready() {
+                                    crate::scoring::install(one_call(run.clone(), "score"));
+                                }
                                 if purpose == crate::msg::LabPurpose::StreamReaders {
                                     me.state
                                         .borrow_mut()
-                                        .install_stream_call(stream_call(run.clone()));
+                                        .install_stream_call(one_call(run.clone(), "stream_read"));
+                                    me.state.borrow_mut().cassette_call =
+                                        Some(one_call(run.clone(), "cassette"));
                                 }
-                                if crate::env::ENABLED
-                                    && purpose == crate::msg::LabPurpose::EnvReady
-                                {
+                                if purpose == crate::msg::LabPurpose::EnvReady {
                                     me.state
                                         .borrow_mut()
                                         .install_env_call(env_call(run.clone()));
@@ -514,12 +530,13 @@ fn env_call(run: js_sys::Function) -> crate::env::SyncCall {
     })
 }
 
-/// The lab module's stream readers, called synchronously through `run(call, input)`.
-fn stream_call(run: js_sys::Function) -> crate::run::readers::StreamCall {
+/// The lab module's call `name`, called synchronously through `run(call, input)` (its
+/// scorer, its stream readers).
+fn one_call(run: js_sys::Function, name: &'static str) -> crate::scoring::ScoreCall {
     std::rc::Rc::new(move |input: &str| {
         run.call2(
             &JsValue::NULL,
-            &JsValue::from_str("stream_read"),
+            &JsValue::from_str(name),
             &JsValue::from_str(input),
         )
         .map_err(|e| js_message(&e))?

@@ -8,6 +8,7 @@
 
 use crate::field::Field;
 use crate::route::View;
+#[cfg(doc)]
 use wildtool_contract::{Action, FileAction};
 use wildtool_core::runner::engine::Transmit;
 use wildtool_core::runner::http::HttpReply;
@@ -36,6 +37,8 @@ pub enum FilePurpose {
     Results,
     /// A file of a bundle to verify.
     Verify,
+    /// A cassette to replay.
+    Cassette,
 }
 
 /// What a fetched text is for.
@@ -66,6 +69,8 @@ pub enum ListPurpose {
     ExportCheckpoint(String),
     /// The second run's stored checkpoint lines, for traces side by side (history id).
     Vs(String),
+    /// A compared run's stored checkpoint lines, for its cost (history id).
+    Cost(String),
 }
 
 /// What a key-value read is for.
@@ -73,6 +78,10 @@ pub enum ListPurpose {
 pub enum GetPurpose {
     /// The comparison set, at start.
     CompareSet,
+    /// The set-up kept from before a reload (`keep`), at start.
+    Setup,
+    /// The last sweep's analysis kept from before a reload (`keep`), at start.
+    Sweep,
     /// A run's outcomes (history id), to open it or compare with it.
     Outcomes(String),
     /// A run's stored result text (history id), to open its traces.
@@ -87,6 +96,10 @@ pub enum GetPurpose {
     VsResultText(String),
     /// An env run's stored `env-result.jsonl` (history id), to open it.
     EnvResult(String),
+    /// A compared run's stored result text (history id), for its cost.
+    CostText(String),
+    /// An env run's stored result file (history id), for the comparison view.
+    EnvCompare(String),
 }
 
 /// What the scoring worker answers for an upload: the summary JSON, `score.jsonl` (its
@@ -136,10 +149,15 @@ pub enum LabPurpose {
     ShareDecode,
     /// The history list.
     HistoryList,
+    /// The Generate or Sweep form's factor picker.
+    FactorPicker,
     /// Setup's cost panel (the estimate and the price table editor).
     PriceEditor,
     /// A price table checked before it is saved.
     PriceCheck,
+    /// The lab module loaded to score (the glue installs its `score` call before
+    /// answering).
+    Scorer,
     /// The lab module loaded for an env run (the glue installs its synchronous calls).
     EnvReady,
     /// The dashboard's ledger environment section.
@@ -156,20 +174,23 @@ pub enum LabPurpose {
     Audit,
     /// The verdicts of the files dropped to verify.
     Verify,
+    /// The shown run's cost in money.
+    DashCost,
+    /// The compared runs' costs in money.
+    CompareCost,
 }
 
 /// True for the ledger environment's lab calls.
 pub fn env_owns(p: LabPurpose) -> bool {
-    crate::vocab::ENV_PAGE
-        && matches!(
-            p,
-            LabPurpose::EnvReady
-                | LabPurpose::EnvView
-                | LabPurpose::EnvTask
-                | LabPurpose::EnvExport
-                | LabPurpose::EnvScore
-                | LabPurpose::EnvShare
-        )
+    matches!(
+        p,
+        LabPurpose::EnvReady
+            | LabPurpose::EnvView
+            | LabPurpose::EnvTask
+            | LabPurpose::EnvExport
+            | LabPurpose::EnvScore
+            | LabPurpose::EnvShare
+    )
 }
 
 /// The ledger environment's actions (an extension).
@@ -331,6 +352,12 @@ pub enum Msg {
     ImportFile(FileRef),
     /// A file of a bundle to verify (`None`: start again).
     VerifyFile(Option<FileRef>),
+    /// "Record a cassette" ticked or not.
+    CassetteRecord(bool),
+    /// A cassette to replay chosen (`None`: forget it).
+    CassetteFile(Option<FileRef>),
+    /// Download the recorded cassette.
+    CassetteDownload,
     /// A trace filter changed (`failed`, `type`, `subtype`, `error`, `search`, `sort`).
     TraceFilter(String, String),
     /// Show more trace rows.
@@ -436,79 +463,82 @@ pub enum Msg {
 }
 
 impl Msg {
-    /// Parses a dispatched action (the vocabulary of `data-action`). Unknown actions are
+    /// Parses a dispatched action (the vocabulary of `data-action`, the contract's
+    /// [`Action`]: a test below holds every one of them handled). Unknown actions are
     /// `None` (ignored).
     pub fn from_action(action: &str, arg: &str, value: &str) -> Option<Msg> {
         let flag = value == "true";
-        Some(match Action::from_name(action)? {
-            Action::Nav => Msg::Navigate(View::from_slug(arg)?),
-            Action::Popstate => Msg::PopState(value.to_owned()),
-            Action::Set => Msg::Set(Field::from_name(arg)?, value.to_owned()),
-            Action::LoadDataset => Msg::LoadDataset,
-            Action::ListModels => Msg::ListModels,
-            Action::ProbeStream => Msg::ProbeStart,
-            Action::OfficialUrl => Msg::OfficialUrl,
-            Action::Start => Msg::Start,
-            Action::Pause => Msg::Pause,
-            Action::Cancel => Msg::Cancel,
-            Action::Resume => Msg::Resume(arg.to_owned()),
-            Action::Discard => Msg::Discard(arg.to_owned()),
-            Action::Export => Msg::Export(arg.to_owned()),
-            Action::VerifyClear => Msg::VerifyFile(None),
-            Action::ChartSvg => Msg::Chart("svg".into(), arg.to_owned()),
-            Action::ChartPng => Msg::Chart("png".into(), arg.to_owned()),
-            Action::CopyLink => Msg::CopyLink,
-            Action::CompareAdd => Msg::CompareAdd(arg.to_owned()),
-            Action::CompareRemove => Msg::CompareRemove(arg.to_owned()),
-            Action::CompareModel => Msg::CompareModel(arg.to_owned(), flag),
-            Action::ComparePick => Msg::ComparePick(arg.to_owned(), flag),
-            Action::GenSet => Msg::GenSet(arg.to_owned(), value.to_owned()),
-            Action::Generate => Msg::Generate,
-            Action::GenDownload => Msg::GenerateDownload,
-            Action::GenRun => Msg::GenerateRun,
-            Action::SweepStart => Msg::SweepStart,
-            Action::SweepStop => Msg::SweepStop,
-            Action::SweepDownload => Msg::SweepDownload(arg.to_owned()),
-            Action::CompareDiff => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
-            Action::Budget => Msg::Budget(arg.to_owned(), value.to_owned()),
-            Action::CompareMore => Msg::CompareMore(arg.to_owned()),
-            Action::CompareLinkClose => Msg::CompareLinkClose,
-            Action::CopyCompareLink => Msg::CopyCompareLink(arg.to_owned()),
-            Action::Go => Msg::Go(arg.to_owned()),
-            Action::LeaderboardSort => Msg::LeaderboardSort(arg.to_owned()),
-            Action::ModelSearch => Msg::ModelSearch(value.to_owned()),
-            Action::HistoryOpen => Msg::HistoryOpen(arg.to_owned()),
-            Action::EnvOpen if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Open(arg.to_owned())),
-            Action::EnvExport if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::Export(arg.to_owned())),
-            Action::EnvCopyLink if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::CopyLink),
-            Action::EnvFile if crate::vocab::ENV_PAGE => Msg::Env(EnvMsg::File(arg.to_owned())),
-            Action::HistoryRename => Msg::HistoryRenameStart(arg.to_owned()),
-            Action::HistoryLabel => Msg::HistoryRenameDraft(value.to_owned()),
-            Action::HistoryRenameSave => Msg::HistoryRenameSave,
-            Action::HistoryDelete => Msg::HistoryDelete(arg.to_owned()),
-            Action::HistoryExport => Msg::HistoryExport(arg.to_owned()),
-            Action::HistoryCheckpoint => Msg::HistoryCheckpoint(arg.to_owned()),
-            Action::TraceFilter => Msg::TraceFilter(arg.to_owned(), value.to_owned()),
-            Action::TraceMore => Msg::TraceMore,
-            Action::TraceTask => Msg::TraceTask(arg.to_owned(), flag),
-            Action::TraceStep => Msg::TraceStep(arg.to_owned(), flag),
-            Action::TraceClass => Msg::TraceClass(arg.to_owned()),
-            Action::Toggle => Msg::Toggle(arg.to_owned(), flag),
-            Action::Viewport => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
-            // Without the ledger environment's page side its actions do nothing.
-            Action::EnvOpen | Action::EnvExport | Action::EnvCopyLink | Action::EnvFile => {
-                return None
-            }
+        Some(match action {
+            "nav" => Msg::Navigate(View::from_slug(arg)?),
+            "popstate" => Msg::PopState(value.to_owned()),
+            "set" => Msg::Set(Field::from_name(arg)?, value.to_owned()),
+            "load-dataset" => Msg::LoadDataset,
+            "list-models" => Msg::ListModels,
+            "probe-stream" => Msg::ProbeStart,
+            "official-url" => Msg::OfficialUrl,
+            "start" => Msg::Start,
+            "pause" => Msg::Pause,
+            "cancel" => Msg::Cancel,
+            "resume" => Msg::Resume(arg.to_owned()),
+            "discard" => Msg::Discard(arg.to_owned()),
+            "export" => Msg::Export(arg.to_owned()),
+            "verify-clear" => Msg::VerifyFile(None),
+            "cassette-record" => Msg::CassetteRecord(flag),
+            "cassette-forget" => Msg::CassetteFile(None),
+            "cassette-download" => Msg::CassetteDownload,
+            "chart-svg" => Msg::Chart("svg".into(), arg.to_owned()),
+            "chart-png" => Msg::Chart("png".into(), arg.to_owned()),
+            "copy-link" => Msg::CopyLink,
+            "compare-add" => Msg::CompareAdd(arg.to_owned()),
+            "compare-remove" => Msg::CompareRemove(arg.to_owned()),
+            "compare-model" => Msg::CompareModel(arg.to_owned(), flag),
+            "compare-pick" => Msg::ComparePick(arg.to_owned(), flag),
+            "gen-set" => Msg::GenSet(arg.to_owned(), value.to_owned()),
+            "generate" => Msg::Generate,
+            "gen-download" => Msg::GenerateDownload,
+            "gen-run" => Msg::GenerateRun,
+            "sweep-start" => Msg::SweepStart,
+            "sweep-stop" => Msg::SweepStop,
+            "sweep-download" => Msg::SweepDownload(arg.to_owned()),
+            "compare-diff" => Msg::CompareDiff(arg.to_owned(), value.to_owned()),
+            "budget" => Msg::Budget(arg.to_owned(), value.to_owned()),
+            "compare-more" => Msg::CompareMore(arg.to_owned()),
+            "compare-link-close" => Msg::CompareLinkClose,
+            "copy-compare-link" => Msg::CopyCompareLink(arg.to_owned()),
+            "go" => Msg::Go(arg.to_owned()),
+            "leaderboard-sort" => Msg::LeaderboardSort(arg.to_owned()),
+            "model-search" => Msg::ModelSearch(value.to_owned()),
+            "history-open" => Msg::HistoryOpen(arg.to_owned()),
+            "env-open" => Msg::Env(EnvMsg::Open(arg.to_owned())),
+            "env-export" => Msg::Env(EnvMsg::Export(arg.to_owned())),
+            "env-copy-link" => Msg::Env(EnvMsg::CopyLink),
+            "env-file" => Msg::Env(EnvMsg::File(arg.to_owned())),
+            "history-rename" => Msg::HistoryRenameStart(arg.to_owned()),
+            "history-label" => Msg::HistoryRenameDraft(value.to_owned()),
+            "history-rename-save" => Msg::HistoryRenameSave,
+            "history-delete" => Msg::HistoryDelete(arg.to_owned()),
+            "history-export" => Msg::HistoryExport(arg.to_owned()),
+            "history-checkpoint" => Msg::HistoryCheckpoint(arg.to_owned()),
+            "trace-filter" => Msg::TraceFilter(arg.to_owned(), value.to_owned()),
+            "trace-more" => Msg::TraceMore,
+            "trace-task" => Msg::TraceTask(arg.to_owned(), flag),
+            "trace-step" => Msg::TraceStep(arg.to_owned(), flag),
+            "trace-class" => Msg::TraceClass(arg.to_owned()),
+            "toggle" => Msg::Toggle(arg.to_owned(), flag),
+            "viewport" => Msg::Viewport(value.parse().ok().filter(|w: &f64| w.is_finite())?),
+            _ => return None,
         })
     }
 
-    /// Parses a dispatched file action.
+    /// Parses a dispatched file action (the contract's [`FileAction`]).
     pub fn from_file_action(action: &str, file: FileRef) -> Option<Msg> {
-        Some(match FileAction::from_name(action)? {
-            FileAction::DatasetFile => Msg::DatasetFile(file),
-            FileAction::Upload => Msg::UploadFile(file),
-            FileAction::HistoryImport => Msg::ImportFile(file),
-            FileAction::VerifyFile => Msg::VerifyFile(Some(file)),
+        Some(match action {
+            "dataset-file" => Msg::DatasetFile(file),
+            "cassette-file" => Msg::CassetteFile(Some(file)),
+            "upload" => Msg::UploadFile(file),
+            "history-import" => Msg::ImportFile(file),
+            "verify-file" => Msg::VerifyFile(Some(file)),
+            _ => return None,
         })
     }
 }
@@ -625,6 +655,38 @@ pub enum Effect {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wildtool_contract::{Action, FileAction};
+
+    /// Every action of the contract's vocabulary is parsed into a message (an action added
+    /// there fails here until `from_action` handles it).
+    #[test]
+    fn every_action_of_the_vocabulary_is_handled() {
+        for a in Action::ALL {
+            let (arg, value) = match a {
+                Action::Nav => ("setup", ""),
+                Action::Set => ("m-model", "gpt"),
+                Action::Viewport => ("", "800"),
+                _ => ("0:0", "true"),
+            };
+            assert!(
+                Msg::from_action(a.name(), arg, value).is_some(),
+                "{a:?} is not handled"
+            );
+        }
+        let file = FileRef {
+            id: 1,
+            name: "f".into(),
+            size: 1,
+        };
+        for a in FileAction::ALL {
+            assert!(
+                Msg::from_file_action(a.name(), file.clone()).is_some(),
+                "{a:?}"
+            );
+            assert!(Msg::from_action(a.name(), "", "").is_none(), "{a:?}");
+        }
+        assert!(Msg::from_action("no-such-action", "", "").is_none());
+    }
 
     #[test]
     fn actions_parse() {

@@ -47,6 +47,10 @@ pub struct Boot {
     pub dataset_settled: bool,
     /// `dataset=generate:SPEC`: the suite to generate instead of fetching one.
     pub generate: Option<String>,
+    /// The address names settings or a dataset (they win over the kept set-up).
+    pub addressed: bool,
+    /// A word for the user once the first dataset is ready (`keep`).
+    pub note: Option<String>,
 }
 
 /// Automation hooks that are not derived from other state.
@@ -134,8 +138,18 @@ pub struct AppState {
     pub probe_seq: u64,
     /// The lab module's stream readers, once loaded (streamed runs need them).
     pub stream_call: Option<crate::run::readers::StreamCall>,
+    /// The lab module's `cassette` call (installed with the stream readers).
+    pub cassette_call: Option<crate::run::readers::StreamCall>,
+    /// Cassettes: record the next run, or replay an uploaded one.
+    pub cassette: crate::run::CassetteSetup,
+    /// The compared runs' stored lines read for their cost.
+    pub cost_reads: crate::budget::CostReads,
     /// A streamed run waiting for the stream readers: its resume entry and stored lines.
     pub awaiting_readers: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
+    /// Loading the scorer (the lab module).
+    pub scorer: crate::scoring::ScorerLoad,
+    /// A run waiting for the scorer: its resume entry and stored lines.
+    pub awaiting_scorer: Option<(Option<crate::history::HistoryEntry>, Vec<String>)>,
     /// How charts are laid out for the page's width.
     pub layout: wildtool_core::chart::Layout,
     /// The time of the last message (ms since the epoch), for timestamps.
@@ -190,7 +204,7 @@ impl AppState {
             setup.stream = true;
         }
         setup.env = q("env").as_deref() == Some("ledger");
-        if crate::env::ENABLED && q("history").as_deref() == Some("own") {
+        if q("history").as_deref() == Some("own") {
             setup.history = "own".into();
         }
         if q("lang").as_deref() == Some("zh") {
@@ -232,6 +246,11 @@ impl AppState {
                 link,
                 dataset_settled: false,
                 generate,
+                addressed: !loc.fragment.is_empty()
+                    || crate::setup::keep::ADDRESSED
+                        .iter()
+                        .any(|k| loc.get(k).is_some()),
+                note: None,
             },
             history: History::default(),
             leaderboard: None,
@@ -251,7 +270,12 @@ impl AppState {
             probe_error: None,
             probe_seq: 0,
             stream_call: None,
+            cassette_call: None,
+            cassette: Default::default(),
+            cost_reads: Default::default(),
             awaiting_readers: None,
+            scorer: Default::default(),
+            awaiting_scorer: None,
             layout: wildtool_core::chart::Layout::STANDARD,
             now_ms: 0.0,
             pending_open: None,
@@ -275,9 +299,11 @@ impl AppState {
             Effect::Fetch(data::OFFICIAL_DATASETS.into(), FetchPurpose::Official),
             Effect::KvList(crate::history::RUN_PREFIX.into(), ListPurpose::History),
             Effect::KvGet(crate::history::COMPARE_KEY.into(), GetPurpose::CompareSet),
+            Effect::KvGet(crate::setup::keep::SWEEP_KEY.into(), GetPurpose::Sweep),
         ];
         match self.boot.generate.clone() {
             Some(spec) => fx.extend(self.generate_dataset(spec, Now::default())),
+            None if !self.boot.addressed => fx.push(AppState::read_kept_setup()),
             None => fx.extend(self.load_dataset_from_setup()),
         }
         fx
@@ -300,13 +326,7 @@ impl AppState {
     pub fn address(&self) -> String {
         let mut q = self.route.to_query(&self.keep_query);
         if self.route.view == View::Dashboard {
-            if let Some(link) = self
-                .env
-                .shown
-                .as_ref()
-                .filter(|_| crate::env::ENABLED)
-                .map(|s| s.link.as_str())
-            {
+            if let Some(link) = self.env.shown.as_ref().map(|s| s.link.as_str()) {
                 q.push('#');
                 q.push_str(link);
             } else if let Some(link) = self.shown.as_ref().and_then(|s| s.link_fragment()) {
@@ -353,9 +373,7 @@ impl AppState {
         let before = self.route.clone();
         let mut fx = self.handle(msg, now);
         fx.extend(self.lab_refresh());
-        if crate::env::ENABLED {
-            fx.extend(self.env_refresh());
-        }
+        fx.extend(self.env_refresh());
         fx.extend(self.search_refresh());
         fx.extend(self.pair_refresh());
         self.sweep_after(before, &mut fx, now);
@@ -384,7 +402,13 @@ impl AppState {
                 }
                 fx
             }
-            Msg::Set(field, value) => self.set_field(field, &value),
+            Msg::Set(field, value) => {
+                let mut fx = self.set_field(field, &value);
+                if !matches!(field, Field::Key | Field::Remember) {
+                    fx.extend(self.keep_setup());
+                }
+                fx
+            }
             Msg::OfficialUrl => {
                 self.setup.dataset = DatasetChoice::Url;
                 self.setup.dataset_url = data::OFFICIAL_DATA.to_owned();
@@ -529,6 +553,15 @@ impl AppState {
             Msg::VerifyFile(file) => {
                 crate::verify::update::file(&mut self.verify, file, &mut cx!(self))
             }
+            Msg::CassetteRecord(on) => self.cassette_record(on),
+            Msg::CassetteFile(file) => self.cassette_file(file),
+            Msg::CassetteDownload => self.cassette_download(),
+            Msg::FileRead {
+                purpose: FilePurpose::Cassette,
+                file,
+                bytes,
+                ..
+            } => self.cassette_read(file, bytes),
             Msg::Export(kind) => self.export(&kind),
             Msg::Chart(format, id) => self.chart_download(&format, &id),
             Msg::CopyLink => self.copy_link(),
@@ -551,6 +584,14 @@ impl AppState {
                 purpose: crate::msg::LabPurpose::StreamReaders,
                 error,
             } => self.stream_readers_ready(Err(error), now),
+            Msg::LabDone {
+                purpose: crate::msg::LabPurpose::Scorer,
+                ..
+            } => self.scorer_loaded(Ok(()), now),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::Scorer,
+                error,
+            } => self.scorer_loaded(Err(error), now),
             Msg::LabDone {
                 purpose: crate::msg::LabPurpose::Share,
                 output,
@@ -581,10 +622,7 @@ impl AppState {
             Msg::LabFailed { purpose, error } if crate::msg::env_owns(purpose) => {
                 self.env_lab_done(purpose, Err(error), now)
             }
-            Msg::Env(m) => match crate::env::ENABLED {
-                true => self.env_msg(m),
-                false => Vec::new(),
-            },
+            Msg::Env(m) => self.env_msg(m),
             Msg::LabDone { purpose, output } if crate::setup::probe::owns(purpose) => {
                 self.probe_lab(purpose, Ok(output))
             }
@@ -772,7 +810,8 @@ impl AppState {
             ),
             if errors > 0 { Tone::Warn } else { Tone::Ok },
         );
-        let mut fx = Vec::new();
+        self.kept_note();
+        let mut fx = self.keep_setup();
         if let Some(link) = self.boot.link.clone() {
             fx.extend(self.open_link(&link, now));
         }
@@ -884,8 +923,13 @@ impl AppState {
         rows
     }
 
-    /// Loads jieba when `text` needs it; true when scoring must wait for it.
+    /// Loads what scoring `text` waits for: the lab module (which scores), then jieba when
+    /// `text` needs it; true when scoring must wait.
     pub fn needs_jieba(&mut self, text: &str, fx: &mut Vec<Effect>) -> bool {
+        if !crate::scoring::ready() {
+            fx.extend(self.load_scorer());
+            return true;
+        }
         let Some(d) = self.dataset else { return false };
         if d.segmenter.ready() || !data::has_cjk(text) {
             return false;
@@ -907,6 +951,44 @@ impl AppState {
         let mut woken = false;
         fx.retain(|e| !matches!(e, Effect::ContinueSoon) || !std::mem::replace(&mut woken, true));
         fx
+    }
+
+    /// The lab module loaded to score (or could not be loaded): a waiting run starts and
+    /// waiting scoring continues, or both fail with the reason.
+    fn scorer_loaded(&mut self, result: Result<(), String>, now: Now) -> Vec<Effect> {
+        self.scorer.loading = false;
+        let result = match result {
+            Ok(()) if !crate::scoring::ready() => {
+                Err("the module has no scorer (reload the page)".to_owned())
+            }
+            other => other,
+        };
+        let waiting = self.awaiting_scorer.take();
+        match result {
+            Ok(()) => {
+                let mut fx = self.resume_scoring(now);
+                if let Some((resume, stored)) = waiting {
+                    fx.extend(self.start_again(resume, stored, now));
+                }
+                fx
+            }
+            Err(e) => {
+                let why = format!("The page's scorer (its lab module) could not be loaded: {e}");
+                if waiting.is_some() {
+                    self.say(format!("Cannot start the run. {why}."), Tone::Error);
+                    self.focus = Some("status".into());
+                } else {
+                    self.say(format!("{why}."), Tone::Error);
+                }
+                self.rescore = None;
+                let mut fx = Vec::new();
+                if self.upload.state == crate::upload::UploadState::Scoring {
+                    fx.extend(self.upload_fail(&why));
+                }
+                fx.extend(self.run_scoring_failed(&why));
+                fx
+            }
+        }
     }
 
     fn fail_scoring(&mut self, reason: &str) -> Vec<Effect> {
@@ -937,11 +1019,14 @@ impl AppState {
             ListPurpose::Open(id) => self.open_with_checkpoint(&id, entries, now),
             ListPurpose::ExportCheckpoint(id) => self.export_checkpoint(&id, entries),
             ListPurpose::Vs(id) => self.vs_records_arrived(&id, entries),
+            ListPurpose::Cost(id) => self.cost_records_arrived(&id, entries),
         }
     }
 
     fn got(&mut self, purpose: GetPurpose, value: Option<String>, now: Now) -> Vec<Effect> {
         match purpose {
+            GetPurpose::Setup => self.kept_setup_arrived(value, now),
+            GetPurpose::Sweep => self.kept_sweep_arrived(value),
             GetPurpose::CompareSet => {
                 self.history.set_compare_ids(value.as_deref());
                 self.history_compare_fetch()
@@ -952,10 +1037,9 @@ impl AppState {
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
-            GetPurpose::EnvResult(id) => match crate::env::ENABLED {
-                true => self.env_result_arrived(&id, value),
-                false => Vec::new(),
-            },
+            GetPurpose::CostText(id) => self.cost_text_arrived(&id, value),
+            GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
+            GetPurpose::EnvCompare(id) => self.env_compare_arrived(&id, value),
         }
     }
 

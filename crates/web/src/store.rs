@@ -15,6 +15,10 @@ pub fn meta_key(id: &str) -> String {
 pub fn outcomes_key(id: &str) -> String {
     format!("out/{id}")
 }
+/// Key of a run's manifest (`manifest.json`), for runs made in the page.
+pub fn manifest_key(id: &str) -> String {
+    format!("man/{id}")
+}
 /// Result-text key of `id`.
 pub fn result_key(id: &str) -> String {
     format!("res/{id}")

@@ -17,6 +17,7 @@ use crate::msg::AuxRequest;
 use crate::msg::{Outgoing, StreamIn};
 use crate::run::engine::{HttpReply, HttpResponse, NetworkFailure, NetworkKind};
 use wildtool_core::input::limits::MAX_REPLY_BODY_BYTES;
+use wildtool_core::runner::endpoint_url::browser_blocked_port as blocked_port;
 use wildtool_core::runner::http::HttpHead;
 use wildtool_core::runner::http::HttpRequest;
 
@@ -130,6 +131,15 @@ async fn open(
     };
     match JsFuture::from(window.fetch_with_request(&request)).await {
         Err(_) if aborted() => Err(HttpReply::Aborted),
+        // A port the browser refuses is not a server that is down.
+        Err(e) if blocked_port(&req.url).is_some() => Err(network(
+            NetworkKind::Blocked,
+            format!(
+                "{}: port {}",
+                js_message(&e),
+                blocked_port(&req.url).unwrap_or(0)
+            ),
+        )),
         Err(e) if !diagnose => Err(network(NetworkKind::Other, js_message(&e))),
         Err(e) => {
             let kind = if reachable(&req.url).await {

@@ -1,6 +1,5 @@
 //! The page's shared vocabulary, on its ground floor: the time as the glue passes it in,
-//! the status line and its tones, and whether this build has the ledger environment's
-//! page side. Every feature may use it; it uses none.
+//! the status line and its tones. Every feature may use it; it uses none.
 
 /// How a status message looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -44,7 +43,3 @@ pub struct Now {
     /// Milliseconds since the Unix epoch (`Date.now()`), for timestamps and HTTP dates.
     pub unix_ms: f64,
 }
-
-/// The ledger environment is in this build of the page: always natively (the page's
-/// tests), in the WebAssembly app shell only with the `env-page` feature.
-pub const ENV_PAGE: bool = cfg!(any(feature = "env-page", not(target_arch = "wasm32")));

@@ -38,3 +38,10 @@ pub fn pct(x: Option<f64>) -> String {
         _ => "—".to_owned(),
     }
 }
+
+/// A moment to the second, `2026-12-02 20:31:07 UTC` (runs a minute apart are told apart).
+pub fn when(ms: f64) -> String {
+    let d = crate::widgets::date(ms);
+    let secs = ((ms / 1000.0) as i64).rem_euclid(60);
+    d.replace(" UTC", &format!(":{secs:02} UTC"))
+}

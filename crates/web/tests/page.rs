@@ -259,8 +259,11 @@ impl Browser {
                 }
                 Effect::LoadJieba => {
                     let seg = wildtool_core::checker::default_segmenter();
-                    self.state
-                        .install_segmenter(std::rc::Rc::new(move |s: &str| seg.cut(s).ok()));
+                    let cut: wildtool_lab::score::Cut =
+                        std::rc::Rc::new(move |s: &str| seg.cut(s).ok());
+                    // The glue hands the lab module (which scores) the same segmenter.
+                    wildtool_lab::score::install_cut(cut.clone());
+                    self.state.install_segmenter(cut);
                     self.jieba_loads += 1;
                     self.queue.push_back(Msg::JiebaLoaded(Ok(())));
                 }
@@ -310,17 +313,25 @@ impl Browser {
                     input,
                     purpose,
                 } => {
-                    // The dashboard's own calls (its charts, share link, chart files) are
-                    // made for every run shown; the tests count the others.
+                    // The dashboard's own calls (its charts, share link, chart files, the
+                    // run's cost) are made for every run shown; the tests count the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
+                            | Call::CostView
                             | Call::ShareEncode
                             | Call::ChartFile
                             | Call::ShareDecode
                             | Call::HistoryList
+                            | Call::Score
                     ) {
                         self.lab_calls.push(call.name());
+                    }
+                    // The glue installs the lab module's scorer whenever the module loads.
+                    if self.lab_fails.is_none() && !wildtool_web::scoring::ready() {
+                        wildtool_web::scoring::install(std::rc::Rc::new(|input: &str| {
+                            wildtool_lab::call("score", input).map_err(|e| e.to_string())
+                        }));
                     }
                     if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
                         let run: wildtool_web::run::readers::StreamCall =
@@ -328,6 +339,11 @@ impl Browser {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())
                             });
                         self.state.install_stream_call(run);
+                        let cassette: wildtool_web::run::readers::StreamCall =
+                            std::rc::Rc::new(|input: &str| {
+                                wildtool_lab::call("cassette", input).map_err(|e| e.to_string())
+                            });
+                        self.state.cassette_call = Some(cassette);
                     }
                     if purpose == wildtool_web::msg::LabPurpose::EnvReady {
                         let run: wildtool_web::env::SyncCall =
@@ -488,6 +504,53 @@ impl Browser {
 
 /// Where the test browser keeps what the page puts in `localStorage` (the user's prices).
 const PRICES_STORAGE: &str = "localStorage/wildtool.prices";
+
+/// Delivers the timers until the run ends (its outcome is on the page).
+fn finish(b: &mut Browser) {
+    for _ in 0..200 {
+        if b.hook("runOutcome").is_some() {
+            break;
+        }
+        if let Some(t) = b.timer.take() {
+            b.now = b.now.max(t);
+            b.deliver(Msg::Tick);
+            b.settle();
+        }
+    }
+}
+
+/// The text of an export of the shown run (`run`, `result`, `score`, `metric`, …).
+fn export(b: &mut Browser, what: &str) -> String {
+    b.act("export", what, "");
+    b.downloads.last().map(|d| d.1.clone()).unwrap_or_default()
+}
+
+/// A chat server whose every reply is a text naming the request body's length (replies
+/// differ per request) with usage (12 prompt, 3 completion tokens), after `members`.
+fn chat_server(members: &'static str) -> Server {
+    Box::new(move |out| {
+        let n = out.transmit.request.body.len();
+        Reply::Response(HttpResponse::new(
+            200,
+            format!(
+                r#"{{{members}"choices": [{{"index": 0, "message": {{"role": "assistant", "content": "Done {n}."}}, "finish_reason": "stop"}}], "usage": {{"prompt_tokens": 12, "completion_tokens": 3}}}}"#
+            ),
+        ))
+    })
+}
+
+/// The claims the Verify drop zone shows.
+fn verify_claims(b: &Browser) -> Vec<String> {
+    let f = b.frame();
+    let Some(list) = f.root.by_id("verify-claims") else {
+        return Vec::new();
+    };
+    list.elements()
+        .into_iter()
+        .filter(|e| e.tag == "li")
+        .map(|e| e.text_content())
+        .collect()
+}
 
 fn open(href: &str) -> Browser {
     Browser::open(href, BTreeMap::new())
@@ -881,6 +944,10 @@ fn a_refused_key_fails_the_run_with_the_reason_and_no_score() {
     // Setup shows it next to the endpoint settings.
     b.act("nav", "setup", "");
     assert!(b.text("setup-error").contains(&reason));
+    // The fix is said in the page's words, not the CLI's flag.
+    let fix = b.text("setup-error");
+    assert!(fix.contains("type it in Setup's API key field"), "{fix}");
+    assert!(!fix.contains("--api-key-env"), "{fix}");
 }
 
 #[test]
@@ -1500,6 +1567,9 @@ fn core_suite(spec: &str) -> String {
         .map(|(name, text)| wildtool_core::generate::PackText { name, text })
         .collect();
     let spec = wildtool_core::generate::GenerateSpec::parse(spec).unwrap();
+    if spec.is_ledger() {
+        return wildtool_core::ledger::generated::generate(&texts, &spec).unwrap();
+    }
     wildtool_core::generate::generate(&texts, &spec).unwrap()
 }
 
@@ -1510,10 +1580,11 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     b.act("gen-set", "gen-seed", "5");
     b.act("gen-set", "gen-sessions", "12");
     b.act("gen-set", "gen-factors", "transitions=2,distractors=1");
-    assert!(b.lab_calls.is_empty(), "nothing is generated before asked");
+    // The factor picker is drawn by the lab module; nothing is generated before asked.
+    assert_eq!(b.lab_calls, ["factor_picker"]);
     b.act("generate", "", "");
     assert_eq!(b.hook("generate").as_deref(), Some("done"));
-    assert_eq!(b.lab_calls, ["generate"]);
+    assert_eq!(b.lab_calls, ["factor_picker", "generate"]);
     let expected = core_suite("seed=5,sessions=12,transitions=2,distractors=1");
     let fp = wildtool_core::dataset::fingerprint_hex(&expected);
     assert_eq!(b.deep_text("generated-fingerprint"), fp);
@@ -1530,7 +1601,7 @@ fn a_generated_suite_is_the_cores_and_runs_at_once() {
     // The packs were fetched once; generating again does not fetch them again.
     b.act("gen-set", "gen-seed", "6");
     b.act("generate", "", "");
-    assert_eq!(b.lab_calls, ["generate", "generate"]);
+    assert_eq!(b.lab_calls, ["factor_picker", "generate", "generate"]);
     assert_ne!(b.deep_text("generated-fingerprint"), fp);
     // Run it at once: gold scores everything; the run is kept with its generated source.
     b.act("gen-run", "", "");
@@ -1623,7 +1694,13 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
     );
     assert_eq!(
         b.lab_calls,
-        ["sweep_plan", "generate", "generate", "sweep_view"]
+        [
+            "factor_picker",
+            "sweep_plan",
+            "generate",
+            "generate",
+            "sweep_view"
+        ]
     );
     let sweep = b.state.gen.sweep.clone().unwrap();
     // Each level ran as a history run of its own generated suite, named after the level.
@@ -1669,6 +1746,19 @@ fn a_sweep_runs_every_level_and_shows_the_cores_analysis() {
     );
     let lines = wildtool_core::sweep::html::trend_lines(&doc);
     assert_eq!(b.deep_text("sweep-slope"), lines[0]);
+    // The dataset before the sweep is loaded again, and the status line says so.
+    assert!(
+        b.text("status")
+            .starts_with("Sweep finished. Loaded again: the bundled suite"),
+        "{}",
+        b.text("status")
+    );
+    // A reload shows the analysis again, with its downloads.
+    let mut r = Browser::open("http://page/?view=sweep", b.kv.clone());
+    assert_eq!(r.hook("sweep").as_deref(), Some("done"));
+    assert_eq!(r.deep_text("sweep-slope"), lines[0]);
+    r.act("sweep-download", "json", "");
+    assert_eq!(r.downloads.last().unwrap().1, doc.to_json() + "\n");
     // A refused plan says why.
     b.act("gen-set", "sweep-levels", "0,9");
     b.act("sweep-start", "", "");
@@ -1932,8 +2022,20 @@ fn on_the_official_dataset_runs_are_ranked_among_the_published_models() {
 mod audit;
 #[path = "page/budget.rs"]
 mod budget;
+#[path = "page/cassette.rs"]
+mod cassette;
+#[path = "page/cost.rs"]
+mod cost;
 #[path = "page/env.rs"]
 mod env;
+#[path = "page/env_compare.rs"]
+mod env_compare;
+#[path = "page/env_sweep.rs"]
+mod env_sweep;
+#[path = "page/manifest.rs"]
+mod manifest;
+#[path = "page/scorer.rs"]
+mod scorer;
 #[path = "page/streaming.rs"]
 mod streaming;
 #[path = "page/traces.rs"]

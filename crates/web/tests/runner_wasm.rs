@@ -50,12 +50,34 @@ async fn drive(state: &mut AppState, fx: Vec<Effect>) -> usize {
                 Effect::Fetch(_, p) => Msg::Fetched(p, Err("not served".into())),
                 Effect::KvList(_, p) => Msg::Listed(p, Vec::new()),
                 Effect::KvGet(_, p) => Msg::Got(p, None),
-                // The test has no jieba module: characters stand in for words.
+                // The test has no jieba module: characters stand in for words (for the
+                // lab module, which scores, too).
                 Effect::LoadJieba => {
-                    state.install_segmenter(std::rc::Rc::new(|s: &str| {
-                        Some(s.chars().map(String::from).collect())
-                    }));
+                    let cut: wildtool_lab::score::Cut =
+                        std::rc::Rc::new(|s: &str| Some(s.chars().map(String::from).collect()));
+                    wildtool_lab::score::install_cut(cut.clone());
+                    state.install_segmenter(cut);
                     Msg::JiebaLoaded(Ok(()))
+                }
+                // The lab module's calls, linked in (the page loads it as a second module);
+                // its scorer is installed as the glue does when the module loads.
+                Effect::Lab {
+                    call,
+                    input,
+                    purpose,
+                } => {
+                    if !wildtool_web::scoring::ready() {
+                        wildtool_web::scoring::install(std::rc::Rc::new(|input: &str| {
+                            wildtool_lab::call("score", input).map_err(|e| e.to_string())
+                        }));
+                    }
+                    match wildtool_lab::run(call, &input) {
+                        Ok(output) => Msg::LabDone { purpose, output },
+                        Err(e) => Msg::LabFailed {
+                            purpose,
+                            error: e.to_string(),
+                        },
+                    }
                 }
                 _ => continue,
             };

@@ -1,7 +1,7 @@
 //! Single-series and grouped bar charts, horizontal or vertical, with interval whiskers.
 
 use super::describe::describe;
-use super::format::{format_interval, format_percent, shorten, text_width};
+use super::format::{format_interval, format_percent, shorten, text_width, wrap};
 use super::svg::{colour, legend, Anchor, Svg, AXIS, GRID, MUTED, TICKS};
 use super::{safe_id, ChartSpec, Layout, Orientation, Point};
 
@@ -47,18 +47,56 @@ pub(crate) fn percent_axis(
 }
 
 /// A category label left of a horizontal plot, centred on `y_mid`, in its own group.
+/// A category's label left of its bars: its lines (`\n`) centred on `y_mid`.
 pub(crate) fn category_label(svg: &mut Svg, category: &str, label: &str, left: f64, y_mid: f64) {
     svg.group_open(category);
-    svg.text(
-        left - 8.0,
-        y_mid + 4.0,
-        Anchor::End,
-        12.0,
-        "#222222",
-        false,
-        label,
-    );
+    let lines: Vec<&str> = label.split('\n').collect();
+    let first = y_mid + 4.0 - 6.5 * (lines.len() - 1) as f64;
+    for (i, line) in lines.iter().enumerate() {
+        svg.text(
+            left - 8.0,
+            first + 13.0 * i as f64,
+            Anchor::End,
+            12.0,
+            "#222222",
+            false,
+            line,
+        );
+    }
     svg.group_close();
+}
+
+/// A category's label under its bars or point: up to three lines of `chars` characters.
+pub(crate) fn label_below(svg: &mut Svg, category: &str, x: f64, bottom: f64, chars: usize) {
+    svg.group_open(category);
+    for (i, line) in wrap(category, chars, 3).iter().enumerate() {
+        svg.text(
+            x,
+            bottom + 18.0 + 13.0 * i as f64,
+            Anchor::Middle,
+            12.0,
+            "#222222",
+            false,
+            line,
+        );
+    }
+    svg.group_close();
+}
+
+/// Category labels for the left of horizontal bars: two lines when one does not fit.
+pub(crate) fn side_labels(categories: &[String], chars: usize) -> Vec<String> {
+    categories
+        .iter()
+        .map(|c| wrap(c, chars, 2).join("\n"))
+        .collect()
+}
+
+/// The width of a side label's longest line.
+pub(crate) fn side_width(label: &str) -> f64 {
+    label
+        .split('\n')
+        .map(|l| text_width(l, 12.0))
+        .fold(0.0, f64::max)
 }
 
 pub(crate) fn tooltip(series: &str, category: &str, p: &Point) -> String {
@@ -149,14 +187,10 @@ fn horizontal(spec: &ChartSpec, lay: Layout) -> String {
         .unwrap_or(0.0);
     let cap = lay.label_cap();
     let label_chars = ((cap / (12.0 * 0.56)).floor() as usize).clamp(8, 30);
-    let labels: Vec<String> = spec
-        .categories
-        .iter()
-        .map(|c| shorten(c, label_chars))
-        .collect();
+    let labels = side_labels(&spec.categories, label_chars);
     let label_w = labels
         .iter()
-        .map(|l| text_width(l, 12.0))
+        .map(|l| side_width(l))
         .fold(40.0, f64::max)
         .min(cap);
     let left = 16.0 + label_w + 10.0;
@@ -244,7 +278,7 @@ fn vertical(spec: &ChartSpec, lay: Layout) -> String {
     let top = 48.0 + legend_h;
     let plot_h = 220.0;
     let bottom = top + plot_h;
-    let height = bottom + 44.0;
+    let height = bottom + 57.0; // room for three lines of category labels
     let label_chars = ((slot - 4.0) / (12.0 * 0.56)).floor().max(3.0) as usize;
 
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe(spec));
@@ -259,17 +293,7 @@ fn vertical(spec: &ChartSpec, lay: Layout) -> String {
     for (i, cat) in spec.categories.iter().enumerate() {
         let cx = left + slot * (i as f64 + 0.5);
         let x0 = cx - group_w / 2.0;
-        svg.group_open(cat);
-        svg.text(
-            cx,
-            bottom + 18.0,
-            Anchor::Middle,
-            12.0,
-            "#222222",
-            false,
-            &shorten(cat, label_chars),
-        );
-        svg.group_close();
+        label_below(&mut svg, cat, cx, bottom, label_chars);
         for (k, series) in spec.series.iter().enumerate() {
             let p = series.point(i);
             let x = x0 + k as f64 * (bar_w + 2.0);

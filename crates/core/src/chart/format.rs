@@ -68,6 +68,74 @@ pub(crate) fn shorten(label: &str, max: usize) -> String {
     s
 }
 
+/// Wraps a label into at most `lines` lines of at most `max` characters, breaking at
+/// spaces; a count at the end (`(n = 128)`) stays whole. What does not fit in the last
+/// line is shortened there (keeping the count), so a label is cut only when it is longer
+/// than all its lines together.
+pub(crate) fn wrap(label: &str, max: usize, lines: usize) -> Vec<String> {
+    if label.chars().count() <= max || max == 0 || lines <= 1 {
+        return vec![shorten(label, max)];
+    }
+    let (head, count) = match label.rfind(" (n = ").filter(|_| label.ends_with(')')) {
+        Some(at) => (&label[..at], Some(label[at + 1..].to_owned())),
+        None => (label, None),
+    };
+    // A word longer than a line is broken with a hyphen (SOFT HYPHEN marks the break).
+    let mut words: Vec<String> = Vec::new();
+    for w in head.split(' ') {
+        let chars: Vec<char> = w.chars().collect();
+        if chars.len() <= max || max < 4 {
+            words.push(w.to_owned());
+            continue;
+        }
+        let mut at = 0;
+        while chars.len() - at > max {
+            let piece: String = chars[at..at + max - 1].iter().collect();
+            words.push(format!("{piece}\u{ad}"));
+            at += max - 1;
+        }
+        words.push(chars[at..].iter().collect());
+    }
+    words.extend(count);
+    let mut out: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut rest = words.len();
+    for (i, w) in words.iter().enumerate() {
+        let next = if line.is_empty() || line.ends_with('\u{ad}') {
+            line.chars().count() + w.chars().count()
+        } else {
+            line.chars().count() + 1 + w.chars().count()
+        };
+        if !line.is_empty() && next > max {
+            out.push(std::mem::take(&mut line));
+            if out.len() == lines - 1 {
+                rest = i;
+                break;
+            }
+        }
+        if !line.is_empty() && !line.ends_with('\u{ad}') {
+            line.push(' ');
+        }
+        line.push_str(w);
+    }
+    if out.len() == lines - 1 && rest < words.len() {
+        line = words[rest..].join(" ").replace("\u{ad} ", "\u{ad}");
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    // A break inside a line is no break; one at a line's end is drawn as a hyphen.
+    out.iter_mut().for_each(|l| {
+        let joined = l.trim_end_matches('\u{ad}').replace('\u{ad}', "");
+        let broken = l.ends_with('\u{ad}');
+        *l = shorten(&joined, max);
+        if broken {
+            l.push('-');
+        }
+    });
+    out
+}
+
 /// Approximate rendered width in px of `text` at `font_px` (sans-serif; CJK counts double).
 pub(crate) fn text_width(text: &str, font_px: f64) -> f64 {
     text.chars()
@@ -96,6 +164,34 @@ mod tests {
         assert_eq!(format_percent(1.0), "100.0%");
         assert_eq!(format_percent(f64::NAN), "n/a");
         assert_eq!(format_interval(0.5, 0.625), "50.0–62.5%");
+    }
+
+    #[test]
+    fn wraps_at_spaces_keeping_the_count() {
+        assert_eq!(
+            wrap("Sequential Multi-Tool (n = 128)", 14, 2),
+            ["Sequential", "Mul… (n = 128)"]
+        );
+        assert_eq!(
+            wrap("Sequential Multi-Tool (n = 128)", 22, 2),
+            ["Sequential Multi-Tool", "(n = 128)"]
+        );
+        assert_eq!(wrap("0 transitions", 8, 2), ["0", "transit…"]);
+        assert_eq!(wrap("0 transitions", 9, 3), ["0", "transiti-", "ons"]);
+        assert_eq!(
+            wrap("3 transitions (n = 16)", 9, 3),
+            ["3", "transiti-", "ons (n =…"]
+        );
+        assert_eq!(wrap("0 transitions", 12, 2), ["0", "transitions"]);
+        assert_eq!(wrap("short", 12, 2), ["short"]);
+        assert_eq!(
+            wrap(
+                "Task accuracy by task type, this run beside 2 others",
+                24,
+                3
+            ),
+            ["Task accuracy by task", "type, this run beside 2", "others"]
+        );
     }
 
     #[test]

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 
 use super::describe::describe_line;
-use super::format::{escape_xml, shorten};
+use super::format::escape_xml;
 use super::palette::{marker_svg, series_style};
-use super::svg::{legend, num, Anchor, Svg};
+use super::svg::{legend, num, Svg};
 use super::{safe_id, ChartSpec, Layout};
 
 /// Renders `spec` as a line chart.
@@ -30,7 +30,7 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     let plot_w = width - left - right;
     let plot_h = 200.0;
     let bottom = top + plot_h;
-    let height = bottom + 32.0;
+    let height = bottom + 57.0; // room for three lines of category labels
     let mut svg = Svg::open(&id, width, height, &spec.title, &describe_line(spec));
     svg.set_min_font(lay.min_font);
     if n_series > 1 {
@@ -42,17 +42,7 @@ pub fn render_line_svg(spec: &ChartSpec, lay: Layout) -> String {
     svg.value_grid(left, plot_w, bottom, plot_h);
     let label_chars = ((slot - 4.0) / (12.0 * 0.56)).floor().max(3.0) as usize;
     for (i, cat) in spec.categories.iter().enumerate() {
-        svg.group_open(cat);
-        svg.text(
-            x_of(i),
-            bottom + 18.0,
-            Anchor::Middle,
-            12.0,
-            "#222222",
-            false,
-            &shorten(cat, label_chars),
-        );
-        svg.group_close();
+        super::bars::label_below(&mut svg, cat, x_of(i), bottom, label_chars);
     }
     if !spec.value_axis.is_empty() {
         // The value axis's title, along the axis (as in vertical bar charts).

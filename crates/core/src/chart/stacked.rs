@@ -2,7 +2,7 @@
 
 use super::bars::{category_label, percent_axis, tooltip};
 use super::describe::describe;
-use super::format::{format_percent, shorten, text_width};
+use super::format::{format_percent, text_width};
 use super::svg::{colour, ink_on, legend, Anchor, Svg};
 use super::{safe_id, ChartSpec, Layout};
 
@@ -15,14 +15,10 @@ pub(crate) fn render(spec: &ChartSpec, normalise: bool, lay: Layout) -> String {
     let legend_h = legend(&mut probe, &names, 38.0, width) + 6.0;
     let cap = lay.label_cap();
     let label_chars = ((cap / (12.0 * 0.56)).floor() as usize).clamp(8, 30);
-    let labels: Vec<String> = spec
-        .categories
-        .iter()
-        .map(|c| shorten(c, label_chars))
-        .collect();
+    let labels = super::bars::side_labels(&spec.categories, label_chars);
     let label_w = labels
         .iter()
-        .map(|l| text_width(l, 12.0))
+        .map(|l| super::bars::side_width(l))
         .fold(40.0, f64::max)
         .min(cap);
     let left = 16.0 + label_w + 10.0;

@@ -55,13 +55,20 @@ impl Anchor {
 pub(crate) struct Svg {
     out: String,
     min_font: f64,
+    /// The drawing is shifted down under a title of several lines (a group to close).
+    shifted: bool,
 }
 
 impl Svg {
     /// Opens the root element with the accessibility attributes and the visible title.
+    /// A title too long for one line wraps (up to three lines) and the drawing below it
+    /// moves down by the lines added, so nothing is cut at narrow widths.
     pub(crate) fn open(id: &str, width: f64, height: f64, title: &str, desc: &str) -> Self {
         let mut out = String::with_capacity(4096);
-        let (w, h) = (num(width), num(height));
+        let per_line = ((width - 32.0) / (15.0 * 0.56)).floor().max(8.0) as usize;
+        let lines = super::format::wrap(title, per_line, 3);
+        let extra = 19.0 * (lines.len().max(1) - 1) as f64;
+        let (w, h) = (num(width), num(height + extra));
         let _ = write!(
             out,
             "<svg xmlns=\"http://www.w3.org/2000/svg\" role=\"img\" \
@@ -77,8 +84,25 @@ impl Svg {
             escape_xml(desc)
         );
         let _ = write!(out, "<rect width=\"{w}\" height=\"{h}\" fill=\"#ffffff\"/>");
-        let mut svg = Svg { out, min_font: 0.0 };
-        svg.text(16.0, 24.0, Anchor::Start, 15.0, "#111111", true, title);
+        let mut svg = Svg {
+            out,
+            min_font: 0.0,
+            shifted: extra > 0.0,
+        };
+        for (i, line) in lines.iter().enumerate() {
+            svg.text(
+                16.0,
+                24.0 + 19.0 * i as f64,
+                Anchor::Start,
+                15.0,
+                "#111111",
+                true,
+                line,
+            );
+        }
+        if svg.shifted {
+            let _ = write!(svg.out, "<g transform=\"translate(0 {})\">", num(extra));
+        }
         svg
     }
 
@@ -195,6 +219,9 @@ impl Svg {
 
     /// Closes the root element and returns the markup.
     pub(crate) fn finish(mut self) -> String {
+        if self.shifted {
+            self.out.push_str("</g>");
+        }
         self.out.push_str("</svg>");
         self.out
     }

@@ -133,11 +133,13 @@ pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) ->
     }
 }
 
-/// The fields of the other language that a load in `lang` never reads (the Chinese
-/// `answer_list` is read in both: its node counts are the progress denominators, P16).
+/// The fields of the other language that a load in `lang` never reads as a tree. The
+/// Chinese `answer_list` is read in both, but an English load needs only its node
+/// counts (the progress denominators, P16): it is kept as text too and parsed one
+/// session at a time when counted ([`progress_counts`]), so its tree is never held.
 fn unread_fields(lang: Lang) -> &'static [&'static str] {
     match lang {
-        Lang::En => &["tools", "tasks"],
+        Lang::En => &["tools", "tasks", "answer_list"],
         Lang::Zh => &["english_tools", "english_tasks", "english_answer_list"],
     }
 }
@@ -166,11 +168,10 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .to_owned();
 
     let tools_field = lang.field(Field::Tools);
-    let tools_raw = required(obj, tools_field, &mut sink)
-        .cloned()
-        .unwrap_or(Value::Array(Vec::new()));
-    check_tools(&tools_raw, tools_field, &mut sink);
-    let tools = float_to_number(&tools_raw);
+    let no_tools = Value::Array(Vec::new());
+    let tools_raw = required(obj, tools_field, &mut sink).unwrap_or(&no_tools);
+    check_tools(tools_raw, tools_field, &mut sink);
+    let tools = float_to_number(tools_raw);
 
     let tasks_field = lang.field(Field::Tasks);
     let messages = required(obj, tasks_field, &mut sink)
@@ -289,7 +290,6 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             lang,
             id: id.unwrap_or_default(),
             env_info,
-            tools_raw,
             tools,
             tasks,
             domain,
@@ -416,6 +416,15 @@ fn progress_counts(
             "missing field (the scorer reads its node counts as progress denominators, P16)",
         );
         return Vec::new();
+    };
+    // Kept as text by an English load (see `unread_fields`): its tree only for counting.
+    let parsed;
+    let zh = match zh {
+        Value::Raw(raw) => {
+            parsed = raw.value();
+            &parsed
+        }
+        tree => tree,
     };
     let Some(zh) = expect_array(zh, field, sink) else {
         return Vec::new();

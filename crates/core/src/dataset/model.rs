@@ -141,9 +141,7 @@ pub struct Session {
     pub id: String,
     /// The date string for the system message (`english_env_info`).
     pub env_info: String,
-    /// The tools exactly as in the dataset (`english_tools`).
-    pub tools_raw: Value,
-    /// The tools sent to the model and used by the checker: `tools_raw` with every object
+    /// The tools sent to the model and used by the checker: [`Session::tools_raw`] with every object
     /// member `"type": "float"` replaced by `"type": "number"` (PROTOCOL §2.1).
     pub tools: Value,
     /// The processed tasks: the first `min(len(tasks), len(answer_list))` (PROTOCOL §1.2).
@@ -156,7 +154,19 @@ pub struct Session {
     pub problems: Vec<Problem>,
 }
 
+/// The tools of a session whose line has none (an error of the session).
+static NO_TOOLS: Value = Value::Array(Vec::new());
+
 impl Session {
+    /// The tools exactly as in the dataset (`english_tools` / `tools`), read from
+    /// [`Session::raw`] (an empty list when the field is missing). Not kept as a copy: a
+    /// dataset's tool lists are a large part of its memory.
+    pub fn tools_raw(&self) -> &Value {
+        self.raw
+            .get(self.lang.field(Field::Tools))
+            .unwrap_or(&NO_TOOLS)
+    }
+
     /// True when no problem of this session is an error (warnings are allowed).
     pub fn is_valid(&self) -> bool {
         !self.problems.iter().any(|p| p.severity == Severity::Error)

@@ -64,6 +64,13 @@ pub struct RunExport {
     /// One outcome per dataset task (unscored ones marked incomplete) as exported.
     #[serde(default)]
     pub outcomes: Vec<TaskOutcome>,
+    /// The run's manifest (`manifest.json`, [`crate::provenance::manifest::Manifest`])
+    /// as its JSON text, for runs made in the page: written by [`RunExport::to_json`] as
+    /// the object member `manifest` (version 2; nothing when absent), read with
+    /// [`RunExport::manifest_of`] ([`RunExport::parse`] leaves it `None`), so the page's
+    /// module neither writes nor copies a JSON tree for it.
+    #[serde(skip)]
+    pub manifest: Option<String>,
 }
 
 const WHAT: &str = "run export";
@@ -78,12 +85,33 @@ impl RunExport {
             records: None,
             result_jsonl: None,
             outcomes: Vec::new(),
+            manifest: None,
         }
     }
 
-    /// The document's JSON text.
+    /// The document's JSON text (with the manifest, when there is one, as its last
+    /// member).
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        let mut text = serde_json::to_string(self).unwrap_or_default();
+        if let Some(m) = self.manifest.as_deref().map(str::trim) {
+            if m.starts_with('{') && text.ends_with('}') {
+                text.pop();
+                text.push_str(",\"manifest\":");
+                text.push_str(m);
+                text.push('}');
+            }
+        }
+        text
+    }
+
+    /// The manifest member of an export's text, as JSON text (`None` without one or when
+    /// the text is not an export's JSON).
+    pub fn manifest_of(bytes: &[u8]) -> Option<String> {
+        let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
+        value
+            .get("manifest")
+            .filter(|m| m.is_object())
+            .map(ToString::to_string)
     }
 
     /// Reads a version-1 or version-2 export; every field is type-checked and a wrong
@@ -136,6 +164,7 @@ impl RunExport {
                     records,
                     result_jsonl,
                     outcomes,
+                    manifest: None,
                 })
             }
             2 => {
@@ -167,6 +196,7 @@ impl RunExport {
                     records,
                     result_jsonl,
                     outcomes,
+                    manifest: None,
                 })
             }
             other => Err(FormatError::Version {

@@ -19,9 +19,17 @@ pub fn env_outcomes(
     dataset: &LoadedDataset,
     scored: &BTreeMap<usize, Vec<TaskScore>>,
 ) -> Vec<TaskOutcome> {
-    let shapes = task_shapes(dataset);
+    env_outcomes_on(&task_shapes(dataset), scored)
+}
+
+/// [`env_outcomes`] over the dataset's task shapes (`share::task_shapes`): what a caller
+/// holding only the shapes and the scored sessions (the page's lab module) computes.
+pub fn env_outcomes_on(
+    shapes: &[crate::share::TaskShape],
+    scored: &BTreeMap<usize, Vec<TaskScore>>,
+) -> Vec<TaskOutcome> {
     let mut out = Vec::new();
-    for shape in &shapes {
+    for shape in shapes {
         let Some(t) = scored
             .get(&(shape.session as usize))
             .and_then(|tasks| tasks.get(usize::from(shape.position)))
@@ -44,5 +52,5 @@ pub fn env_outcomes(
             incomplete: false,
         });
     }
-    fill_outcomes(&shapes, &out)
+    fill_outcomes(shapes, &out)
 }

@@ -61,6 +61,10 @@ pub fn propagation(outcomes: &[TaskOutcome]) -> Propagation {
 pub struct SelfConditioning {
     /// Always the own-history label.
     pub extension: &'static str,
+    /// What "right" means when it is not the official-style label: the ledger
+    /// environment's `env_success` (two env runs compared; absent otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on: Option<&'static str>,
     /// The gold-history run's label.
     pub gold: String,
     /// The own-history run's label.
@@ -103,6 +107,7 @@ pub fn self_conditioning(
     let first = |r: &RunInput| r.trials.first().cloned().unwrap_or_default();
     Ok(SelfConditioning {
         extension: super::OWN_LABEL,
+        on: None,
         gold: pair.b.clone(),
         own: pair.a.clone(),
         tasks: pair.tasks,
@@ -117,7 +122,17 @@ pub fn self_conditioning(
     })
 }
 
+/// [`SelfConditioning::on`] for env runs.
+pub const ON_ENV_SUCCESS: &str =
+    "env_success (Extension: ledger environment, not a WildToolBench metric)";
+
 impl SelfConditioning {
+    /// The figure read on the ledger environment's `env_success` (both runs env runs).
+    pub fn on_env_success(mut self) -> Self {
+        self.on = Some(ON_ENV_SUCCESS);
+        self
+    }
+
     /// `self-conditioning.json`.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
@@ -144,6 +159,9 @@ impl SelfConditioning {
             "Self-conditioning ({}): own history {} minus gold history {}, {} paired tasks\n",
             self.extension, self.own, self.gold, self.tasks
         );
+        if let Some(on) = self.on {
+            out.push_str(&format!("  on {on}\n"));
+        }
         out.push_str(&format!(
             "  all tasks        {} pts  [{}, {}]  own-only {} gold-only {}  p={:.4}\n",
             pct(self.task_accuracy_delta.estimate),

@@ -20,6 +20,7 @@ use crate::ledger::score::{score_task_on, state_equal, Basis, TaskScore};
 use crate::ledger::tools::call;
 use crate::ledger::trace::TaskTrace;
 use crate::ledger::Ledger;
+use crate::outcome::TaskOutcome;
 
 /// A ledger session scored in own history.
 #[derive(Debug, Clone)]
@@ -148,6 +149,44 @@ pub fn score_session(
     })
 }
 
+/// The ledger sessions among `traces` scored in own history (by session index), and the
+/// sessions that could not be scored with why.
+fn score_sessions(
+    dataset: &LoadedDataset,
+    envs: &BTreeMap<usize, SessionEnv>,
+    traces: &BTreeMap<usize, Vec<Value>>,
+) -> (BTreeMap<usize, OwnLedgerSession>, Vec<String>) {
+    let mut scored = BTreeMap::new();
+    let mut problems = Vec::new();
+    for (index, tr) in traces {
+        let (Some(env), Some(session)) = (envs.get(index), dataset.session_at(*index)) else {
+            continue;
+        };
+        match score_session(session, env, tr) {
+            Ok(s) => {
+                scored.insert(*index, s);
+            }
+            Err(e) => problems.push(format!("{}: {e}", session.id)),
+        }
+    }
+    (scored, problems)
+}
+
+/// One outcome per dataset task whose `correct` is the task's own-history `env_success`
+/// (the ledger sessions among `traces`; every other task unscored): what pass^k over the
+/// trials of an own-history ledger run is computed from, as `env-trials.json` is for
+/// gold-history env runs.
+pub fn env_outcomes(
+    dataset: &LoadedDataset,
+    envs: &BTreeMap<usize, SessionEnv>,
+    traces: &BTreeMap<usize, Vec<Value>>,
+) -> Vec<TaskOutcome> {
+    let (scored, _) = score_sessions(dataset, envs, traces);
+    let tasks: BTreeMap<usize, Vec<TaskScore>> =
+        scored.into_iter().map(|(i, s)| (i, s.tasks)).collect();
+    crate::ledger::outcomes::env_outcomes(dataset, &tasks)
+}
+
 /// The own-history env metrics of the ledger sessions among `traces` (`None` when no
 /// scored session has a ledger environment): the env metrics over the per-task scores,
 /// and the session verdicts on the final ledgers.
@@ -158,20 +197,12 @@ pub fn metrics_json(
 ) -> Option<serde_json::Value> {
     let mut metrics = EnvMetrics::default();
     let (mut sessions, mut correct, mut missing) = (0u64, 0u64, 0u64);
-    let mut problems = Vec::new();
-    for (index, tr) in traces {
-        let (Some(env), Some(session)) = (envs.get(index), dataset.session_at(*index)) else {
-            continue;
-        };
-        match score_session(session, env, tr) {
-            Ok(s) => {
-                metrics.add_session(&s.tasks);
-                sessions += 1;
-                correct += u64::from(s.session_correct);
-                missing += s.missing_prerequisite.len() as u64;
-            }
-            Err(e) => problems.push(format!("{}: {e}", session.id)),
-        }
+    let (scored, problems) = score_sessions(dataset, envs, traces);
+    for s in scored.values() {
+        metrics.add_session(&s.tasks);
+        sessions += 1;
+        correct += u64::from(s.session_correct);
+        missing += s.missing_prerequisite.len() as u64;
     }
     if sessions == 0 && problems.is_empty() {
         return None;

@@ -318,6 +318,72 @@ impl Manifest {
     }
 }
 
+/// One output directory's files and claims: the SHA-256 of each file written (`None`:
+/// not written, not listed) and the headline numbers of the file named `claims_from`.
+pub fn output_claims(
+    dir: &str,
+    files: &[(&str, Option<&[u8]>)],
+    claims_from: &str,
+) -> OutputClaims {
+    let mut out = OutputClaims {
+        dir: dir.to_owned(),
+        ..OutputClaims::default()
+    };
+    for (name, bytes) in files {
+        let Some(bytes) = bytes else {
+            continue;
+        };
+        out.files.insert((*name).to_owned(), sha256_hex(bytes));
+        if *name == claims_from {
+            out.claims = headline_claims(name, &String::from_utf8_lossy(bytes));
+        }
+    }
+    out
+}
+
+impl Manifest {
+    /// A run's manifest before its exchanges and outputs: the format and scorer versions
+    /// filled in, every other field empty for the front door to set.
+    pub fn new(
+        kind: &str,
+        wildtool_version: &str,
+        dataset: DatasetMeta,
+        provider: &str,
+        model: &str,
+    ) -> Manifest {
+        Manifest {
+            wildtool_manifest: MANIFEST_VERSION,
+            wildtool_version: wildtool_version.to_owned(),
+            scorer_version: crate::SCORER_VERSION.to_owned(),
+            kind: kind.to_owned(),
+            dataset,
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            settings: BTreeMap::new(),
+            server: ServerSeen::default(),
+            started_at: None,
+            finished_at: None,
+            duration_seconds: 0.0,
+            tokens: Tokens::default(),
+            requests: 0,
+            resumed_tasks: 0,
+            cassette: None,
+            preflight: Vec::new(),
+            exchanges: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
+    /// The manifest with the run's exchange log (every task's and the preflight's hashes,
+    /// what the server said it was) and its outputs: how both front doors (`wildtool
+    /// run`, the page's lab module) finish it.
+    pub fn with_log(mut self, log: ExchangeLog, outputs: Vec<OutputClaims>) -> Manifest {
+        (self.exchanges, self.preflight, self.server) = log.finish();
+        self.outputs = outputs;
+        self
+    }
+}
+
 /// The claimed headline numbers of an output file: for `metric.json`, task and session
 /// accuracy with their counts (`task.accuracy`, `task.correct_count`, …); for an
 /// `env-report.json`, its numeric top-level members (`tasks_scored`, …) and those one

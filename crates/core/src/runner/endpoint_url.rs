@@ -141,6 +141,22 @@ impl fmt::Display for EndpointUrl {
     }
 }
 
+/// The ports browsers refuse to connect to (the Fetch standard's "bad ports").
+const BROWSER_BLOCKED_PORTS: [u16; 81] = [
+    1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102,
+    103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
+    512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993,
+    995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668,
+    6669, 6697, 10080,
+];
+
+/// The port of `url` when browsers refuse to connect to it as unsafe (a `fetch` to it fails
+/// before anything is sent, so nothing can answer there from a page).
+pub fn browser_blocked_port(url: &str) -> Option<u16> {
+    let port = EndpointUrl::parse(url).ok()?.port?;
+    BROWSER_BLOCKED_PORTS.contains(&port).then_some(port)
+}
+
 /// Splits `host[:port]` (IPv6 in brackets); `None` when the port is not 1..=65535.
 fn split_port(authority: &str) -> Option<(&str, Option<u16>)> {
     let (host, port) = if authority.starts_with('[') {
@@ -181,6 +197,15 @@ pub fn key_allowed_for(saved_origin: &str, endpoint: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ports_browsers_block() {
+        assert_eq!(browser_blocked_port("http://127.0.0.1:9/v1"), Some(9));
+        assert_eq!(browser_blocked_port("http://localhost:6000"), Some(6000));
+        assert_eq!(browser_blocked_port("http://127.0.0.1:8000/v1"), None);
+        assert_eq!(browser_blocked_port("https://api.example.com/v1"), None);
+        assert_eq!(browser_blocked_port("not a url"), None);
+    }
 
     #[test]
     fn origins_are_normalised() {

@@ -14,6 +14,9 @@ pub enum NetworkKind {
     /// not say why a `fetch` failed, so the page reports this for failures it attributes
     /// to CORS.
     Cors,
+    /// The browser refused to connect at all (a port it blocks as unsafe): nothing was
+    /// sent, and sending again cannot help.
+    Blocked,
     /// No answer within the transport's own timeout.
     Timeout,
     /// Anything else (TLS errors, resets, malformed HTTP, an unreadable body).

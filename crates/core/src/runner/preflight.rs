@@ -157,6 +157,11 @@ pub fn classify_network(
             format!("nothing answered at the base URL{detail}"),
             Some("check that the server is running and the base URL's scheme, host and port (local defaults: Ollama 11434, vLLM 8000, LM Studio 1234, llama.cpp 8080)".to_owned()),
         ),
+        NetworkKind::Blocked => PreflightFailure::new(
+            PreflightClass::Unreachable,
+            format!("the browser refuses to connect to this port, which browsers block as unsafe{detail}"),
+            Some("serve the endpoint on another port, such as 8000 (browsers block ports such as 9, 6000 and 6667)".to_owned()),
+        ),
         NetworkKind::Timeout => PreflightFailure::new(
             PreflightClass::Other,
             format!("no answer within the request timeout{detail}"),

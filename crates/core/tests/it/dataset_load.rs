@@ -173,7 +173,7 @@ fn float_type_becomes_number_in_converted_tools_only() {
             })
             .cloned()
     };
-    assert_eq!(amount_type(&s.tools_raw), Some(Value::str("float")));
+    assert_eq!(amount_type(s.tools_raw()), Some(Value::str("float")));
     assert_eq!(amount_type(&s.tools), Some(Value::str("number")));
     fn contains_float(v: &Value) -> bool {
         match v {
@@ -186,7 +186,7 @@ fn float_type_becomes_number_in_converted_tools_only() {
     assert!(!contains_float(&s.tools));
     // Sessions without float are unchanged.
     let s0 = ds.session_at(0).unwrap();
-    assert_eq!(s0.tools, s0.tools_raw);
+    assert_eq!(&s0.tools, s0.tools_raw());
 }
 
 #[test]

@@ -686,7 +686,7 @@ fn a_256_session_suite_repeats_no_message_and_no_tool_list() {
                 );
             }
             assert!(
-                tool_lists.insert(dumps(&s.tools_raw, Escape::Utf8)),
+                tool_lists.insert(dumps(s.tools_raw(), Escape::Utf8)),
                 "{}: repeats its tool list",
                 s.id
             );

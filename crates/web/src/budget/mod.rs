@@ -8,6 +8,8 @@
 mod update;
 pub mod view;
 
+pub mod costs;
+
 use wildtool_contract::inputs::PlanFields;
 
 /// A JSON object from members whose values are JSON already: the inputs of the lab's
@@ -74,3 +76,17 @@ impl Default for BudgetState {
 
 /// The `details` element of Setup's cost panel (its name in [`AppState::open`]).
 pub const PRICES_ID: &str = "prices";
+
+/// The compared runs' stored lines, by history id: checkpoint lines (header first) or
+/// the result text; `None` when the run has neither in this browser.
+#[derive(Debug, Default)]
+pub struct CostReads {
+    read: Vec<(String, Option<Source>)>,
+    asked: Vec<String>,
+}
+
+#[derive(Debug)]
+enum Source {
+    Records(Vec<String>),
+    Text(String),
+}

@@ -32,3 +32,17 @@ pub fn setup_panel(state: &AppState) -> Element {
         .child(el("summary").text("What will this cost? (estimate and prices)"))
         .child_opt(open.then(|| holder(state, "prices-area", LabPurpose::PriceEditor)))
 }
+
+/// The cost section for `purpose`, or a note while it is computed.
+pub fn cost_section(state: &AppState, id: &str, purpose: LabPurpose) -> Element {
+    let holder = el("div").id(id);
+    match state.lab.answer(purpose) {
+        Some(Ok(json)) => holder.child(Node::Raw(json.clone())),
+        Some(Err(e)) => holder.child(note(&[id, "-note"].concat(), e, Tone::Error)),
+        None => holder.attr("aria-busy", "true").child(note(
+            &[id, "-note"].concat(),
+            "Pricing…",
+            Tone::Info,
+        )),
+    }
+}

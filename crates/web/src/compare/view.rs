@@ -15,14 +15,31 @@ fn picker(state: &AppState) -> Element {
     let rows = state.history.entries.iter().map(|e| {
         let chosen = state.history.compare.iter().any(|c| c == &e.id);
         let other = fingerprint.is_some_and(|f| f != e.dataset_fingerprint);
+        // What tells runs apart: when, where from, and how many trials.
+        let origin = match (e.kind.as_str(), &e.endpoint_host) {
+            (_, Some(host)) => format!("endpoint {host}"),
+            ("upload", _) => "uploaded file".to_owned(),
+            ("link", _) => "opened from a link".to_owned(),
+            _ => format!(
+                "built-in {} agent",
+                e.provider.as_deref().unwrap_or(&e.model)
+            ),
+        };
+        let trials = e.trials();
         let facts = format!(
-            " {} — {} · {} of {} tasks scored · {}{}",
+            " {} — {} · {} of {} tasks scored · {}{} · started {} · {origin}{}",
             e.label,
             e.status,
             e.tasks_scored,
             e.tasks_total,
             e.dataset_name,
-            if other { " (another dataset)" } else { "" }
+            if other { " (another dataset)" } else { "" },
+            crate::widgets::when(e.started_ms),
+            if trials > 1 {
+                format!(" · {trials} trials")
+            } else {
+                String::new()
+            }
         );
         el("li").key(e.id.clone()).child(
             el("label")
@@ -71,6 +88,7 @@ fn result(state: &AppState) -> Element {
             CompareWait::Missing(label) => {
                 format!("The results of {label} are not stored in this browser.")
             }
+            CompareWait::Mixed => "A ledger-environment run (a wildtool extension) is not compared with an official run: choose env runs only, or official runs only.".to_owned(),
         };
         return area.child(note("compare-wait", &text, Tone::Info));
     }
@@ -101,7 +119,8 @@ fn link_banner(state: &AppState) -> Option<Element> {
 }
 
 /// The comparison view.
-pub fn view(state: &AppState) -> Element {
+/// The Compare view, with the compared runs' cost in money (`cost`, the budget's section).
+pub fn view(state: &AppState, cost: Option<Element>) -> Element {
     el("section")
         .id("view-compare")
         .class("view")
@@ -118,6 +137,7 @@ pub fn view(state: &AppState) -> Element {
         .child_opt(link_banner(state))
         .child(picker(state))
         .child(result(state))
+        .child_opt(cost)
         .child_opt(match state.lab.answer(LabPurpose::Audit) {
             Some(Ok(json)) if state.compare_wait().is_none() => Some(Node::Raw(json.clone())),
             _ => None,

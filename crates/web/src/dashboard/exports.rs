@@ -123,6 +123,7 @@ pub fn run_file(shown: &ShownRun, entry: Option<&HistoryEntry>) -> String {
         doc.result_jsonl = scored.and_then(|s| s.result_text.clone());
     }
     doc.outcomes = shown.outcomes.clone();
+    doc.manifest = shown.manifest.clone();
     doc.to_json()
 }
 
@@ -135,10 +136,14 @@ impl AppState {
         let scored = shown.scored.as_ref();
         let file =
             |name: String, mime: &'static str, data: String| Effect::Download { name, mime, data };
-        let model = safe_name(&shown.model);
+        // Every file is named after the run's label and start, so two runs' files differ.
+        let model = run_stem(
+            &shown.label,
+            self.history.get(&shown.id).map(|e| e.started_ms),
+        );
         let effect = match kind {
             "run" => Some(file(
-                format!("{}.wildtool-run.json", safe_name(&shown.label)),
+                format!("{model}.wildtool-run.json"),
                 "application/json",
                 run_file(shown, self.history.get(&shown.id)),
             )),
@@ -152,13 +157,17 @@ impl AppState {
                     None => file(name, "application/x-ndjson", s.score_jsonl()),
                 }
             }),
-            "metric" => {
-                scored.map(|s| file("metric.json".into(), "application/json", s.metric.clone()))
-            }
+            "metric" => scored.map(|s| {
+                file(
+                    format!("{model}_metric.json"),
+                    "application/json",
+                    s.metric.clone(),
+                )
+            }),
             "csv" => {
                 let d = self.dataset;
                 Some(file(
-                    format!("{}_tasks.csv", safe_name(&shown.label)),
+                    format!("{model}_tasks.csv"),
                     "text/csv",
                     per_task_csv(
                         &shown.outcomes,
@@ -172,7 +181,7 @@ impl AppState {
             }
             "checkpoint" => scored.and_then(|s| s.records.as_ref()).map(|r| {
                 file(
-                    "checkpoint.jsonl".into(),
+                    format!("{model}_checkpoint.jsonl"),
                     "application/x-ndjson",
                     format!("{}\n", r.join("\n")),
                 )
@@ -296,10 +305,10 @@ impl AppState {
             self.say("No checkpoint is stored for this run.", Tone::Warn);
             return Vec::new();
         }
-        let label = self
+        let stem = self
             .history
             .get(id)
-            .map(|e| e.label.clone())
+            .map(|e| run_stem(&e.label, Some(e.started_ms)))
             .unwrap_or_default();
         let mut data = String::new();
         for (_, line) in entries {
@@ -307,11 +316,25 @@ impl AppState {
             data.push('\n');
         }
         vec![Effect::Download {
-            name: format!("{}_checkpoint.jsonl", safe_name(&label)),
+            name: format!("{stem}_checkpoint.jsonl"),
             mime: "application/x-ndjson",
             data,
         }]
     }
+}
+
+/// A run's files' common name: its label and, when known, its start (`gold_2026-12-02_2031`).
+pub fn run_stem(label: &str, started_ms: Option<f64>) -> String {
+    let when = started_ms.filter(|ms| *ms > 0.0).map(|ms| {
+        let d = crate::widgets::when(ms);
+        format!(
+            "_{}",
+            d.trim_end_matches(" UTC")
+                .replace(' ', "_")
+                .replace(':', "")
+        )
+    });
+    safe_name(&format!("{label}{}", when.unwrap_or_default()))
 }
 
 /// The download of a chart.
@@ -350,5 +373,17 @@ mod tests {
         assert_eq!(safe_name("org/model name:v1"), "org_model_name_v1");
         assert_eq!(safe_name("///"), "_");
         assert_eq!(safe_name(""), "run");
+    }
+}
+
+#[cfg(test)]
+mod stem_tests {
+    #[test]
+    fn a_runs_files_carry_its_label_and_start() {
+        assert_eq!(
+            super::run_stem("gold run", Some(1_764_602_400_000.0)),
+            "gold_run_2025-12-01_152000"
+        );
+        assert_eq!(super::run_stem("gold", None), "gold");
     }
 }

@@ -108,6 +108,8 @@ pub struct ShownRun {
     pub copied: Option<bool>,
     /// Lines of an uploaded file that could not be read, as the banner names them.
     pub damage: Option<String>,
+    /// The run's manifest (`manifest.json`), for a run made in this page.
+    pub manifest: Option<String>,
 }
 
 impl ShownRun {
@@ -148,6 +150,7 @@ impl ShownRun {
             share,
             copied: None,
             damage: None,
+            manifest: None,
         }
     }
 

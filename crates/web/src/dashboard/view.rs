@@ -150,8 +150,8 @@ fn glossary(state: &AppState) -> Element {
     })
 }
 
-/// The dashboard view.
-pub fn view(state: &AppState) -> Element {
+/// The dashboard view, with the run's cost in money (`cost`, the budget's section).
+pub fn view(state: &AppState, cost: Element) -> Element {
     let mut section = el("section")
         .id("view-dashboard")
         .class("view")
@@ -194,6 +194,7 @@ pub fn view(state: &AppState) -> Element {
             "Drawing the charts…",
         ));
         section = section.child_opt(super::panels::trials_panel(state));
+        section = section.child(cost);
     }
     let scored = s.scored.as_ref();
     let has = |b: bool| !b;
@@ -227,6 +228,9 @@ pub fn view(state: &AppState) -> Element {
                 .child_opt(scored.and_then(|x| x.records.as_ref()).map(|_| {
                     button("checkpoint.jsonl", Action::Export.name(), "checkpoint")
                         .id("exp-checkpoint")
+                }))
+                .child_opt(state.cassette.recorded.as_ref().map(|_| {
+                    button("cassette.jsonl", Action::CassetteDownload.name(), "").id("exp-cassette")
                 }))
                 .child({
                     let compared = state.history.compare.iter().any(|c| c == &s.id);

@@ -1,6 +1,5 @@
 //! A dataset loaded into the page: the core's parsed sessions with their validation
-//! problems, fingerprint and task shapes, and the argument checker with its lazily
-//! installed Chinese segmenter.
+//! problems, fingerprint and task shapes, and its lazily installed Chinese segmenter.
 //!
 //! A loaded dataset lives for the rest of the page's life (`Box::leak`), so that the run
 //! engine, scorers and views can borrow its sessions without reference counting. A page
@@ -14,7 +13,6 @@ use serde::Serialize;
 
 use wildtool_core::checker::{NoSegmenter, SegmentError, Segmenter};
 use wildtool_core::dataset::{fingerprint_hex, load_dataset, Lang, LoadedDataset, Session};
-use wildtool_core::score::OfficialChecker;
 use wildtool_core::share::{task_shapes, TaskShape};
 
 /// The official data file's address (the "Official data" button and `dataset=official`).
@@ -134,10 +132,9 @@ pub struct Loaded {
     pub source: DatasetSource,
     /// Its language.
     pub lang: Lang,
-    /// The segmenter of the checker.
+    /// The Chinese segmenter, once the page has loaded jieba (the lab module, which
+    /// scores, is handed the same one).
     pub segmenter: &'static LazySegmenter,
-    /// The official argument checker.
-    pub checker: OfficialChecker<'static>,
     /// Task shapes (share links), in dataset order.
     pub shapes: Vec<TaskShape>,
     /// Tasks in the dataset.
@@ -186,7 +183,6 @@ pub fn load(text: &str, source: DatasetSource, lang: Lang) -> Dataset {
         source,
         lang,
         segmenter,
-        checker: OfficialChecker::new(segmenter),
         shapes,
         dataset,
     };

@@ -16,6 +16,8 @@
 //! - **Offline.** An uploaded `env-result.jsonl` is scored by `env_score`, giving the
 //!   CLI's `env-report.json` byte for byte.
 
+pub mod compare;
+pub mod sweep;
 mod update;
 pub mod view;
 
@@ -25,8 +27,6 @@ use wildtool_contract::Call;
 use wildtool_core::json::{dumps, Escape, Map, Value};
 
 use crate::ui::Node;
-
-pub use crate::vocab::ENV_PAGE as ENABLED;
 
 /// The step query's format marker (the environment's step function reads it).
 const STEP_FORMAT: &str = "wildtool-env-step/1";
@@ -93,6 +93,8 @@ pub struct EnvState {
     opening: Option<String>,
     /// An env share link being opened.
     link: Option<String>,
+    /// Env runs chosen for the comparison: their result files.
+    pub compared: compare::EnvCompared,
 }
 
 /// A clock for the step cost (milliseconds; the page's monotonic clock).
@@ -111,6 +113,22 @@ fn clock_ms() -> f64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs_f64() * 1000.0)
         .unwrap_or(0.0)
+}
+
+/// The setup's ledger-environment choice before a ledger sweep (given back after it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SavedEnvChoice {
+    pub(crate) env: bool,
+    pub(crate) history: String,
+}
+
+/// A ledger level's run once over: its dataset and `env-result.jsonl`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnvLevel {
+    /// The level's suite (JSON Lines).
+    pub dataset: String,
+    /// Its `env-result.jsonl`.
+    pub result: String,
 }
 
 /// What an env run adds to a live run.

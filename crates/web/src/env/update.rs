@@ -16,7 +16,7 @@ use wildtool_core::protocol::calls_value;
 impl AppState {
     /// True when the setup form asks for the ledger environment.
     pub fn env_wanted(&self) -> bool {
-        ENABLED && self.setup.env
+        self.setup.env
     }
 
     /// The dataset's sessions with `ledger_env`.
@@ -40,13 +40,6 @@ impl AppState {
     ) -> Option<Vec<Effect>> {
         if !self.setup.env || (self.env.sync.is_some() && self.env.version.is_some()) {
             return None;
-        }
-        if !ENABLED {
-            self.say(
-                "No ledger environment in this page: use wildtool run --env ledger.",
-                Tone::Error,
-            );
-            return Some(Vec::new());
         }
         self.env.awaiting = Some((resume, stored));
         Some(vec![Effect::Lab {
@@ -563,17 +556,11 @@ impl AppState {
 
     /// The automation hook `envHeadline`, while an env run is shown.
     pub fn env_headline(&self) -> Option<&str> {
-        if !ENABLED {
-            return None;
-        }
         self.env.shown.as_ref().map(|s| s.headline.as_str())
     }
 
     /// The env step cost so far (ms per step call, steps).
     pub fn env_step_cost(&self) -> Option<(f64, u64)> {
-        if !ENABLED {
-            return None;
-        }
         let (ms, n) = self.env.step_ms;
         (n > 0).then(|| (ms / n as f64, n))
     }

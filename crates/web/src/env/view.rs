@@ -55,9 +55,6 @@ fn tasks_panel(state: &AppState, s: &EnvShown, title: &str) -> Element {
 
 /// The dashboard of an env run, when one is shown.
 pub fn dashboard(state: &AppState) -> Option<Element> {
-    if !ENABLED {
-        return None;
-    }
     let s = state.env.shown.as_ref()?;
     Some(
         el("section")
@@ -113,9 +110,6 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
 
 /// The traces view of an env run, when one is shown.
 pub fn traces(state: &AppState) -> Option<Element> {
-    if !ENABLED {
-        return None;
-    }
     let s = state.env.shown.as_ref()?;
     let body: Node = if state.env.task.is_some() {
         lab_node(
@@ -144,9 +138,6 @@ pub fn traces(state: &AppState) -> Option<Element> {
 /// The setup form's ledger environment choices (an extension).
 pub fn setup_block(state: &AppState) -> Option<Element> {
     use crate::field::Field;
-    if !ENABLED {
-        return None;
-    }
     let f = &state.setup;
     let option = |value: &str, label: &str| {
         el("option")

@@ -124,7 +124,7 @@ impl SweepForm {
 }
 
 /// A JSON object of string fields.
-fn json_object(fields: &[(&str, &str)]) -> String {
+pub(crate) fn json_object(fields: &[(&str, &str)]) -> String {
     let mut out = String::from("{");
     for (i, (k, v)) in fields.iter().enumerate() {
         if i > 0 {
@@ -139,7 +139,7 @@ fn json_object(fields: &[(&str, &str)]) -> String {
 }
 
 /// A string field of a lab answer.
-fn field(v: &Value, name: &str) -> String {
+pub(crate) fn field(v: &Value, name: &str) -> String {
     v.get(name).and_then(Value::as_str).unwrap_or("").to_owned()
 }
 
@@ -237,6 +237,8 @@ pub struct LevelRun {
     pub outcome: Option<String>,
     /// Task accuracy as displayed, once over.
     pub accuracy: Option<String>,
+    /// A ledger level: its suite, then (once over) its `env-result.jsonl`.
+    pub env: Option<crate::env::EnvLevel>,
 }
 
 /// The analysis the lab module returned.
@@ -267,7 +269,48 @@ pub struct SweepRun {
     pub phase: SweepPhase,
     /// The analysis.
     pub result: Option<SweepResult>,
+    /// The levels are ledger-environment suites (each runs in the ledger environment).
+    pub env: bool,
+    /// The setup's env choice before a ledger sweep.
+    env_saved: Option<crate::env::SavedEnvChoice>,
+    /// The dataset loaded before the sweep (loaded again once the levels ran).
+    pub before: Before,
     stop: bool,
+}
+
+/// The dataset loaded before a sweep (compared by identity, shown by fingerprint).
+#[derive(Clone, Copy, Default)]
+pub struct Before(pub Option<crate::data::Dataset>);
+
+impl PartialEq for Before {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.map(std::ptr::from_ref) == other.0.map(std::ptr::from_ref)
+    }
+}
+
+impl std::fmt::Debug for Before {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.map_or("none", |d| d.fingerprint.as_str()))
+    }
+}
+
+impl SweepRun {
+    /// A finished sweep's analysis as it was kept (`setup::keep`), without its levels' rows.
+    pub fn kept(form: SweepForm, model: String, result: SweepResult) -> SweepRun {
+        SweepRun {
+            form,
+            model,
+            factor: String::new(),
+            levels: Vec::new(),
+            runs: Vec::new(),
+            phase: SweepPhase::Done,
+            result: Some(result),
+            env: false,
+            env_saved: None,
+            before: Before(None),
+            stop: false,
+        }
+    }
 }
 
 /// Generated suites and sweeps.

@@ -34,14 +34,19 @@ pub fn view(state: &AppState) -> Element {
                     &f.hold,
                 )),
         )
+        .child(super::view::picker(state))
         .child(
             el("div")
                 .class("row")
                 .child(
-                    button("Start the sweep", Action::SweepStart.name(), "")
-                        .id("sweep-start")
-                        .class("primary")
-                        .flag("disabled", busy),
+                    button(
+                        &format!("Start the sweep with {}", state.setup.display_model()),
+                        Action::SweepStart.name(),
+                        "",
+                    )
+                    .id("sweep-start")
+                    .class("primary")
+                    .flag("disabled", busy),
                 )
                 .child(
                     button("Stop", Action::SweepStop.name(), "")

@@ -24,6 +24,20 @@ impl AppState {
             "sweep-per-level" => g.sweep_form.per_level = value.to_owned(),
             "sweep-hold" => g.sweep_form.hold = value.to_owned(),
             "gen-factors" => g.form.factors = value.to_owned(),
+            // The factor picker: a level added to the factors set, a factor with its levels.
+            "gen-add" => {
+                let f = &mut g.form.factors;
+                if !f.trim().is_empty() {
+                    f.push(',');
+                }
+                f.push_str(value);
+            }
+            "sweep-pick" => {
+                if let Some((factor, levels)) = value.split_once('=') {
+                    g.sweep_form.factor = factor.to_owned();
+                    g.sweep_form.levels = levels.to_owned();
+                }
+            }
             _ => {}
         }
         Vec::new()
@@ -188,6 +202,9 @@ impl AppState {
             runs: Vec::new(),
             phase: SweepPhase::Planning,
             result: None,
+            env: false,
+            env_saved: None,
+            before: Before(self.dataset),
             stop: false,
         });
         self.say("Checking the sweep…", Tone::Info);
@@ -225,6 +242,7 @@ impl AppState {
             Ok(_) if sweep.stop => Vec::new(),
             Ok(v) => {
                 sweep.factor = field(&v, "factor");
+                sweep.env = v.get("env").and_then(Value::as_bool).unwrap_or(false);
                 sweep.levels = v
                     .get("levels")
                     .and_then(Value::as_array)
@@ -279,6 +297,19 @@ impl AppState {
         };
         if let Some(r) = sweep.runs.get_mut(i) {
             r.fingerprint = suite.fingerprint.clone();
+            if sweep.env {
+                r.env = Some(crate::env::EnvLevel {
+                    dataset: suite.text.clone(),
+                    result: String::new(),
+                });
+            }
+        }
+        if sweep.env {
+            let mut saved = sweep.env_saved.take();
+            self.env_sweep_choose(&mut saved);
+            if let Some(sweep) = &mut self.gen.sweep {
+                sweep.env_saved = saved;
+            }
         }
         let d = data::load(
             &suite.text,
@@ -297,13 +328,15 @@ impl AppState {
             .map(|r| r.id.clone());
         // The page stays on the Sweep view while the levels run.
         self.stay_on(route, &mut fx);
+        if started.is_none() && self.env_run_pending() {
+            // The ledger environment is loading; the run starts once it has.
+            if let Some(sweep) = &mut self.gen.sweep {
+                sweep.phase = SweepPhase::Running(i);
+            }
+            return fx;
+        }
         let Some(id) = started else {
-            let why = self
-                .status
-                .as_ref()
-                .map(|s| s.text.clone())
-                .unwrap_or_else(|| "the run could not start".into());
-            fx.extend(self.sweep_analyse(Some(why)));
+            fx.extend(self.sweep_not_started());
             return fx;
         };
         if let Some(sweep) = &mut self.gen.sweep {
@@ -314,6 +347,16 @@ impl AppState {
         }
 
         fx
+    }
+
+    /// A level's run did not start: what ran is analysed, with the status line's reason.
+    fn sweep_not_started(&mut self) -> Vec<Effect> {
+        let why = self
+            .status
+            .as_ref()
+            .map(|s| s.text.clone())
+            .unwrap_or_else(|| "the run could not start".into());
+        self.sweep_analyse(Some(why))
     }
 
     /// Back to `route` if a run's start or end moved the page (without its address change).
@@ -338,7 +381,32 @@ impl AppState {
             return;
         };
         let Some(id) = sweep.runs.get(i).and_then(|r| r.run.clone()) else {
-            return;
+            // A ledger level whose run waited for the environment to load.
+            if self.env_run_pending() {
+                return;
+            }
+            let earlier: Vec<Option<String>> = sweep.runs.iter().map(|r| r.run.clone()).collect();
+            match self
+                .run
+                .as_ref()
+                .filter(|r| !earlier.contains(&Some(r.id.clone())))
+            {
+                Some(run) => {
+                    let id = run.id.clone();
+                    if let Some(r) = self.gen.sweep.as_mut().and_then(|s| s.runs.get_mut(i)) {
+                        r.run = Some(id);
+                    }
+                    // Its start moved the page to the run view: stay on the Sweep view.
+                    if before.view == View::Sweep {
+                        self.stay_on(before.clone(), fx);
+                    }
+                    return self.sweep_after(before, fx, now);
+                }
+                None => {
+                    fx.extend(self.sweep_not_started());
+                    return;
+                }
+            }
         };
         let Some(run) = self.run.as_ref().filter(|r| r.id == id) else {
             return;
@@ -356,6 +424,7 @@ impl AppState {
             Some(s) => (s.outcomes.clone(), s.headline.task_accuracy.clone()),
             None => (Vec::new(), None),
         };
+        let env_result = self.env_level_result(&id);
         // The run's end moved the page to its dashboard: come back.
         if before.view == View::Sweep {
             self.stay_on(before, fx);
@@ -369,11 +438,16 @@ impl AppState {
             sweep.factor,
             sweep.levels.get(i).map(|l| l.value.as_str()).unwrap_or("")
         );
-        let scored = outcomes.iter().any(|o| !o.incomplete);
+        let mut scored = outcomes.iter().any(|o| !o.incomplete);
         if let Some(r) = sweep.runs.get_mut(i) {
             r.outcomes = outcomes;
             r.outcome = Some(outcome.clone());
             r.accuracy = accuracy;
+            if let (Some(level), Some((result, shown))) = (r.env.as_mut(), env_result) {
+                level.result = result;
+                r.accuracy = shown;
+                scored = true;
+            }
         }
         let stop = sweep.stop;
         if let Some(mut entry) = self.history.get(&id).cloned() {
@@ -405,16 +479,26 @@ impl AppState {
         } else {
             0.0
         };
+        let mut saved = self.gen.sweep.as_mut().and_then(|s| s.env_saved.take());
+        self.env_sweep_restore(&mut saved);
         let Some(sweep) = &mut self.gen.sweep else {
             return Vec::new();
         };
+        // The levels' suites were loaded one after another: the one before comes back.
+        if let Some(d) = sweep.before.0.take() {
+            self.dataset = Some(d);
+        }
         if let Some(why) = &stopped {
             self.status = Some(crate::state::Status {
                 text: format!("The sweep stopped: {why}."),
                 tone: Tone::Warn,
             });
         }
-        if sweep.runs.iter().all(|r| r.outcomes.is_empty()) {
+        if sweep
+            .runs
+            .iter()
+            .all(|r| r.outcomes.is_empty() && r.env.as_ref().is_none_or(|e| e.result.is_empty()))
+        {
             let why = stopped.unwrap_or_else(|| "no level ran".into());
             sweep.phase = SweepPhase::Failed(why);
             self.focus = Some("sweep-title".into());
@@ -436,6 +520,14 @@ impl AppState {
             push_json_string(&mut input, &r.fingerprint);
             input.push_str(",\"outcomes\":");
             input.push_str(&serde_json::to_string(&r.outcomes).unwrap_or_else(|_| "[]".into()));
+            // A ledger level that ran: its dataset and env-result.jsonl.
+            if let Some(e) = r.env.as_ref().filter(|e| !e.result.is_empty()) {
+                input.push_str(",\"env\":{\"dataset\":");
+                push_json_string(&mut input, &e.dataset);
+                input.push_str(",\"result\":");
+                push_json_string(&mut input, &e.result);
+                input.push('}');
+            }
             input.push('}');
         }
         input.push_str(&format!("],\"width\":{width}}}"));
@@ -459,11 +551,18 @@ impl AppState {
                 });
                 if sweep.phase == SweepPhase::Analysing {
                     sweep.phase = SweepPhase::Done;
+                    let loaded = self.dataset.map(|d| d.source.display());
                     self.status = Some(crate::state::Status {
-                        text: "Sweep finished.".into(),
+                        text: format!(
+                            "Sweep finished. Loaded again: {}.",
+                            loaded.as_deref().unwrap_or("no dataset")
+                        ),
                         tone: Tone::Ok,
                     });
                 }
+                let fx = self.keep_sweep();
+                self.focus = Some("sweep-title".into());
+                return fx;
             }
             Err(e) => {
                 sweep.phase = SweepPhase::Failed(e.clone());

@@ -20,6 +20,15 @@ pub fn form_field(label: &str, name: &str, value: &str) -> Element {
     )
 }
 
+/// The factors and their levels from the core's table, as the lab module draws them.
+pub fn picker(state: &AppState) -> Node {
+    crate::placement::lab_answer(
+        state.lab.answer(crate::msg::LabPurpose::FactorPicker),
+        "factor-picker",
+        "Reading the factors…",
+    )
+}
+
 /// The Generate view.
 pub fn view(state: &AppState) -> Element {
     let g = &state.gen;
@@ -32,7 +41,18 @@ pub fn view(state: &AppState) -> Element {
     result = match (&g.suite, &g.error) {
         _ if g.busy => result.child(note("generated-info", "Generating…", Tone::Info)),
         (_, Some(e)) => result.child(note("generated-info", e, Tone::Error)),
-        (Some(s), None) => result.child(Node::Raw(s.view.clone())),
+        // The run button names the model Setup holds now (the lab's view is kept).
+        (Some(s), None) => result
+            .child(
+                button(
+                    &format!("Run it now with {}", state.setup.display_model()),
+                    Action::GenRun.name(),
+                    "",
+                )
+                .id("generated-run")
+                .class("primary"),
+            )
+            .child(Node::Raw(s.view.clone())),
         (None, None) => result.child(
             el_text("p", "Nothing generated yet.")
                 .id("generated-info")
@@ -61,6 +81,7 @@ pub fn view(state: &AppState) -> Element {
                     "gen-factors",
                     &f.factors,
                 )))
+                .child(picker(state))
                 .child(
                     button("Generate", Action::Generate.name(), "")
                         .id("generate")

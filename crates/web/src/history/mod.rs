@@ -25,7 +25,8 @@ use wildtool_core::report::RunReport;
 use crate::data::DatasetSource;
 
 pub use crate::store::{
-    checkpoint_key, checkpoint_prefix, meta_key, outcomes_key, result_key, COMPARE_KEY, RUN_PREFIX,
+    checkpoint_key, checkpoint_prefix, manifest_key, meta_key, outcomes_key, result_key,
+    COMPARE_KEY, RUN_PREFIX,
 };
 
 /// What is known about a run (no key, no full endpoint URL).

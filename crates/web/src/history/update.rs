@@ -133,11 +133,10 @@ impl AppState {
         if self.shown.as_ref().is_some_and(|s| s.id == id) {
             return self.open_route_trace();
         }
-        if crate::env::ENABLED
-            && self
-                .history
-                .get(id)
-                .is_some_and(|e| e.kind == crate::env::ENV_KIND)
+        if self
+            .history
+            .get(id)
+            .is_some_and(|e| e.kind == crate::env::ENV_KIND)
         {
             return self.env_open_stored(id);
         }
@@ -368,6 +367,7 @@ impl AppState {
                 meta_key(id),
                 outcomes_key(id),
                 result_key(id),
+                crate::store::manifest_key(id),
                 crate::lab::trials_key(id),
             ]),
             Effect::KvDeletePrefix(checkpoint_prefix(id)),

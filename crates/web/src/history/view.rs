@@ -51,6 +51,7 @@ fn row_input(state: &AppState, e: &HistoryEntry) -> HistoryRow {
         reason: e.reason.clone(),
         has_checkpoint: e.has_checkpoint,
         resumable: e.resumable,
+        trials: e.trials(),
     }
 }
 

@@ -125,6 +125,13 @@ impl Default for LabState {
 }
 
 impl LabState {
+    /// The official comparison is asked for again when it is next shown (another
+    /// comparison's answer took its place).
+    pub fn forget_compare(&mut self) {
+        self.compare_key = None;
+        self.compare_runs_key = None;
+    }
+
     /// The latest answer for `purpose`.
     pub fn answer(&self, purpose: LabPurpose) -> Option<&LabAnswer> {
         self.answers
@@ -286,4 +293,6 @@ pub enum CompareWait {
     Reading,
     /// A chosen run's outcomes are not stored in this browser (its label).
     Missing(String),
+    /// Env runs (an extension) and official runs are chosen together.
+    Mixed,
 }

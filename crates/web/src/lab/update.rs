@@ -253,6 +253,9 @@ impl AppState {
                 .is_some_and(|(h, d)| h.dataset_fingerprint == d.fingerprint_u64());
             return (!fits).then_some(CompareWait::NoDataset);
         }
+        if let Some(wait) = self.env_compare_wait() {
+            return wait;
+        }
         let chosen = self.compare_chosen();
         if chosen.len() < 2 {
             return Some(CompareWait::TooFew(chosen.len()));
@@ -310,11 +313,29 @@ impl AppState {
                 let mut fx = self.dashboard_refresh();
                 fx.extend(self.trials_refresh());
                 fx.extend(self.leaderboard_refresh());
+                fx.extend(self.dash_cost_refresh());
                 fx
             }
-            View::Compare => self.compare_refresh(),
+            View::Compare => {
+                let mut fx = self.compare_refresh();
+                fx.extend(self.compare_cost_refresh());
+                fx
+            }
             View::History => self.history_refresh(),
             View::Setup => self.setup_refresh(),
+            View::Generate | View::Sweep => {
+                let form = if self.route.view == View::Sweep {
+                    "sweep"
+                } else {
+                    "generate"
+                };
+                self.movable_refresh(
+                    crate::placement::Place::Lab,
+                    Call::FactorPicker,
+                    LabPurpose::FactorPicker,
+                    &form,
+                )
+            }
             _ => Vec::new(),
         }
     }
@@ -352,7 +373,7 @@ impl AppState {
 
     /// History run `id` as the statistics read it (all its trials), once its outcomes
     /// are read.
-    fn run_input(&self, id: &str) -> Option<RunInput> {
+    pub(crate) fn run_input(&self, id: &str) -> Option<RunInput> {
         let e = self.history.get(id)?;
         let trials = match self.lab.trials(id) {
             Some(t) if e.trials() > 1 => t.to_vec(),
@@ -446,6 +467,9 @@ impl AppState {
 
     /// The comparison view's work after any message.
     fn compare_refresh(&mut self) -> Vec<Effect> {
+        if let Some(fx) = self.env_compare_refresh() {
+            return fx;
+        }
         let mut fx = Vec::new();
         if self.lab.compare_link.is_none() {
             // Runs with repeated trials are compared over all their trials.
@@ -523,6 +547,7 @@ impl AppState {
             .then(|| input.clone());
         self.lab.compare_runs_key = Some(runs_key);
         self.lab.compare_key = Some(key);
+        self.env.compared.key = None;
         fx.extend(self.lab_call(call, input, LabPurpose::Compare));
         if let Some(input) = audit {
             self.lab.clear(LabPurpose::Audit);

@@ -8,6 +8,7 @@
 //! constructs the engine with those lines, so only missing tasks run; the result file is
 //! assembled from them by the core and scored afresh, as `wildtool run` does.
 
+pub mod cassette;
 pub mod engine;
 pub mod hosts;
 pub mod readers;
@@ -95,6 +96,8 @@ pub struct LiveRun {
     trial_jobs: Vec<ScoreJob>,
     result_text: String,
     started_mono: f64,
+    /// The run's cassette, recording or replaying.
+    pub tape: Option<crate::run::cassette::Tape>,
 }
 
 impl LiveRun {
@@ -153,7 +156,7 @@ fn settings_map(form: &crate::setup::SetupForm) -> Vec<(String, String)> {
         m.push((k.to_owned(), v.clone()));
     }
     m.push(("preflight".into(), form.preflight.to_string()));
-    if crate::env::ENABLED && form.env {
+    if form.env {
         m.push(("env".into(), "true".into()));
         m.push(("history".into(), form.history.clone()));
     }
@@ -161,4 +164,17 @@ fn settings_map(form: &crate::setup::SetupForm) -> Vec<(String, String)> {
         m.push(("stream".into(), "true".into()));
     }
     m
+}
+
+/// The Setup choices and what a recording gave.
+#[derive(Debug, Default)]
+pub struct CassetteSetup {
+    /// Record the next run.
+    pub record: bool,
+    /// An uploaded cassette to replay: its file name and text.
+    pub replay: Option<(String, String)>,
+    /// The last recorded cassette's text.
+    pub recorded: Option<String>,
+    /// The lab module could not be loaded: runs start without a manifest.
+    pub no_lab: bool,
 }

@@ -29,9 +29,19 @@ impl AppState {
             self.say("Load a dataset first.", Tone::Error);
             return Vec::new();
         };
+        // Runs are scored in the lab module: load it first.
+        if let Some(fx) = self.run_waits_for_scorer(&resume, &stored) {
+            return fx;
+        }
         // A streamed run reads its streams in the lab module: load it first.
         let streams = self.setup.stream && !self.setup.is_builtin();
-        if streams && self.stream_call.is_none() {
+        // A cassette is recorded or replayed in the lab module, and every run with an
+        // endpoint logs its exchanges there for its manifest: load it first (a run that
+        // only logs starts without it when it cannot be loaded).
+        let http = !self.setup.is_builtin();
+        let needs = streams || (http && (self.cassette.record || self.cassette.replay.is_some()));
+        let taping = needs || (http && !self.cassette.no_lab);
+        if taping && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
             return vec![Effect::Lab {
                 call: wildtool_contract::Call::StreamRead,
@@ -97,7 +107,6 @@ impl AppState {
             None => Engine::new(&sessions, spec, &stored, now.mono),
         };
         // Own history: each task continues the session's own conversation.
-        #[cfg(any(feature = "env-page", not(target_arch = "wasm32")))]
         let built = match env_live.as_ref().is_some_and(|e| e.history == "own") {
             true => built.map(|e| e.with_own_history(wildtool_core::protocol::start_own)),
             false => built,
@@ -117,6 +126,20 @@ impl AppState {
             }
         };
         let agents = matches!(backend, Backend::Agent(_));
+        let tape = match &self.cassette_call {
+            Some(call) if taping && !agents => {
+                let replay = self.cassette.replay.as_ref().map(|(_, t)| t.as_str());
+                match crate::run::cassette::Tape::start(call, replay, self.cassette.record) {
+                    Ok(t) => Some(t),
+                    Err(e) => {
+                        self.say(format!("Cannot start: {e}."), Tone::Error);
+                        return Vec::new();
+                    }
+                }
+            }
+            _ => None,
+        };
+        let replaying = tape.as_ref().is_some_and(|t| t.replay);
         let (auth, redactor) = match &backend {
             Backend::Http { provider, .. } => {
                 // The key typed for this endpoint, or the one remembered for its origin.
@@ -137,12 +160,12 @@ impl AppState {
         let (hosts, probes) = match &backend {
             Backend::Http {
                 base_url, provider, ..
-            } => {
+            } if !replaying => {
                 let pool = HostPool::new(base_url, progress.concurrency_max, auth.is_none());
                 let probes = pool.probes(&id, *provider, base_url);
                 (Some(pool), probes)
             }
-            Backend::Agent(_) => (None, Vec::new()),
+            _ => (None, Vec::new()),
         };
         let entry = match resume {
             Some(mut e) => {
@@ -219,6 +242,7 @@ impl AppState {
             trial_jobs: Vec::new(),
             result_text: String::new(),
             started_mono: now.mono,
+            tape,
         });
         self.say(format!("Running {model}…"), Tone::Info);
         let mut fx = self.go(Route::view(View::Run));
@@ -358,13 +382,16 @@ impl AppState {
         if let Some(pool) = &mut run.hosts {
             pool.release(id);
         }
-        let reply = match reply {
+        let mut reply = match reply {
             Reply::Response(mut r) if !run.redactor.is_empty() => {
                 r.body = run.redactor.redact(&r.body);
                 Reply::Response(r)
             }
             other => other,
         };
+        if let (Some(tape), Some(call)) = (&mut run.tape, &self.cassette_call) {
+            tape.replied(call, id, &mut reply, now.mono);
+        }
         run.engine.handle_reply(RequestId(id), reply, now.mono);
         self.drive(now)
     }
@@ -382,6 +409,14 @@ impl AppState {
         match result {
             Ok(()) if self.stream_call.is_some() => self.start_with(resume, stored, now),
             Ok(()) => Vec::new(),
+            Err(_)
+                if !self.setup.stream
+                    && !self.cassette.record
+                    && self.cassette.replay.is_none() =>
+            {
+                self.cassette.no_lab = true;
+                self.start_with(resume, stored, now)
+            }
             Err(e) => {
                 self.say(
                     format!("Cannot start a streamed run: the stream readers could not be loaded ({e})."),
@@ -398,13 +433,25 @@ impl AppState {
             return Vec::new();
         };
         let rid = RequestId(id);
+        let mut tape = run.tape.as_mut().zip(self.cassette_call.as_ref());
         match part {
-            StreamIn::Head(head) => run.engine.handle_head(rid, head, now.mono),
+            StreamIn::Head(head) => {
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, Some(head.status), &[], None);
+                }
+                run.engine.handle_head(rid, head, now.mono)
+            }
             StreamIn::Bytes(bytes) => {
                 let bytes = run.redactor.redact_bytes(&bytes);
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, None, &bytes, None);
+                }
                 run.engine.handle_bytes(rid, &bytes, now.mono)
             }
             StreamIn::End => {
+                if let Some((t, call)) = &mut tape {
+                    t.stream(call, id, None, &[], Some(now.mono));
+                }
                 if let Some(pool) = &mut run.hosts {
                     pool.release(id);
                 }
@@ -435,6 +482,24 @@ impl AppState {
         self.drive(now)
     }
 
+    /// Holds a run until the scorer (the lab module) is loaded; `None` when it is (the run
+    /// starts now).
+    fn run_waits_for_scorer(
+        &mut self,
+        resume: &Option<HistoryEntry>,
+        stored: &[String],
+    ) -> Option<Vec<Effect>> {
+        if crate::scoring::ready() {
+            return None;
+        }
+        self.awaiting_scorer = Some((resume.clone(), stored.to_vec()));
+        self.say(
+            "Loading the scorer (the page's lab module) before the run starts…",
+            Tone::Info,
+        );
+        Some(self.load_scorer())
+    }
+
     /// Starts a run that waited for a module (stream readers, the ledger environment).
     pub(crate) fn start_again(
         &mut self,
@@ -447,13 +512,12 @@ impl AppState {
 
     /// Drains the engine's outputs into effects and state.
     fn drive(&mut self, now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED {
-            self.env_answer_calls(now);
-        }
+        self.env_answer_calls(now);
         let mut fx = Vec::new();
         let mut puts: Vec<(String, String)> = Vec::new();
         let mut finished = None;
         let mut sessions = Vec::new();
+        let call = self.cassette_call.clone();
         {
             let Some(run) = &mut self.run else {
                 return fx;
@@ -466,6 +530,13 @@ impl AppState {
                 };
                 if let Some(pool) = &mut run.hosts {
                     t.request.url = pool.assign(t.id.0, &t.request.url);
+                }
+                if let (Some(tape), Some(call)) = (&mut run.tape, &call) {
+                    if tape.replay {
+                        replay(&mut run.engine, call, &t, now);
+                        continue;
+                    }
+                    tape.sent(&t, now.mono);
                 }
                 fx.push(Effect::Send(Outgoing {
                     transmit: t,
@@ -510,7 +581,12 @@ impl AppState {
                         run.min_limit = run.min_limit.min(p.concurrency_limit);
                         run.progress = p;
                     }
-                    Event::Finished(end) => finished = Some(end),
+                    Event::Finished(end) => {
+                        if let Some(text) = run.tape.as_mut().and_then(|t| t.take_text()) {
+                            self.cassette.recorded = Some(text);
+                        }
+                        finished = Some(end);
+                    }
                 }
             }
             if !run.engine.is_finished() {
@@ -645,7 +721,7 @@ impl AppState {
     }
 
     fn run_finished(&mut self, end: crate::run::engine::RunEnd, now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED && self.run.as_ref().is_some_and(|r| r.env.is_some()) {
+        if self.run.as_ref().is_some_and(|r| r.env.is_some()) {
             return self.env_finished(end, now);
         }
         let Some(dataset) = self.dataset else {
@@ -678,7 +754,14 @@ impl AppState {
                             .unwrap_or_else(|| "no task could be finished".to_owned())
                     })
                 }),
-            fix: end.fix.as_deref().map(|f| run.redactor.redact(f)),
+            // The core's key fix names the CLI's environment variable; the page has a field.
+            fix: end
+                .fix
+                .as_deref()
+                .map(|f| match f.split_once(" (the CLI reads") {
+                    Some((head, _)) => format!("{head}: type it in Setup's API key field"),
+                    None => run.redactor.redact(f),
+                }),
         });
         run.result_text = end
             .trials
@@ -758,16 +841,41 @@ impl AppState {
         entry.concurrency = run.concurrency_meta();
         entry.first_token = run.progress.first_token;
         run.entry = entry.clone();
+        let entry_json = serde_json::to_string(&entry).unwrap_or_default();
+        // The run's manifest, from the lab module's log of its exchanges.
+        let manifest = match (&run.tape, &self.cassette_call) {
+            (Some(tape), Some(call)) => {
+                let s = shown.scored.as_ref();
+                let file = match tape.mode() {
+                    Some("replay") => self.cassette.replay.as_ref().map_or("", |(n, _)| n),
+                    _ => "cassette.jsonl",
+                };
+                tape.manifest(
+                    call,
+                    &entry_json,
+                    [
+                        s.and_then(|x| x.result_text.clone()),
+                        s.map(|x| x.score_jsonl()),
+                        s.map(|x| x.metric.clone()),
+                    ],
+                    run.progress.resumed,
+                    file,
+                )
+            }
+            _ => None,
+        };
+        let mut shown = shown;
+        shown.manifest = manifest.clone();
         let mut puts = vec![
             (
                 outcomes_key(&entry.id),
                 serde_json::to_string(&shown.outcomes).unwrap_or_default(),
             ),
-            (
-                meta_key(&entry.id),
-                serde_json::to_string(&entry).unwrap_or_default(),
-            ),
+            (meta_key(&entry.id), entry_json),
         ];
+        if let Some(m) = manifest {
+            puts.push((crate::history::manifest_key(&entry.id), m));
+        }
         // Repeated trials: every trial's outcomes (trial 1 is the one shown).
         let later: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
             run.trial_jobs.drain(..).map(|j| j.outcomes()).collect();
@@ -824,5 +932,33 @@ impl AppState {
         );
         fx.extend(self.show(shown));
         fx
+    }
+}
+
+/// Answers a request of a replayed run from the cassette: its recorded reply (a streamed
+/// request gets the recorded event stream as its head, bytes and end) or the refusal.
+fn replay(
+    engine: &mut Engine,
+    call: &crate::run::readers::StreamCall,
+    t: &wildtool_core::runner::engine::Transmit,
+    now: Now,
+) {
+    use crate::run::cassette::{response, Replayed, Tape};
+    let unix = now.unix_ms / 1000.0;
+    match Tape::answer(call, t) {
+        Replayed::Reply(status, latency, body) if t.stream => {
+            let mut head = wildtool_core::runner::http::HttpHead::new(status);
+            head.now_unix = unix;
+            engine.handle_head(t.id, head, now.mono);
+            engine.handle_bytes(t.id, body.as_bytes(), now.mono);
+            engine.handle_end(t.id, now.mono);
+            let _ = latency;
+        }
+        Replayed::Reply(status, latency, body) => engine.handle_reply(
+            t.id,
+            Reply::Response(response(status, latency, body, unix)),
+            now.mono,
+        ),
+        Replayed::Refused(why) => engine.handle_reply(t.id, Reply::Refused(why), now.mono),
     }
 }

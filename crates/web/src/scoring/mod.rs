@@ -1,18 +1,50 @@
-//! Scoring in the page with the core's scorer (the code behind `wildtool score`), one
-//! result line at a time so long files never block the page: a [`ScoreJob`] takes lines,
-//! scores them in slices and stops when a line needs the Chinese segmenter that is not
-//! loaded yet; [`Scored`] holds the finished score files.
+//! Scoring in the page with the core's scorer (the code behind `wildtool score`), run in
+//! the lab module (its `score` call, reached synchronously once the module is loaded, as
+//! the stream readers are), so that the argument checker and the score files' writing are
+//! not part of the app shell. A [`ScoreJob`] takes lines, hands them to the lab module in
+//! slices so long files never block the page, and stops when the lab module is not loaded
+//! yet or a line needs the Chinese segmenter that is not loaded yet; [`Scored`] holds the
+//! finished score files. Nothing is scored without the lab module: a job waits for it,
+//! and a module that cannot be loaded fails the job with the reason.
 
+pub mod load;
 mod update;
 
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
-use wildtool_core::formats::score_file::model_name;
-use wildtool_core::formats::ScoreFile;
-use wildtool_core::outcome::TaskOutcome;
-use wildtool_core::score::{ScoreOptions, ScoreStats, Scorer};
+use wildtool_core::json::{dumps, Escape, Map, Value as CoreValue};
+use wildtool_core::outcome::{outcomes_from_json, TaskOutcome};
+use wildtool_core::score::{ScoreStats, TurnDifference};
 
-use crate::data::{has_cjk, Dataset};
+use crate::data::{has_cjk, lang_name, Dataset};
+
+/// Calls the lab module's `score` with its input; the output or the call's failure.
+pub type ScoreCall = std::rc::Rc<dyn Fn(&str) -> Result<String, String>>;
+
+thread_local! {
+    static LAB: RefCell<Option<ScoreCall>> = const { RefCell::new(None) };
+    static NEXT_JOB: Cell<u64> = const { Cell::new(1) };
+}
+
+/// Installs the lab module's `score` call (the glue, once the module is loaded).
+pub fn install(call: ScoreCall) {
+    LAB.with(|l| *l.borrow_mut() = Some(call));
+}
+
+/// Forgets the installed `score` call (the page's tests: a lab module that is gone).
+pub fn uninstall() {
+    LAB.with(|l| *l.borrow_mut() = None);
+}
+
+/// True once the lab module's `score` call is installed.
+pub fn ready() -> bool {
+    LAB.with(|l| l.borrow().is_some())
+}
+
+fn lab() -> Option<ScoreCall> {
+    LAB.with(|l| l.borrow().clone())
+}
 
 /// What a [`ScoreJob`] needs next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,28 +53,57 @@ pub enum JobStep {
     Idle,
     /// More lines are queued (yield, then run again).
     More,
-    /// The next line needs jieba.
+    /// A module must be loaded first: the lab module (which scores, see
+    /// [`crate::state::AppState::needs_jieba`]) or, for the next line, jieba.
     NeedsJieba,
 }
 
-/// Lines being scored, collected into the core's score file (its order is the CLI's).
+/// Lines being scored by the lab module, collected into the core's score file there (its
+/// order is the CLI's).
 pub struct ScoreJob {
     dataset: Dataset,
-    scorer: Scorer<'static>,
-    file: ScoreFile,
+    id: u64,
+    opened: bool,
     queue: VecDeque<(usize, String)>,
     errors: Vec<String>,
+    scored: usize,
+    /// The lab module failed (the job scores nothing more; the reason is in `errors`).
+    broken: bool,
+}
+
+impl Drop for ScoreJob {
+    fn drop(&mut self) {
+        if self.opened {
+            if let Some(call) = lab() {
+                let _ = call(&op("close", self.id, Vec::new()));
+            }
+        }
+    }
+}
+
+/// An operation's first line (see the lab module's `score`).
+fn op(name: &str, job: u64, extra: Vec<(&str, CoreValue)>) -> String {
+    let mut m = Map::new();
+    m.insert("op", CoreValue::str(name));
+    m.insert("job", CoreValue::int(job as i64));
+    for (k, v) in extra {
+        m.insert(k, v);
+    }
+    dumps(&CoreValue::Object(m), Escape::Utf8)
 }
 
 impl ScoreJob {
     /// A job over `dataset`.
     pub fn new(dataset: Dataset) -> ScoreJob {
+        let id = NEXT_JOB.with(|n| n.replace(n.get() + 1));
         ScoreJob {
             dataset,
-            scorer: Scorer::new(&dataset.dataset, &dataset.checker, ScoreOptions::default()),
-            file: ScoreFile::new(),
+            id,
+            opened: false,
             queue: VecDeque::new(),
             errors: Vec::new(),
+            scored: 0,
+            broken: false,
         }
     }
 
@@ -67,8 +128,46 @@ impl ScoreJob {
         self.queue.len()
     }
 
+    fn fail(&mut self, why: String) {
+        self.broken = true;
+        self.opened = false;
+        self.queue.clear();
+        self.errors
+            .push(format!("The lab module could not score the results: {why}"));
+    }
+
+    /// Opens the job in the lab module (sending the dataset when it does not hold it);
+    /// false when the module is not loaded yet.
+    fn open(&mut self) -> bool {
+        if self.opened || self.broken {
+            return true;
+        }
+        let Some(call) = lab() else { return false };
+        let key = CoreValue::str(format!(
+            "{}:{}",
+            self.dataset.fingerprint,
+            lang_name(self.dataset.lang)
+        ));
+        let open = op("open", self.id, vec![("key", key.clone())]);
+        let mut answer = call(&open);
+        if answer.as_deref() == Ok("dataset") {
+            let lang = CoreValue::str(lang_name(self.dataset.lang));
+            let head = op("dataset", 0, vec![("key", key), ("lang", lang)]);
+            answer = call(&format!("{head}\n{}", self.dataset.text)).and_then(|_| call(&open));
+        }
+        match answer.as_deref() {
+            Ok("ok") => self.opened = true,
+            Ok(other) => self.fail(format!("unexpected answer {other:?}")),
+            Err(e) => self.fail(e.to_owned()),
+        }
+        true
+    }
+
     /// Scores queued lines for at most `budget` lines.
     pub fn run(&mut self, budget: usize) -> JobStep {
+        if !self.open() {
+            return JobStep::NeedsJieba;
+        }
         for _ in 0..budget {
             let Some((line_no, text)) = self.queue.front() else {
                 return JobStep::Idle;
@@ -76,14 +175,30 @@ impl ScoreJob {
             if !self.dataset.segmenter.ready() && has_cjk(text) {
                 return JobStep::NeedsJieba;
             }
-            let (line_no, text) = (*line_no, text.clone());
-            self.queue.pop_front();
-            match self.scorer.score_line(line_no, &text) {
-                Ok(s) => self.file.push(line_no, s),
-                Err(e) => self.errors.push(wildtool_core::input::damage::describe(
-                    &e.to_string(),
-                    &text,
+            let Some(call) = lab() else {
+                return JobStep::NeedsJieba;
+            };
+            let head = op(
+                "push",
+                self.id,
+                vec![("line", CoreValue::int(*line_no as i64))],
+            );
+            let answer = call(&format!("{head}\n{text}"));
+            let Some((line_no, text)) = self.queue.pop_front() else {
+                break;
+            };
+            match answer.as_deref() {
+                Ok("ok") => self.scored += 1,
+                Ok("jieba") => self.errors.push(format!(
+                    "result line {line_no}: the Chinese segmenter is not loaded in the lab module"
                 )),
+                Ok(a) => match a.strip_prefix("error ") {
+                    Some(e) => self
+                        .errors
+                        .push(wildtool_core::input::damage::describe(e, &text)),
+                    None => self.fail(format!("unexpected answer {a:?}")),
+                },
+                Err(e) => self.fail(e.to_owned()),
             }
         }
         if self.queue.is_empty() {
@@ -100,7 +215,13 @@ impl ScoreJob {
 
     /// Outcomes scored so far, in score order.
     pub fn outcomes(&self) -> Vec<TaskOutcome> {
-        self.file.outcomes()
+        let (true, Some(call)) = (self.opened, lab()) else {
+            return Vec::new();
+        };
+        call(&op("outcomes", self.id, Vec::new()))
+            .ok()
+            .and_then(|t| outcomes_from_json(&t))
+            .unwrap_or_default()
     }
 
     /// Lines that could not be scored so far.
@@ -110,24 +231,105 @@ impl ScoreJob {
 
     /// Result lines scored so far.
     pub fn scored_lines(&self) -> usize {
-        self.file.len()
+        self.scored
     }
 
-    /// The finished score files; `model` overrides the result file's model name.
-    pub fn finish(self, model: Option<&str>) -> Scored {
-        let name = model_name(model, &self.scorer);
-        let metric = self.scorer.metric_json(&name);
-        let stats = self.scorer.final_stats();
-        let out = self.file.finish();
-        Scored::new(
-            name,
-            metric,
-            out.score_jsonl,
-            out.outcomes,
-            self.errors,
-            stats,
-        )
+    /// The finished score files; `model` overrides the result file's model name. A job
+    /// the lab module could not score has no files, only its errors.
+    pub fn finish(mut self, model: Option<&str>) -> Scored {
+        let mut errors = std::mem::take(&mut self.errors);
+        let answer = match (self.opened, lab()) {
+            (true, Some(call)) => {
+                let model = model.map(CoreValue::str).unwrap_or(CoreValue::Null);
+                Some(call(&op("finish", self.id, vec![("model", model)])))
+            }
+            _ => None,
+        };
+        self.opened = false;
+        let read = |out: &str| {
+            let (head, score_jsonl) = out.split_once('\n').unwrap_or((out, ""));
+            let v: serde_json::Value = serde_json::from_str(head).ok()?;
+            let text = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+            let outcomes = outcomes_from_json(&v.get("outcomes")?.to_string())?;
+            Some((
+                text("model")?,
+                text("metric")?,
+                score_jsonl.to_owned(),
+                outcomes,
+                read_stats(v.get("stats")?),
+            ))
+        };
+        match answer {
+            Some(Ok(out)) => match read(&out) {
+                Some((model, metric, score_jsonl, outcomes, stats)) => {
+                    return Scored::new(model, metric, score_jsonl, outcomes, errors, stats)
+                }
+                None => errors.push("The lab module's scores could not be read.".to_owned()),
+            },
+            Some(Err(e)) => errors.push(format!("The lab module could not score the results: {e}")),
+            None if !self.broken => {
+                errors.push("The results were not scored: the lab module is not loaded.".to_owned())
+            }
+            None => {}
+        }
+        Scored {
+            errors,
+            ..Scored::default()
+        }
     }
+}
+
+/// The counters the page reads (tokens, requests, the belongs-to-dataset check).
+fn read_stats(v: &serde_json::Value) -> ScoreStats {
+    let n = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
+    let first_turn_difference = v.get("first_turn_difference").and_then(|d| {
+        let s = |k: &str| d.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+        let u = |k: &str| d.get(k).and_then(|x| x.as_u64()).map(|x| x as usize);
+        Some(TurnDifference {
+            session: u("session")?,
+            task: u("task")?,
+            recorded: s("recorded")?,
+            dataset: s("dataset")?,
+        })
+    });
+    ScoreStats {
+        lines: n("lines"),
+        input_tokens: n("input_tokens"),
+        output_tokens: n("output_tokens"),
+        requests: n("requests"),
+        unknown_ids: n("unknown_ids"),
+        user_turns_checked: n("user_turns_checked"),
+        user_turns_differing: n("user_turns_differing"),
+        first_turn_difference,
+        ..Default::default()
+    }
+}
+
+/// A finished scoring: the official score files and what traces and exports need.
+#[derive(Debug, Clone, Default)]
+pub struct Scored {
+    /// Model name written into `metric.json`.
+    pub model: String,
+    /// `score.jsonl` text.
+    pub score_jsonl: String,
+    /// Or, for a big upload, the glue's kept `Blob` of it (the text is then empty).
+    pub score_kept: Option<u32>,
+    /// `(session index, start, end)` of each line of `score_jsonl`.
+    index: Vec<(usize, usize, usize)>,
+    /// `metric.json` text.
+    pub metric: String,
+    /// Outcomes in score order.
+    pub outcomes: Vec<TaskOutcome>,
+    /// Lines that could not be scored.
+    pub errors: Vec<String>,
+    /// Scoring counters.
+    pub stats: ScoreStats,
+    /// The official `result.jsonl` text, when kept.
+    pub result_text: Option<String>,
+    /// Checkpoint lines (header first), for runs made in the page and checkpoints.
+    pub records: Option<Vec<String>>,
+    /// Each task's tokens, latency and search text, read once for the trace view.
+    pub digests: std::cell::OnceCell<Digests>,
 }
 
 impl Scored {
@@ -164,36 +366,7 @@ impl Scored {
             digests: Default::default(),
         }
     }
-}
 
-/// A finished scoring: the official score files and what traces and exports need.
-#[derive(Debug, Clone, Default)]
-pub struct Scored {
-    /// Model name written into `metric.json`.
-    pub model: String,
-    /// `score.jsonl` text.
-    pub score_jsonl: String,
-    /// Or, for a big upload, the glue's kept `Blob` of it (the text is then empty).
-    pub score_kept: Option<u32>,
-    /// `(session index, start, end)` of each line of `score_jsonl`.
-    index: Vec<(usize, usize, usize)>,
-    /// `metric.json` text.
-    pub metric: String,
-    /// Outcomes in score order.
-    pub outcomes: Vec<TaskOutcome>,
-    /// Lines that could not be scored.
-    pub errors: Vec<String>,
-    /// Scoring counters.
-    pub stats: ScoreStats,
-    /// The official `result.jsonl` text, when kept.
-    pub result_text: Option<String>,
-    /// Checkpoint lines (header first), for runs made in the page and checkpoints.
-    pub records: Option<Vec<String>>,
-    /// Each task's tokens, latency and search text, read once for the trace view.
-    pub digests: std::cell::OnceCell<Digests>,
-}
-
-impl Scored {
     /// `score.jsonl` text.
     pub fn score_jsonl(&self) -> String {
         self.score_jsonl.clone()
@@ -259,4 +432,11 @@ impl Digests {
         }
         self.texts = true;
     }
+}
+
+/// Where loading the scorer stands.
+#[derive(Debug, Default)]
+pub struct ScorerLoad {
+    /// The lab module is being loaded to score.
+    pub loading: bool,
 }

@@ -7,6 +7,7 @@
 //! ([`key_allowed_for`](wildtool_core::runner::endpoint_url::key_allowed_for)): a link
 //! that names another endpoint gets no key.
 
+pub mod keep;
 pub mod probe;
 pub mod view;
 
@@ -342,6 +343,15 @@ impl SetupForm {
                     "The key cannot be remembered without a valid base URL: {e}"
                 ))
             }
+        }
+    }
+
+    /// The model a run would use, as a button names it (`the gold agent`, `qwen3-8b (openai)`).
+    pub fn display_model(&self) -> String {
+        if self.is_builtin() || self.model.trim().is_empty() {
+            format!("the {} agent", self.provider)
+        } else {
+            format!("{} ({})", self.model.trim(), self.provider)
         }
     }
 

@@ -444,7 +444,8 @@ fn model_panel(state: &AppState, cost: Element, env: Option<Element>) -> Element
                     )
                     .text(" Stream the replies (like --stream; scored exactly as without streaming, with first-token latency)"),
             )
-            .child(probe_block(state));
+            .child(probe_block(state))
+            .child(cassette_block(state));
     }
     panel.child(cost).child_opt(env).child(
         el("div").class("row").child(
@@ -537,4 +538,36 @@ pub fn view(state: &AppState, cost: Element, env: Option<Element>) -> Element {
                 .child(model_panel(state, cost, env)),
         )
         .child(cors_help(state))
+}
+
+/// Record a cassette of the run, or answer it from an uploaded one (`run --cassette`,
+/// `--offline`).
+fn cassette_block(state: &AppState) -> Element {
+    let c = &state.cassette;
+    let block = el("div").id("cassette").child(
+        el("label").class("check").child(
+            el("input")
+                .id("cassette-record")
+                .attr("type", "checkbox")
+                .flag("checked", c.record)
+                .action(Action::CassetteRecord.name(), ""),
+        )
+        .text(" Record a cassette (like --cassette: every reply, to download as cassette.jsonl after the run)"),
+    );
+    match &c.replay {
+        Some((name, _)) => block.child(
+            el("div")
+                .class("row")
+                .child(el_text("span", format!("Replaying {name}: nothing is sent; a request not in it ends its task incomplete (like --offline).")).id("cassette-replaying"))
+                .child(button("Stop replaying", Action::CassetteForget.name(), "").id("cassette-forget")),
+        ),
+        None => block
+            .child(el("label").attr("for", "cassette-input").text(" Replay a cassette (like --cassette FILE --offline): "))
+            .child(
+                el("input")
+                    .id("cassette-input")
+                    .attr("type", "file")
+                    .action(FileAction::CassetteFile.name(), ""),
+            ),
+    }
 }

@@ -70,7 +70,7 @@ impl AppState {
         self.upload.eof = self.upload.read >= self.upload.total || bytes.is_empty();
         if offset == 0 {
             let kind = sniff(&bytes, self.upload.total);
-            let env = crate::env::ENABLED && kind == FileKind::EnvRun;
+            let env = kind == FileKind::EnvRun;
             if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
@@ -160,7 +160,7 @@ impl AppState {
 
     /// A checkpoint or run export, read whole.
     fn whole_file(&mut self, bytes: &[u8], now: Now) -> Vec<Effect> {
-        if crate::env::ENABLED && self.upload.kind == Some(FileKind::EnvRun) {
+        if self.upload.kind == Some(FileKind::EnvRun) {
             return self.env_upload(bytes);
         }
         let Some(dataset) = self.dataset else {
@@ -303,7 +303,17 @@ impl AppState {
         }
         scored.records = self.upload.records.take();
         let model = scored.model.clone();
-        let label = self.upload.label.take().unwrap_or_else(|| model.clone());
+        // An upload without a label of its own is named after its file (two uploads of
+        // one model are told apart).
+        let label = self.upload.label.take().unwrap_or_else(|| {
+            let name = self.upload.name.as_str();
+            let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+            if stem.is_empty() {
+                model.clone()
+            } else {
+                stem.to_owned()
+            }
+        });
         let errors = scored.errors.len();
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();
         let id = self.history.new_id("upload");
@@ -407,7 +417,12 @@ impl AppState {
             self.flags.score_state = Some("error");
             self.flags.score_error = Some(reason.to_owned());
         }
-        self.say(format!("The file was not scored: {reason}"), Tone::Error);
+        // On the Offline view its note says it already: said once.
+        if self.route.view == crate::route::View::Upload {
+            self.status = None;
+        } else {
+            self.say(format!("The file was not scored: {reason}"), Tone::Error);
+        }
         fx
     }
 }

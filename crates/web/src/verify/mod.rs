@@ -5,8 +5,6 @@
 pub mod update;
 pub mod view;
 
-use serde::Serialize;
-
 /// Largest file read for verification.
 pub const MAX_VERIFY_BYTES: u64 = 256 << 20;
 
@@ -17,12 +15,4 @@ pub struct VerifyFiles {
     pub files: Vec<(String, String)>,
     /// Files still being read.
     pub reading: usize,
-}
-
-/// The lab call's input (the contract's `VerifyInput`).
-#[derive(Serialize)]
-struct VerifyCall<'a> {
-    files: &'a [(String, String)],
-    dataset: Option<&'a str>,
-    lang: &'static str,
 }

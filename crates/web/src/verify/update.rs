@@ -1,6 +1,10 @@
 //! The Verify drop zone's handlers, on its own state and the narrow context: dropped files
 //! read whole and handed, with the dataset's text, to the lab module.
 
+use std::borrow::Cow;
+
+use wildtool_contract::inputs::VerifyInput;
+
 use super::*;
 use crate::cx::Cx;
 use crate::msg::{Effect, FilePurpose, FileRef, LabPurpose};
@@ -55,17 +59,19 @@ pub fn read(
     };
     files.files.retain(|(n, _)| *n != file.name);
     files.files.push((file.name, text));
-    let input = serde_json::to_string(&VerifyCall {
-        files: &files.files,
-        dataset: cx.dataset.map(|d| d.text.as_str()),
-        lang: if cx
-            .dataset
-            .is_some_and(|d| d.lang == wildtool_core::dataset::Lang::Zh)
-        {
-            "zh"
-        } else {
-            "en"
-        },
+    let input = serde_json::to_string(&VerifyInput {
+        files: Cow::Borrowed(&files.files),
+        dataset: cx.dataset.map(|d| Cow::Borrowed(d.text.as_str())),
+        lang: Cow::Borrowed(
+            if cx
+                .dataset
+                .is_some_and(|d| d.lang == wildtool_core::dataset::Lang::Zh)
+            {
+                "zh"
+            } else {
+                "en"
+            },
+        ),
     })
     .unwrap_or_default();
     fx.extend(cx.lab_call(

@@ -82,8 +82,16 @@ pub fn view_for(state: &AppState) -> Element {
         ),
         View::Run => crate::run::view::view(state),
         // An env run's dashboard and traces are the ledger environment's own.
-        View::Dashboard => crate::env::view::dashboard(state)
-            .unwrap_or_else(|| crate::dashboard::view::view(state)),
+        View::Dashboard => crate::env::view::dashboard(state).unwrap_or_else(|| {
+            crate::dashboard::view::view(
+                state,
+                crate::budget::view::cost_section(
+                    state,
+                    "dash-cost",
+                    crate::msg::LabPurpose::DashCost,
+                ),
+            )
+        }),
         View::Traces => {
             crate::env::view::traces(state).unwrap_or_else(|| crate::traces::view::view(state))
         }
@@ -91,7 +99,16 @@ pub fn view_for(state: &AppState) -> Element {
             .child(crate::upload::view::view(state))
             .child(crate::verify::view::panel(state)),
         View::History => crate::history::view::view(state),
-        View::Compare => crate::compare::view::view(state),
+        View::Compare => crate::compare::view::view(
+            state,
+            (state.compare_wait().is_none() && state.lab.compare_link.is_none()).then(|| {
+                crate::budget::view::cost_section(
+                    state,
+                    "compare-cost",
+                    crate::msg::LabPurpose::CompareCost,
+                )
+            }),
+        ),
         View::Generate => crate::generate::view::view(state),
         View::Sweep => crate::generate::sweep::view(state),
     }
@@ -181,7 +198,7 @@ fn hooks(state: &AppState) -> Hooks {
                 .filter(|_| run.phase == crate::run::Phase::Ended)
             {
                 h.insert("runOutcome", end.outcome.clone());
-                if end.outcome == "failed" {
+                if end.outcome == "failed" || end.reason.is_some() {
                     h.insert("runError", end.reason.clone().unwrap_or_default());
                 }
             }

@@ -15,7 +15,8 @@ fn expected(metric: &str) -> Vec<String> {
         files: vec![
             ("mini_result.jsonl".into(), RESULT.into()),
             ("mini_metric.json".into(), metric.into()),
-        ],
+        ]
+        .into(),
         dataset: Some(MINI.into()),
         lang: "en".into(),
     };
@@ -27,18 +28,6 @@ fn expected(metric: &str) -> Vec<String> {
         .collect()
 }
 
-fn claims(b: &Browser) -> Vec<String> {
-    let f = b.frame();
-    let Some(list) = f.root.by_id("verify-claims") else {
-        return Vec::new();
-    };
-    list.elements()
-        .into_iter()
-        .filter(|e| e.tag == "li")
-        .map(|e| e.text_content())
-        .collect()
-}
-
 #[test]
 fn dropped_files_are_verified_against_the_loaded_dataset() {
     let mut b = open("http://page/?dataset=mini.jsonl");
@@ -46,16 +35,16 @@ fn dropped_files_are_verified_against_the_loaded_dataset() {
     b.drop_file("verify-file", "mini_result.jsonl", RESULT.as_bytes());
     assert!(b.text("verify-result").contains("mini_result.jsonl"));
     b.drop_file("verify-file", "mini_metric.json", METRIC.as_bytes());
-    let shown = claims(&b);
+    let shown = verify_claims(&b);
     assert_eq!(shown, expected(METRIC));
     assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
     assert!(b.text("verify-verdict").starts_with("Every claim holds"));
     // The same file dropped again, with one claimed number changed, replaces it.
     let changed = METRIC.replacen("\"correct_count\": ", "\"correct_count\": 1", 1);
     b.drop_file("verify-file", "mini_metric.json", changed.as_bytes());
-    let shown = claims(&b);
+    let shown = verify_claims(&b);
     assert_eq!(shown, expected(&changed));
     assert!(shown.iter().any(|c| c.starts_with('✗')), "{shown:?}");
     b.act("verify-clear", "", "");
-    assert!(claims(&b).is_empty());
+    assert!(verify_claims(&b).is_empty());
 }

@@ -408,7 +408,7 @@ fn network_message(f: &NetworkFailure) -> String {
     match f.kind {
         NetworkKind::Timeout => format!("timed out: {}", f.message),
         NetworkKind::Cors => format!("blocked by the browser (CORS): {}", f.message),
-        NetworkKind::Unreachable | NetworkKind::Other => f.message.clone(),
+        NetworkKind::Unreachable | NetworkKind::Blocked | NetworkKind::Other => f.message.clone(),
     }
 }
 
@@ -677,7 +677,10 @@ impl<'d> Engine<'d> {
             HttpReply::Network(f) => self.task_failure(
                 idx,
                 Failure {
-                    class: FailureClass::Transient,
+                    class: match f.kind {
+                        NetworkKind::Blocked => FailureClass::Permanent,
+                        _ => FailureClass::Transient,
+                    },
                     message: network_message(&f),
                     status: None,
                     body: String::new(),
