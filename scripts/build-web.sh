@@ -16,19 +16,20 @@ bash scripts/setup.sh
 # end-to-end upload test). The wasm-opt features are exactly those rustc enables by default
 # for wasm32-unknown-unknown (the module's target_features section; see
 # `wasm-opt --detect-features --print-features`).
+# LEVEL=3 builds a module for speed instead (opt-level 3, wasm-opt -O3).
 build_module() {
-  local crate=$1 out_dir=$2 out_name=$3
+  local crate=$1 out_dir=$2 out_name=$3 level=${LEVEL:-z}
   shift 3
-  log "cargo build $crate (wasm32, wasm-release, opt-level z)"
+  log "cargo build $crate (wasm32, wasm-release, opt-level $level)"
   local feats=()
   if [ "$crate" = wildtool-web ] && [ -n "${WEB_FEATURES:-}" ]; then feats=(--features "$WEB_FEATURES"); fi
   cargo build -p "$crate" --target wasm32-unknown-unknown --profile wasm-release \
-    --config 'profile.wasm-release.opt-level="z"' "${feats[@]}"
+    --config "profile.wasm-release.opt-level=$([ "$level" = z ] && echo '"z"' || echo "$level")" "${feats[@]}"
   local input="target/wasm32-unknown-unknown/wasm-release/${crate//-/_}.wasm"
   # Binding and optimising take a minute: they are skipped when this exact module was
   # already bound and optimised with the same tools and flags (the stamp names all three).
   local stamp
-  stamp="$(sha256sum "$input" | cut -d' ' -f1) $(wasm-bindgen --version) $(node_modules/.bin/wasm-opt --version) $*"
+  stamp="$(sha256sum "$input" | cut -d' ' -f1) $(wasm-bindgen --version) $(node_modules/.bin/wasm-opt --version) -O$level $*"
   if [ -f "$out_dir/.stamp" ] && [ "$(cat "$out_dir/.stamp")" = "$stamp" ] \
      && [ -f "$out_dir/${out_name}_bg.wasm" ] && [ -f "$out_dir/${out_name}.js" ]; then
     log "$crate unchanged since the last build: kept $out_dir"
@@ -36,7 +37,7 @@ build_module() {
   fi
   rm -rf "$out_dir/${out_name}_bg.wasm" "$out_dir/${out_name}.js" "$out_dir/.stamp"
   wasm-bindgen --target web --no-typescript --out-dir "$out_dir" --out-name "$out_name" "$input"
-  node_modules/.bin/wasm-opt -Oz "$@" \
+  node_modules/.bin/wasm-opt "-O$level" "$@" \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     --enable-bulk-memory-opt --enable-call-indirect-overlong \
@@ -59,6 +60,10 @@ build_module wildtool-jieba www/pkg/jieba wildtool_jieba
 # The lab module (comparisons, trials, leaderboard table, generator, sweeps, trace steps),
 # loaded the first time the page needs one of its calls (not part of the app shell).
 build_module wildtool-lab www/pkg/lab wildtool_lab
+# The upload scorer (the core's scorer for a result file uploaded to the page), loaded by
+# the page's worker on the first upload: built for speed, since its size is paid only
+# then (docs/speed.md, "The page's worker").
+LEVEL=3 build_module wildtool-scorer www/pkg/scorer wildtool_scorer
 
 # Reference data the page loads at run time (not part of the app shell; gitignored copies):
 # the bundled suite, the published leaderboard and jieba's dictionary (fetched only when a

@@ -79,13 +79,16 @@ fn the_element_tree_crate_is_pure_and_the_lab_module_stays_out_of_the_app_shell(
                 );
             }
         }
-        // The page's main module reaches the lab module only through its JSON calls.
+        // The page's main module reaches the lab module only through its JSON calls, and
+        // the upload scorer only through the worker's messages.
         let web = tree("wildtool-web", target);
         assert!(web.iter().any(|n| n == "wildtool-ui"), "{web:?}");
-        assert!(
-            !web.iter().any(|n| n == "wildtool-lab"),
-            "wildtool-lab is linked into the page's main module ({target:?})"
-        );
+        for other in ["wildtool-lab", "wildtool-scorer"] {
+            assert!(
+                !web.iter().any(|n| n == other),
+                "{other} is linked into the page's main module ({target:?})"
+            );
+        }
     }
 }
 

@@ -49,6 +49,10 @@ function save(blob, name) {
 let segmenter = null;
 let lab = null;
 
+// Heavy work runs in Web Workers, driven by js/workers/client.js (imported on first use).
+const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
+const workers = () => import('./workers/client.js');
+
 export async function makeIo(requestRender) {
   const db = await openDb();
   const tx = (mode) => db.transaction(STORE, mode);
@@ -141,8 +145,20 @@ export async function makeIo(requestRender) {
       }
       return segmenter;
     },
-    /** The lab module (crates/lab), loaded once: resolves to run(call, input) -> output. */
-    loadLab() {
+    workerAvailable,
+    /** Scores `file` in a worker: resolves to [summary, score lines or their kept id, result text or null]. */
+    scoreInWorker(file, dataset, lang, keep, progress) {
+      return workers().then((w) => w.scoreFile({ file, dataset, lang, keep }, progress));
+    },
+    downloadKept(id, name) {
+      workers().then((w) => { const blob = w.kept(id); if (blob) save(blob, name); });
+    },
+    /**
+     * The lab module (crates/lab): in the worker, run(call, input) -> Promise of the output;
+     * on this thread (`local`, or without a worker) loaded once, run(call, input) -> output.
+     */
+    loadLab(local) {
+      if (workerAvailable && !local) return workers().then((w) => (call, input) => w.ask({ call, input }));
       if (!lab) {
         lab = (async () => {
           const mod = await import('../pkg/lab/wildtool_lab.js');

@@ -389,7 +389,8 @@ pub fn trial_outcomes_from_json(text: &str) -> Option<Vec<Vec<TaskOutcome>>> {
         .collect()
 }
 
-fn outcomes_from_value(v: &serde_json::Value) -> Option<Vec<TaskOutcome>> {
+/// Outcomes from a parsed JSON list (see [`outcomes_from_json`]).
+pub fn outcomes_from_value(v: &serde_json::Value) -> Option<Vec<TaskOutcome>> {
     v.as_array()?
         .iter()
         .map(|o| TaskOutcome::deserialize(o).ok())

@@ -57,7 +57,20 @@ extern "C" {
     #[wasm_bindgen(method, js_name = loadJieba)]
     fn load_jieba(this: &Io) -> js_sys::Promise;
     #[wasm_bindgen(method, js_name = loadLab)]
-    fn load_lab(this: &Io) -> js_sys::Promise;
+    fn load_lab(this: &Io, local: bool) -> js_sys::Promise;
+    #[wasm_bindgen(method, getter, js_name = workerAvailable)]
+    fn worker_available(this: &Io) -> bool;
+    #[wasm_bindgen(method, js_name = scoreInWorker)]
+    fn score_in_worker(
+        this: &Io,
+        file: &web_sys::Blob,
+        dataset: &str,
+        lang: &str,
+        keep: bool,
+        progress: &js_sys::Function,
+    ) -> js_sys::Promise;
+    #[wasm_bindgen(method, js_name = downloadKept)]
+    fn download_kept(this: &Io, id: u32, name: &str);
     #[wasm_bindgen(method, js_name = requestRender)]
     fn request_render(this: &Io);
 }
@@ -190,6 +203,53 @@ impl Inner {
                     });
                 });
             }
+            Effect::ScoreInWorker {
+                file,
+                text,
+                lang,
+                keep,
+            } => {
+                let blob = self.files.borrow().get(&file.id).cloned();
+                let me = self.clone();
+                let id = file.id;
+                let progress = Closure::<dyn FnMut(f64)>::new(move |read: f64| {
+                    me.deliver(Msg::WorkerProgress {
+                        file: id,
+                        read: read as u64,
+                    })
+                });
+                let p = blob.map(|b| {
+                    self.io.score_in_worker(
+                        &b,
+                        &text,
+                        lang,
+                        keep,
+                        progress.as_ref().unchecked_ref(),
+                    )
+                });
+                let me = self.clone();
+                spawn_local(async move {
+                    let result = match p {
+                        None => Err("the file is no longer available".to_owned()),
+                        Some(p) => JsFuture::from(p)
+                            .await
+                            .map_err(|e| js_message(&e))
+                            .map(|v| {
+                                let a = js_sys::Array::from(&v);
+                                let lines = a.get(1);
+                                (
+                                    a.get(0).as_string().unwrap_or_default(),
+                                    lines
+                                        .as_string()
+                                        .ok_or(lines.as_f64().unwrap_or(0.0) as u32),
+                                    a.get(2).as_string(),
+                                )
+                            }),
+                    };
+                    drop(progress);
+                    me.deliver(Msg::WorkerScored { file: id, result });
+                });
+            }
             Effect::ReleaseFile(id) => {
                 self.files.borrow_mut().remove(&id);
             }
@@ -234,6 +294,7 @@ impl Inner {
                 });
             }
             Effect::Download { name, mime, data } => self.io.download(&name, mime, &data),
+            Effect::DownloadKept { id, name } => self.io.download_kept(id, &name),
             Effect::DownloadPng {
                 svg,
                 name,
@@ -278,7 +339,7 @@ impl Inner {
                         Ok(f) => match f.dyn_into::<js_sys::Function>() {
                             Ok(cut) => {
                                 // The lab module scores: it gets the same segmenter.
-                                if let Ok(run) = JsFuture::from(me.io.load_lab()).await {
+                                if let Ok(run) = JsFuture::from(me.io.load_lab(true)).await {
                                     if let Ok(run) = run.dyn_into::<js_sys::Function>() {
                                         let _ = run.call2(
                                             &JsValue::NULL,
@@ -310,13 +371,21 @@ impl Inner {
                 input,
                 purpose,
             } => {
-                let p = self.io.load_lab();
+                // The scorer, the stream readers and the env steps are called synchronously:
+                // the main thread's module.
+                let local = matches!(
+                    purpose,
+                    crate::msg::LabPurpose::Scorer
+                        | crate::msg::LabPurpose::StreamReaders
+                        | crate::msg::LabPurpose::EnvReady
+                );
+                let p = self.io.load_lab(local);
                 let me = self.clone();
                 spawn_local(async move {
                     let answer = match JsFuture::from(p).await {
                         Ok(run) => match run.dyn_into::<js_sys::Function>() {
                             Ok(run) => {
-                                if !crate::scoring::ready() {
+                                if local && !crate::scoring::ready() {
                                     crate::scoring::install(one_call(run.clone(), "score"));
                                 }
                                 if purpose == crate::msg::LabPurpose::StreamReaders {
@@ -337,10 +406,6 @@ impl Inner {
                                     &JsValue::from_str(&input),
                                 )
                                 .map_err(|e| js_message(&e))
-                                .and_then(|out| {
-                                    out.as_string()
-                                        .ok_or_else(|| "the lab module returned no text".to_owned())
-                                })
                             }
                             Err(_) => Err("the lab module did not load".to_owned()),
                         },
@@ -349,6 +414,16 @@ impl Inner {
                             js_message(&e)
                         )),
                     };
+                    // The worker's answer is a promise; the main thread's is the text.
+                    let answer = match answer.map(|out| out.dyn_into::<js_sys::Promise>()) {
+                        Ok(Ok(p)) => JsFuture::from(p).await.map_err(|e| js_message(&e)),
+                        Ok(Err(out)) => Ok(out),
+                        Err(e) => Err(e),
+                    }
+                    .and_then(|out| {
+                        out.as_string()
+                            .ok_or_else(|| "the lab module returned no text".to_owned())
+                    });
                     me.deliver(match answer {
                         Ok(output) => Msg::LabDone { purpose, output },
                         Err(error) => Msg::LabFailed { purpose, error },
@@ -478,6 +553,7 @@ impl App {
         let key = io.key_get(KEY);
         let mut state = AppState::new(&href, key.as_deref());
         state.budget.prices = io.key_get(PRICES);
+        state.flags.worker = io.worker_available();
         App {
             inner: Rc::new(Inner {
                 state: RefCell::new(state),

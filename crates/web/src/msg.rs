@@ -102,6 +102,10 @@ pub enum GetPurpose {
     EnvCompare(String),
 }
 
+/// What the scoring worker answers for an upload: the summary JSON, `score.jsonl` (its
+/// text, or the id of the `Blob` the glue keeps), the result text when kept.
+pub type WorkerAnswer = (String, Result<String, u32>, Option<String>);
+
 /// What a call into the lab module is for; its answer is kept under this name (see
 /// [`crate::lab`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -398,6 +402,21 @@ pub enum Msg {
         /// The bytes (empty on error).
         bytes: Result<Vec<u8>, String>,
     },
+    /// The worker scoring upload `file` has read `read` bytes.
+    WorkerProgress {
+        /// The file's id.
+        file: u32,
+        /// Bytes read.
+        read: u64,
+    },
+    /// The worker scored upload `file`: summary JSON, `score.jsonl` (its text, or the id
+    /// of the `Blob` the glue keeps), the result text.
+    WorkerScored {
+        /// The file's id.
+        file: u32,
+        /// What it gave, or why it failed.
+        result: Result<WorkerAnswer, String>,
+    },
     /// A key-value listing.
     Listed(ListPurpose, Vec<(String, String)>),
     /// A key-value read.
@@ -529,6 +548,19 @@ impl Msg {
 pub enum Effect {
     /// GET `url` as text; answer with [`Msg::Fetched`].
     Fetch(String, FetchPurpose),
+    /// Score result file `file` against the dataset `text` in `lang` in the lab module's
+    /// worker (`keep`: send the result text back too); answer with
+    /// [`Msg::WorkerProgress`] and [`Msg::WorkerScored`].
+    ScoreInWorker {
+        /// The file.
+        file: FileRef,
+        /// The dataset's text.
+        text: std::rc::Rc<str>,
+        /// `en` or `zh`.
+        lang: &'static str,
+        /// Keep the result text.
+        keep: bool,
+    },
     /// Read `len` bytes of `file` from `offset`; answer with [`Msg::FileRead`].
     ReadFile {
         /// The file.
@@ -552,6 +584,13 @@ pub enum Effect {
     KvList(String, ListPurpose),
     /// Read a key; answer with [`Msg::Got`].
     KvGet(String, GetPurpose),
+    /// Offer the glue's kept `Blob` `id` (a big upload's `score.jsonl`) as download `name`.
+    DownloadKept {
+        /// The kept file's id.
+        id: u32,
+        /// File name.
+        name: String,
+    },
     /// Offer a download.
     Download {
         /// File name.

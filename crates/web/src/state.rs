@@ -68,6 +68,8 @@ pub struct Flags {
     pub dictionary: bool,
     /// `datasetError`: why the last dataset was not loaded (`datasetState` is `error`).
     pub dataset_error: Option<String>,
+    /// Uploads are scored in the lab module's Web Worker (the glue has one).
+    pub worker: bool,
 }
 
 /// The narrow context of a feature's handler, from the state's members (borrowed apart
@@ -481,6 +483,8 @@ impl AppState {
                 offset,
                 bytes,
             } => self.upload_read(file, offset, bytes, now),
+            Msg::WorkerProgress { file, read } => self.worker_progress(file, read),
+            Msg::WorkerScored { file, result } => self.worker_scored(file, result),
             Msg::Viewport(width) => {
                 self.layout = chart_layout(width);
                 if let Some(s) = &mut self.shown {

@@ -79,6 +79,11 @@ struct Browser {
     lab_calls: Vec<&'static str>,
     /// The lab module cannot be loaded (the reason).
     lab_fails: Option<String>,
+    /// Uploads are scored by the upload scorer, as the page's worker does (natively here);
+    /// `Some(true)`: its score lines come back kept (as the glue keeps a `Blob`).
+    worker: Option<bool>,
+    /// Score files kept by the glue, by id.
+    kept: HashMap<u32, String>,
     now: f64,
 }
 
@@ -133,6 +138,8 @@ impl Browser {
             jieba_fails: false,
             lab_calls: Vec::new(),
             lab_fails: None,
+            worker: None,
+            kept: HashMap::new(),
             now: 1000.0,
         };
         b.state.budget.prices = b.kv.get(PRICES_STORAGE).cloned();
@@ -180,6 +187,37 @@ impl Browser {
                         offset,
                         bytes,
                     });
+                }
+                // Without `worker` (`flags.worker` stays false) uploads are scored on the
+                // main thread and this effect is never asked for.
+                Effect::ScoreInWorker {
+                    file,
+                    text,
+                    lang,
+                    keep,
+                } => {
+                    let blob = self.worker.expect("a worker");
+                    let bytes = self.files.get(&file.id).cloned().unwrap_or_default();
+                    let (summary, lines, text) =
+                        self.score_in_worker(&bytes, &text, lang, keep && !blob);
+                    let lines = if blob {
+                        let id = self.kept.len() as u32 + 1;
+                        self.kept.insert(id, lines);
+                        Err(id)
+                    } else {
+                        Ok(lines)
+                    };
+                    let result = Ok((summary, lines, text));
+                    let id = file.id;
+                    self.queue.push_back(Msg::WorkerProgress {
+                        file: id,
+                        read: bytes.len() as u64 / 2,
+                    });
+                    self.queue.push_back(Msg::WorkerScored { file: id, result });
+                }
+                Effect::DownloadKept { id, name } => {
+                    let data = self.kept.get(&id).cloned().expect("a kept file");
+                    self.downloads.push((name, data));
                 }
                 Effect::ReleaseFile(id) => {
                     self.files.remove(&id);
@@ -380,6 +418,30 @@ impl Browser {
             .unwrap_or_else(|| panic!("unknown action {action}"));
         self.deliver(msg);
         self.settle();
+    }
+
+    /// What the page's scoring worker answers: the upload scorer over `bytes` in slices.
+    fn score_in_worker(
+        &self,
+        bytes: &[u8],
+        dataset: &str,
+        lang: &str,
+        keep: bool,
+    ) -> (String, String, Option<String>) {
+        let mut s = wildtool_scorer::UploadScoring::new(dataset, lang, keep, bytes.len() as u64);
+        let slices: Vec<&[u8]> = bytes.chunks(4096).collect();
+        for (i, slice) in slices.iter().enumerate() {
+            if s.push(slice, i + 1 == slices.len()) {
+                s.set_jieba(wildtool_core::checker::JiebaSegmenter::with_default_dict());
+                s.resume();
+            }
+        }
+        if slices.is_empty() {
+            s.push(&[], true);
+        }
+        let mut done = s.finish(None);
+        let lines = done.score_jsonl();
+        (done.summary, lines, done.result_text)
     }
 
     fn drop_file(&mut self, action: &str, name: &str, bytes: &[u8]) {
@@ -651,14 +713,9 @@ fn a_result_file_of_another_dataset_is_refused() {
     assert!(b.state.shown.is_none());
 }
 
-#[test]
-fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
-    let mut b = open("http://page/?dataset=mini.jsonl");
-    assert!(
-        b.text("ds-info").contains("8 sessions"),
-        "{}",
-        b.text("ds-info")
-    );
+/// Drops the seed-0 run's result file on Offline: it is scored, and its score and metric
+/// downloads are the CLI's.
+fn scores_seed0_like_the_cli(b: &mut Browser) {
     b.act("nav", "offline", "");
     b.drop_file("upload", "mini_result.jsonl", SEED0_RESULT.as_bytes());
     assert_eq!(
@@ -667,11 +724,6 @@ fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
         "{}",
         b.text("offline-info")
     );
-    assert_eq!(
-        b.jieba_loads, 1,
-        "jieba is loaded once, for the Chinese text"
-    );
-    assert_eq!(b.hook("dictionary").as_deref(), Some("loaded"));
     b.act("export", "metric", "");
     assert_eq!(b.downloads.last().unwrap().1, SEED0_METRIC);
     b.act("export", "score", "");
@@ -679,6 +731,83 @@ fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
         b.downloads.last().unwrap().1.trim_end(),
         SEED0_SCORE.trim_end()
     );
+}
+
+#[test]
+fn an_upload_scored_in_the_worker_gives_the_cli_files_with_its_score_lines_as_text_or_kept() {
+    for kept in [false, true] {
+        let mut b = open("http://page/?dataset=mini.jsonl");
+        b.worker = Some(kept);
+        b.state.flags.worker = true;
+        scores_seed0_like_the_cli(&mut b);
+        assert_eq!(b.jieba_loads, 0, "the worker segments, not the page");
+        let scored = b
+            .state
+            .shown
+            .as_ref()
+            .and_then(|s| s.scored.as_ref())
+            .unwrap();
+        assert_eq!(scored.score_kept.is_some(), kept);
+        assert_eq!(
+            scored.score_jsonl.is_empty(),
+            kept,
+            "kept lines are not text"
+        );
+        // The dashboard counts the dataset's 32 tasks, as the main thread's scorer does.
+        assert_eq!(b.state.shown.as_ref().unwrap().outcomes.len(), 32);
+    }
+}
+
+#[test]
+fn an_upload_repeating_its_sessions_and_a_damaged_line_score_in_the_worker_as_on_the_page() {
+    let cut = &SEED0_RESULT[..SEED0_RESULT.find('\n').unwrap() / 2];
+    let file = format!("{SEED0_RESULT}{SEED0_RESULT}{cut}\n");
+    let mut shown = Vec::new();
+    for worker in [false, true] {
+        let mut b = open("http://page/?dataset=mini.jsonl");
+        if worker {
+            b.worker = Some(true);
+            b.state.flags.worker = true;
+        }
+        b.act("nav", "offline", "");
+        b.drop_file("upload", "twice_result.jsonl", file.as_bytes());
+        assert_eq!(b.hook("offline").as_deref(), Some("done"));
+        b.act("export", "metric", "");
+        b.act("export", "score", "");
+        let s = b.state.shown.as_ref().unwrap();
+        shown.push((
+            b.downloads.clone(),
+            s.outcomes.clone(),
+            s.damage.clone(),
+            b.text("offline-info"),
+        ));
+    }
+    assert!(
+        shown[0]
+            .2
+            .as_deref()
+            .unwrap_or("")
+            .contains("result line 17"),
+        "{:?}",
+        shown[0].2
+    );
+    assert_eq!(shown[0], shown[1]);
+}
+
+#[test]
+fn an_official_result_file_scores_byte_for_byte_like_the_cli() {
+    let mut b = open("http://page/?dataset=mini.jsonl");
+    assert!(
+        b.text("ds-info").contains("8 sessions"),
+        "{}",
+        b.text("ds-info")
+    );
+    scores_seed0_like_the_cli(&mut b);
+    assert_eq!(
+        b.jieba_loads, 1,
+        "jieba is loaded once, for the Chinese text"
+    );
+    assert_eq!(b.hook("dictionary").as_deref(), Some("loaded"));
     // Traces open down to the steps.
     b.act("nav", "traces", "");
     b.act("trace-task", "0:0", "true");

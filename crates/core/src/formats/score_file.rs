@@ -144,6 +144,12 @@ impl ScoreFile {
             .collect()
     }
 
+    /// The scored lines in score-file order: `score.jsonl` is their `score_line`s joined
+    /// by [`SEPARATOR`] (for writing it in pieces without building the whole text).
+    pub fn into_lines(self) -> Vec<ScoredLine> {
+        self.order.into_sorted()
+    }
+
     /// The score file and outcomes in order.
     pub fn finish(self) -> ScoreOutput {
         ScoreOutput {

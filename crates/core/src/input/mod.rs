@@ -1,9 +1,11 @@
 //! Reading untrusted input, the ground floor every reader of a file, an upload or a reply
 //! stands on: how a JSON Lines file is split into lines and what a damaged line costs
 //! ([`lines`]), the size limits ([`limits`]), field-by-field reading of JSON documents
-//! (`checked`), and why a document could not be read ([`FormatError`]).
+//! (`checked`), why a document could not be read ([`FormatError`]), and a damaged result
+//! line's JSON error told in the file's terms ([`damage`]).
 
 pub(crate) mod checked;
+pub mod damage;
 pub mod limits;
 pub mod lines;
 

@@ -151,11 +151,11 @@ impl AppState {
                 .and_then(|s| s.result_text.clone())
                 .map(|t| file(format!("{model}_result.jsonl"), "application/x-ndjson", t)),
             "score" => scored.map(|s| {
-                file(
-                    format!("{model}_score.jsonl"),
-                    "application/x-ndjson",
-                    s.score_jsonl(),
-                )
+                let name = format!("{model}_score.jsonl");
+                match s.score_kept {
+                    Some(id) => Effect::DownloadKept { id, name },
+                    None => file(name, "application/x-ndjson", s.score_jsonl()),
+                }
             }),
             "metric" => scored.map(|s| {
                 file(

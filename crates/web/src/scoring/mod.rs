@@ -7,7 +7,6 @@
 //! finished score files. Nothing is scored without the lab module: a job waits for it,
 //! and a module that cannot be loaded fails the job with the reason.
 
-pub mod damage;
 pub mod load;
 mod update;
 
@@ -194,7 +193,9 @@ impl ScoreJob {
                     "result line {line_no}: the Chinese segmenter is not loaded in the lab module"
                 )),
                 Ok(a) => match a.strip_prefix("error ") {
-                    Some(e) => self.errors.push(damage::describe(e, &text)),
+                    Some(e) => self
+                        .errors
+                        .push(wildtool_core::input::damage::describe(e, &text)),
                     None => self.fail(format!("unexpected answer {a:?}")),
                 },
                 Err(e) => self.fail(e.to_owned()),
@@ -311,6 +312,8 @@ pub struct Scored {
     pub model: String,
     /// `score.jsonl` text.
     pub score_jsonl: String,
+    /// Or, for a big upload, the glue's kept `Blob` of it (the text is then empty).
+    pub score_kept: Option<u32>,
     /// `(session index, start, end)` of each line of `score_jsonl`.
     index: Vec<(usize, usize, usize)>,
     /// `metric.json` text.
@@ -354,6 +357,7 @@ impl Scored {
             model,
             index,
             score_jsonl,
+            score_kept: None,
             outcomes,
             errors,
             stats,

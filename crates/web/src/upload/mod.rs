@@ -4,6 +4,7 @@
 //! assembled into result lines and scored the same way. Anything else is refused with a
 //! message that says what the file is.
 
+mod offload;
 mod update;
 pub mod view;
 

@@ -74,17 +74,26 @@ impl AppState {
             if !(env || kind.is_scorable()) {
                 return self.upload_fail(&kind.message());
             }
+            let results = kind == FileKind::Results;
             self.upload.kind = Some(kind);
+            if results && self.flags.worker {
+                return self.score_in_worker();
+            }
         }
         match self.upload.kind {
             Some(FileKind::Results) => {
                 self.feed_results(&bytes, self.upload.eof);
                 self.upload.message = Some((
                     format!(
-                        "Scoring {}: {:.1} of {:.1} MB",
+                        "Scoring {}: {:.1} of {:.1} MB{}",
                         self.upload.name,
                         self.upload.read as f64 / 1_048_576.0,
-                        self.upload.total as f64 / 1_048_576.0
+                        self.upload.total as f64 / 1_048_576.0,
+                        if self.flags.worker {
+                            ""
+                        } else {
+                            " (on the page's main thread: this browser gives the page no Web Worker here, so the page may pause)"
+                        }
                     ),
                     Tone::Info,
                 ));
@@ -252,13 +261,23 @@ impl AppState {
     }
 
     fn upload_finish(&mut self) -> Vec<Effect> {
-        let Some(dataset) = self.dataset else {
-            return self.upload_fail("No dataset is loaded.");
-        };
         let Some(job) = self.upload.job.take() else {
             return Vec::new();
         };
-        let mut scored = job.finish(self.upload.model.as_deref());
+        let scored = job.finish(self.upload.model.as_deref());
+        let mismatch = check_belongs(&scored.stats).err().map(|e| e.message);
+        self.upload_done(scored, mismatch)
+    }
+
+    /// Shows (or files in the history) a finished scoring of the upload.
+    pub(crate) fn upload_done(
+        &mut self,
+        mut scored: crate::scoring::Scored,
+        mismatch: Option<String>,
+    ) -> Vec<Effect> {
+        let Some(dataset) = self.dataset else {
+            return self.upload_fail("No dataset is loaded.");
+        };
         if scored.outcomes.is_empty() {
             let why = scored
                 .errors
@@ -276,10 +295,12 @@ impl AppState {
                 }
             ));
         }
-        if let Err(e) = check_belongs(&scored.stats) {
-            return self.upload_fail(&e.message);
+        if let Some(why) = mismatch {
+            return self.upload_fail(&why);
         }
-        scored.result_text = self.upload.keep.take();
+        if scored.result_text.is_none() {
+            scored.result_text = self.upload.keep.take();
+        }
         scored.records = self.upload.records.take();
         let model = scored.model.clone();
         // An upload without a label of its own is named after its file (two uploads of
