@@ -433,7 +433,7 @@ impl Browser {
         for (i, slice) in slices.iter().enumerate() {
             if s.push(slice, i + 1 == slices.len()) {
                 // (The page tests run natively, where the dictionary is embedded; the
-                // browser installs it from `data/jieba-dict.txt`.)
+                // browser installs the served dictionary.)
                 #[cfg(not(target_arch = "wasm32"))]
                 s.set_jieba(wildtool_core::checker::JiebaSegmenter::with_default_dict());
                 s.resume();
