@@ -156,7 +156,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
         .attr("aria-labelledby", "cost-title")
         .child(el_text("h3", "Cost in money").id("cost-title"))
         .child(wildtool_views::widgets::table_box().child(data_table(
-            "Cost in money: every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
+            "Every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
             &headers,
             &rows,
         )))

@@ -2050,3 +2050,16 @@ mod streaming;
 mod traces;
 #[path = "page/verify.rs"]
 mod verify;
+
+#[test]
+fn a_built_in_agent_run_is_named_after_the_agent_not_the_hidden_model_field() {
+    let mut b = open("http://page/?provider=openai&model=mock");
+    assert_eq!(b.state.setup.model, "mock");
+    b.act("set", "m-provider", "baseline");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let entry = b.state.history.get(&id).unwrap();
+    assert_eq!(entry.label, "baseline");
+    assert_eq!(entry.model, "baseline");
+}
