@@ -2062,4 +2062,10 @@ fn a_built_in_agent_run_is_named_after_the_agent_not_the_hidden_model_field() {
     let entry = b.state.history.get(&id).unwrap();
     assert_eq!(entry.label, "baseline");
     assert_eq!(entry.model, "baseline");
+    // Nothing to price: the agent asked no model (not "no price for baseline").
+    let cost = b.text("dash-cost");
+    assert!(
+        cost.contains("no cost: a built-in agent answers without asking a model"),
+        "{cost}"
+    );
 }
