@@ -158,6 +158,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
     let headers = ["Run", "Cost", "Per task", "Per solved task", "From"].map(str::to_owned);
     Ok(el("section")
         .id("cost")
+        .class("panel")
         .attr("aria-labelledby", "cost-title")
         .child(el_text("h3", "Cost in money").id("cost-title"))
         .child(wildtool_views::widgets::table_box().child(data_table(
