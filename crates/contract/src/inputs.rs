@@ -177,6 +177,9 @@ pub struct CostRun {
     pub records: Option<Vec<String>>,
     /// Without records: the result or score file's text (one trial).
     pub text: Option<String>,
+    /// A built-in agent's run: no model was asked, so there is nothing to price.
+    #[serde(default)]
+    pub builtin: bool,
 }
 
 /// Setup's cost panel ([`crate::Call::PriceEditor`]): "What will this cost?" — the

@@ -81,6 +81,11 @@ pub enum RunCost {
 /// The cost of `run` with `table` (the figures `report.json` has; with trials, the sum
 /// over the trials).
 pub fn run_cost(run: &CostRun, table: &PriceTable, source: &str) -> RunCost {
+    if run.builtin {
+        return RunCost::NotPriced(
+            "no cost: a built-in agent answers without asking a model".to_owned(),
+        );
+    }
     let Some(pricing) = Pricing::find(table, &run.model, source) else {
         return RunCost::NotPriced(format!(
             "not priced: no price for \"{}\" in the {source}",
@@ -156,7 +161,7 @@ pub fn view(input: &str) -> Result<String, LabError> {
         .attr("aria-labelledby", "cost-title")
         .child(el_text("h3", "Cost in money").id("cost-title"))
         .child(wildtool_views::widgets::table_box().child(data_table(
-            "Cost in money: every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
+            "Every recorded request of the scored tasks at the price table's prices (with trials, all trials)",
             &headers,
             &rows,
         )))
@@ -400,6 +405,7 @@ mod tests {
                 record(1, "2000", "50", None),
             ]),
             text: None,
+            builtin: false,
         };
         let RunCost::Known(f) = run_cost(&run, &t, &src) else {
             panic!("priced")
@@ -417,9 +423,18 @@ mod tests {
         );
         let other = CostRun {
             model: "n".into(),
-            ..run
+            ..run.clone()
         };
         assert!(matches!(run_cost(&other, &t, &src), RunCost::NotPriced(_)));
+        // A built-in agent asked no model: nothing to price, whatever its name.
+        let agent = CostRun {
+            model: "baseline".into(),
+            builtin: true,
+            ..run
+        };
+        assert!(
+            matches!(run_cost(&agent, &t, &src), RunCost::NotPriced(w) if w.starts_with("no cost: a built-in agent"))
+        );
     }
 
     #[test]

@@ -65,7 +65,13 @@ impl AppState {
             };
             let scored = s.scored.as_ref();
             let records = scored.and_then(|x| x.records.clone());
+            let builtin = me
+                .history
+                .get(&s.id)
+                .and_then(|e| e.provider.as_deref())
+                .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_some());
             vec![CostRun {
+                builtin,
                 label: s.label.clone(),
                 model: s.model.clone(),
                 trials,
@@ -133,6 +139,10 @@ impl AppState {
                         None => (None, None),
                     };
                     Some(CostRun {
+                        builtin: e
+                            .provider
+                            .as_deref()
+                            .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_some()),
                         label: run.label,
                         model: e.model.clone(),
                         trials: run.trials,

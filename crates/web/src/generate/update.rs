@@ -328,8 +328,9 @@ impl AppState {
             .map(|r| r.id.clone());
         // The page stays on the Sweep view while the levels run.
         self.stay_on(route, &mut fx);
-        if started.is_none() && self.env_run_pending() {
-            // The ledger environment is loading; the run starts once it has.
+        if started.is_none() && self.run_start_pending() {
+            // A module the run needs (the scorer, the ledger environment) is loading;
+            // the run starts once it has.
             if let Some(sweep) = &mut self.gen.sweep {
                 sweep.phase = SweepPhase::Running(i);
             }
@@ -381,8 +382,9 @@ impl AppState {
             return;
         };
         let Some(id) = sweep.runs.get(i).and_then(|r| r.run.clone()) else {
-            // A ledger level whose run waited for the environment to load.
-            if self.env_run_pending() {
+            // A level whose run waits for a module to load (the scorer, the ledger
+            // environment).
+            if self.run_start_pending() {
                 return;
             }
             let earlier: Vec<Option<String>> = sweep.runs.iter().map(|r| r.run.clone()).collect();

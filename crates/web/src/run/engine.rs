@@ -81,7 +81,9 @@ pub fn spec_from_form(
     };
     let model = match (model, &backend) {
         (Some(m), _) => m.to_owned(),
-        (None, BackendSettings::Agent(_)) if form.model.trim().is_empty() => form.provider.clone(),
+        // A built-in agent is named after itself: the model field is hidden for it, and
+        // what it still holds from an endpoint set up before is not this run's model.
+        (None, BackendSettings::Agent(_)) => form.provider.clone(),
         (None, _) => form.model.trim().to_owned(),
     };
     let mut s = RunSettings::new(model, dataset, backend);

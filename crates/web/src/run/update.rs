@@ -500,6 +500,12 @@ impl AppState {
         Some(self.load_scorer())
     }
 
+    /// True while a run's start waits for a module to load (the scorer, the stream
+    /// readers or the ledger environment); it starts once that module has.
+    pub fn run_start_pending(&self) -> bool {
+        self.awaiting_scorer.is_some() || self.awaiting_readers.is_some() || self.env_run_pending()
+    }
+
     /// Starts a run that waited for a module (stream readers, the ledger environment).
     pub(crate) fn start_again(
         &mut self,

@@ -55,6 +55,9 @@ fn the_dashboard_and_the_comparison_show_what_runs_cost() {
     let first = priced_run(&mut b, true);
     let dash = rows(&b, "dash-cost");
     assert_eq!(dash.len(), 1, "{dash:?}");
+    // The section says "Cost in money" once: its heading, not again in the caption.
+    let section = b.text("dash-cost");
+    assert_eq!(section.matches("Cost in money").count(), 1, "{section}");
     let row = &dash[0];
     // Every request cost 1000 × 2 + 100 × 8 per million: 0.0028 USD.
     let requests: f64 = row[4]
