@@ -58,6 +58,24 @@ pub struct ShareDecodeInput {
     pub shapes: Vec<TaskShape>,
 }
 
+/// What a link's header says ([`crate::Call::LinkHeader`]'s answer; its input is the link
+/// text as a JSON string): which dataset it needs and what it carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkHeader {
+    /// A comparison link (`v2.…`) rather than one run's share link (`v1.…`).
+    pub pair: bool,
+    /// Version string of the scorer that produced the outcomes.
+    pub scorer_version: String,
+    /// The run's model label (a comparison link: run A's).
+    pub label: String,
+    /// Run B's label (a comparison link; empty for one run's link).
+    pub label_b: String,
+    /// Fingerprint of the dataset the link's runs were scored on.
+    pub fingerprint: u64,
+    /// Number of tasks of that dataset.
+    pub task_count: u32,
+}
+
 /// The history list ([`crate::Call::HistoryList`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HistoryInput {

@@ -95,6 +95,9 @@ calls! {
     ShareEncode => "share_encode",
     /// The outcomes a share link carries, as a JSON list ([`inputs::ShareDecodeInput`]).
     ShareDecode => "share_decode",
+    /// What a share or comparison link's header says, readable before the dataset is
+    /// loaded (the link text as a JSON string in, [`inputs::LinkHeader`] out).
+    LinkHeader => "link_header",
     /// The history list ([`inputs::HistoryInput`]).
     HistoryList => "history_list",
     /// The generator's factors and their levels as a picker for the Generate or Sweep

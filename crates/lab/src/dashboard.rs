@@ -2,7 +2,9 @@
 //! `wildtool_views::dashboard`), a chart as a file, and the run's share link (made and
 //! read with the core's `share`).
 
-use wildtool_contract::inputs::{ChartFileInput, ChartsInput, ShareDecodeInput, ShareEncodeInput};
+use wildtool_contract::inputs::{
+    ChartFileInput, ChartsInput, LinkHeader, ShareDecodeInput, ShareEncodeInput,
+};
 use wildtool_core::share::{self, ShareHeader, SharedRun};
 
 use crate::{read, LabError};
@@ -53,6 +55,37 @@ pub fn share_decode(input: &str) -> Result<String, LabError> {
     serde_json::to_string(&run.outcomes).map_err(|e| LabError::Input(e.to_string()))
 }
 
+/// What a share link (`v1.…`) or comparison link (`v2.…`) says before its dataset is
+/// loaded; a damaged link is refused with the message the page shows.
+pub fn link_header(input: &str) -> Result<String, LabError> {
+    let link: String = read(input)?;
+    let header = if share::pair::link_kind(&link) == Ok(share::pair::LinkKind::Comparison) {
+        let h = share::pair::read_pair_header(&link).map_err(|e| {
+            LabError::Message(format!("This comparison link cannot be opened: {e}"))
+        })?;
+        LinkHeader {
+            pair: true,
+            scorer_version: h.scorer_version,
+            label: h.label_a,
+            label_b: h.label_b,
+            fingerprint: h.dataset_fingerprint,
+            task_count: h.task_count,
+        }
+    } else {
+        let h = share::read_header(&link)
+            .map_err(|e| LabError::Message(format!("This share link cannot be opened: {e}")))?;
+        LinkHeader {
+            pair: false,
+            scorer_version: h.scorer_version,
+            label: h.model_label,
+            label_b: String::new(),
+            fingerprint: h.dataset_fingerprint,
+            task_count: h.task_count,
+        }
+    };
+    serde_json::to_string(&header).map_err(|e| LabError::Input(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +114,23 @@ mod tests {
         assert_eq!(
             share_decode(&serde_json::to_string(&dec).unwrap()).unwrap(),
             "[]"
+        );
+        let h: LinkHeader =
+            serde_json::from_str(&link_header(&serde_json::to_string(&link).unwrap()).unwrap())
+                .unwrap();
+        assert!(!h.pair);
+        assert_eq!((h.label.as_str(), h.fingerprint, h.task_count), ("m", 7, 0));
+        let e = link_header("\"v1.!!\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("This share link cannot be opened: "),
+            "{e}"
+        );
+        let e = link_header("\"v2.!!\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("This comparison link cannot be opened: "),
+            "{e}"
         );
     }
 }

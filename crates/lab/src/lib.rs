@@ -175,6 +175,8 @@ calls! {
     ShareEncode, share_encode => crate::dashboard::share_encode;
     /// The outcomes of a share link (see [`dashboard::share_decode`]).
     ShareDecode, share_decode => crate::dashboard::share_decode;
+    /// What a link's header says (see [`dashboard::link_header`]).
+    LinkHeader, link_header => crate::dashboard::link_header;
     /// The history list (see [`dashboard::history_list`]).
     HistoryList, history_list => crate::dashboard::history_list;
     /// The factors and their levels as a picker (see [`generate::factor_picker`]).

@@ -6,7 +6,6 @@
 //! module).
 
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use gloo_timers::callback::Timeout;
@@ -75,12 +74,38 @@ extern "C" {
     fn request_render(this: &Io);
 }
 
+/// The browser objects the glue holds by id (files chosen or dropped, requests in flight):
+/// a few at a time, so a list (smaller in the app shell than a hash map).
+struct Handles<K, V>(Vec<(K, V)>);
+
+impl<K, V> Default for Handles<K, V> {
+    fn default() -> Self {
+        Handles(Vec::new())
+    }
+}
+
+impl<K: PartialEq, V> Handles<K, V> {
+    fn get(&self, k: &K) -> Option<&V> {
+        self.0.iter().find(|(i, _)| i == k).map(|(_, v)| v)
+    }
+
+    fn insert(&mut self, k: K, v: V) {
+        self.remove(&k);
+        self.0.push((k, v));
+    }
+
+    fn remove(&mut self, k: &K) -> Option<V> {
+        let at = self.0.iter().position(|(i, _)| i == k)?;
+        Some(self.0.swap_remove(at).1)
+    }
+}
+
 struct Inner {
     state: RefCell<AppState>,
     io: Io,
-    files: RefCell<HashMap<u32, web_sys::Blob>>,
+    files: RefCell<Handles<u32, web_sys::Blob>>,
     next_file: Cell<u32>,
-    requests: RefCell<HashMap<u64, web_sys::AbortController>>,
+    requests: RefCell<Handles<u64, web_sys::AbortController>>,
     timer: RefCell<Option<Timeout>>,
     agents_pending: Cell<bool>,
     continue_pending: Cell<bool>,
@@ -558,9 +583,9 @@ impl App {
             inner: Rc::new(Inner {
                 state: RefCell::new(state),
                 io,
-                files: RefCell::new(HashMap::new()),
+                files: RefCell::new(Handles::default()),
                 next_file: Cell::new(1),
-                requests: RefCell::new(HashMap::new()),
+                requests: RefCell::new(Handles::default()),
                 timer: RefCell::new(None),
                 agents_pending: Cell::new(false),
                 continue_pending: Cell::new(false),

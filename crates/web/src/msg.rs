@@ -147,6 +147,8 @@ pub enum LabPurpose {
     Share,
     /// The outcomes of a share link being opened.
     ShareDecode,
+    /// The header of a link being opened.
+    LinkHeader,
     /// The history list.
     HistoryList,
     /// The Generate or Sweep form's factor picker.

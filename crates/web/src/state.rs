@@ -609,6 +609,14 @@ impl AppState {
                 error,
             } => self.chart_file_arrived(png, Err(error)),
             Msg::LabDone {
+                purpose: crate::msg::LabPurpose::LinkHeader,
+                output,
+            } => self.link_header_arrived(Ok(output)),
+            Msg::LabFailed {
+                purpose: crate::msg::LabPurpose::LinkHeader,
+                error,
+            } => self.link_header_arrived(Err(error)),
+            Msg::LabDone {
                 purpose: crate::msg::LabPurpose::ShareDecode,
                 output,
             } => self.link_decoded(Ok(output)),

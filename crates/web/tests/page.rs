@@ -322,6 +322,7 @@ impl Browser {
                             | Call::ShareEncode
                             | Call::ChartFile
                             | Call::ShareDecode
+                            | Call::LinkHeader
                             | Call::HistoryList
                             | Call::Score
                     ) {

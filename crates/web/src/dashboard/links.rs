@@ -1,10 +1,9 @@
-//! Opening share links (`#v1.…`): the header says which dataset the link needs; the
+//! Opening share links (`#v1.…`): the header (read by the lab module) says which dataset the link needs; the
 //! outcomes are decoded against the loaded dataset and shown like any run (and kept in
 //! the history, once per link).
 
-use wildtool_contract::inputs::ShareDecodeInput;
+use wildtool_contract::inputs::{LinkHeader, ShareDecodeInput};
 use wildtool_contract::Call;
-use wildtool_core::share;
 
 use crate::dashboard::{link_id, RunKind, ShownRun};
 use crate::msg::{Effect, LabPurpose};
@@ -23,44 +22,68 @@ impl AppState {
         self.go_view(View::Setup)
     }
 
-    /// Opens link text `link` (the fragment without `#`).
+    /// Opens link text `link` (the fragment without `#`): its header is read by the lab
+    /// module (the core's `share`), then [`AppState::link_header_arrived`] opens it.
     pub fn open_link(&mut self, link: &str, _now: Now) -> Vec<Effect> {
         if link.starts_with("e1.") {
             return self.env_open_link(link);
         }
-        if share::pair::link_kind(link) == Ok(share::pair::LinkKind::Comparison) {
-            return self.open_pair_link(link);
+        if self.lab.link_heading.as_deref() == Some(link) {
+            return Vec::new();
         }
-        let header = match share::read_header(link) {
-            Ok(h) => h,
+        self.lab.link_heading = Some(link.to_owned());
+        let text = serde_json::to_string(link).unwrap_or_default();
+        self.lab_call(Call::LinkHeader, text, LabPurpose::LinkHeader)
+    }
+
+    /// The lab module read (or refused) the header of the link being opened.
+    pub fn link_header_arrived(&mut self, answer: Result<String, String>) -> Vec<Effect> {
+        let Some(answer) = self.lab.settle(LabPurpose::LinkHeader, answer) else {
+            return Vec::new();
+        };
+        let Some(link) = self.lab.link_heading.take() else {
+            return Vec::new();
+        };
+        let header = answer.and_then(|json| {
+            serde_json::from_str::<LinkHeader>(&json).map_err(|_| {
+                "This share link cannot be opened: the lab module's answer is unreadable."
+                    .to_owned()
+            })
+        });
+        match header {
             Err(e) => {
                 self.boot.link = None;
                 self.flags.share = Some("error");
-                self.say(
-                    format!("This share link cannot be opened: {e}"),
-                    Tone::Error,
-                );
-                return Vec::new();
+                self.say(e, Tone::Error);
+                Vec::new()
             }
-        };
-        let fingerprint = format!("{:016x}", header.dataset_fingerprint);
+            Ok(h) if h.pair => self.open_pair_link(&link, &h),
+            Ok(h) => self.open_run_link(&link, h),
+        }
+    }
+
+    /// Opens one run's share link whose header is `header`.
+    fn open_run_link(&mut self, link: &str, header: LinkHeader) -> Vec<Effect> {
+        let fingerprint = format!("{:016x}", header.fingerprint);
         let Some(dataset) = self.dataset.filter(|d| d.fingerprint == fingerprint) else {
             if self.pending_dataset.is_some() {
                 return Vec::new();
             }
             return self.ask_for_dataset(
-                format!(
-                    "share link ({}, {} tasks)",
-                    header.model_label, header.task_count
-                ),
+                format!("share link ({}, {} tasks)", header.label, header.task_count),
                 &fingerprint,
             );
         };
         // The outcomes are read by the lab module (the core's `share::decode`).
-        if self.lab.link_opening.as_deref() == Some(link) {
+        if self
+            .lab
+            .link_opening
+            .as_ref()
+            .is_some_and(|(l, _)| l == link)
+        {
             return Vec::new();
         }
-        self.lab.link_opening = Some(link.to_owned());
+        self.lab.link_opening = Some((link.to_owned(), header));
         let input = ShareDecodeInput {
             link: link.to_owned(),
             fingerprint: dataset.fingerprint_u64(),
@@ -75,17 +98,15 @@ impl AppState {
         let Some(answer) = self.lab.settle(LabPurpose::ShareDecode, answer) else {
             return Vec::new();
         };
-        let Some(link) = self.lab.link_opening.take() else {
+        let Some((link, header)) = self.lab.link_opening.take() else {
             return Vec::new();
         };
         self.boot.link = None;
-        let header = share::read_header(&link);
         let outcomes = answer.and_then(|json| {
             wildtool_core::outcome::outcomes_from_json(&json)
                 .ok_or_else(|| "This share link cannot be opened.".to_owned())
         });
-        let (Some(dataset), Ok(header), Ok(outcomes)) = (self.dataset, header, outcomes.clone())
-        else {
+        let (Some(dataset), Ok(outcomes)) = (self.dataset, outcomes.clone()) else {
             self.flags.share = Some("error");
             if let Err(e) = outcomes {
                 self.say(e, Tone::Error);
@@ -95,8 +116,8 @@ impl AppState {
         let mut shown = ShownRun::new(
             crate::dashboard::RunIdent {
                 id: link_id(&link),
-                label: header.model_label.clone(),
-                model: header.model_label.clone(),
+                label: header.label.clone(),
+                model: header.label.clone(),
                 kind: RunKind::Link,
             },
             dataset,
@@ -111,7 +132,7 @@ impl AppState {
         self.say(
             format!(
                 "Loaded from a share link: {}, {} (scorer {}).",
-                header.model_label, shown.headline.scored, header.scorer_version
+                header.label, shown.headline.scored, header.scorer_version
             ),
             Tone::Ok,
         );

@@ -94,8 +94,13 @@ pub struct LabState {
     pub model_filter: String,
     /// The input of the latest call per purpose (movable views, the share link).
     asked_with: Vec<(LabPurpose, String)>,
-    /// The share link being opened (its outcomes asked of the lab module).
-    pub link_opening: Option<String>,
+    /// The share link being opened with its header (its outcomes asked of the lab
+    /// module).
+    pub link_opening: Option<(String, wildtool_contract::inputs::LinkHeader)>,
+    /// The link whose header was asked of the lab module.
+    pub link_heading: Option<String>,
+    /// The dataset fingerprint the comparison link shown needs.
+    pub compare_link_fingerprint: u64,
 }
 
 impl Default for LabState {
@@ -120,6 +125,8 @@ impl Default for LabState {
             model_filter: String::new(),
             asked_with: Vec::new(),
             link_opening: None,
+            link_heading: None,
+            compare_link_fingerprint: 0,
         }
     }
 }

@@ -201,21 +201,14 @@ impl AppState {
         fx
     }
 
-    /// Opens the comparison a link (`#v2.…`) carries, once its dataset is loaded.
-    pub fn open_pair_link(&mut self, link: &str) -> Vec<Effect> {
-        let header = match wildtool_core::share::pair::read_pair_header(link) {
-            Ok(h) => h,
-            Err(e) => {
-                self.boot.link = None;
-                self.flags.share = Some("error");
-                self.say(
-                    format!("This comparison link cannot be opened: {e}"),
-                    Tone::Error,
-                );
-                return Vec::new();
-            }
-        };
-        let fingerprint = format!("{:016x}", header.dataset_fingerprint);
+    /// Opens the comparison a link (`#v2.…`) with `header` carries, once its dataset is
+    /// loaded.
+    pub fn open_pair_link(
+        &mut self,
+        link: &str,
+        header: &wildtool_contract::inputs::LinkHeader,
+    ) -> Vec<Effect> {
+        let fingerprint = format!("{:016x}", header.fingerprint);
         if self.dataset.is_none_or(|d| d.fingerprint != fingerprint) {
             if self.pending_dataset.is_some() {
                 return Vec::new();
@@ -223,7 +216,7 @@ impl AppState {
             return self.ask_for_dataset(
                 format!(
                     "comparison link ({} vs {}, {} tasks)",
-                    header.label_a, header.label_b, header.task_count
+                    header.label, header.label_b, header.task_count
                 ),
                 &fingerprint,
             );
@@ -231,10 +224,11 @@ impl AppState {
         self.boot.link = None;
         self.flags.share = Some("opened");
         self.lab.compare_link = Some(link.to_owned());
+        self.lab.compare_link_fingerprint = header.fingerprint;
         self.say(
             format!(
                 "Opened a comparison link: {} vs {} (scorer {}).",
-                header.label_a, header.label_b, header.scorer_version
+                header.label, header.label_b, header.scorer_version
             ),
             Tone::Ok,
         );
@@ -246,11 +240,10 @@ impl AppState {
 
     /// Why no comparison can be asked for yet, if so.
     pub fn compare_wait(&self) -> Option<CompareWait> {
-        if let Some(link) = &self.lab.compare_link {
-            let fits = wildtool_core::share::pair::read_pair_header(link)
-                .ok()
-                .zip(self.dataset)
-                .is_some_and(|(h, d)| h.dataset_fingerprint == d.fingerprint_u64());
+        if self.lab.compare_link.is_some() {
+            let fits = self
+                .dataset
+                .is_some_and(|d| self.lab.compare_link_fingerprint == d.fingerprint_u64());
             return (!fits).then_some(CompareWait::NoDataset);
         }
         if let Some(wait) = self.env_compare_wait() {

@@ -4,9 +4,6 @@
 //! installs once the module is loaded ([`StreamCall`]); the page's tests install the lab
 //! crate's function itself.
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
-
 use wildtool_core::json::{dumps, Escape, Map, Value as CoreValue};
 use wildtool_core::runner::provider::ProviderKind;
 use wildtool_core::runner::stream::{Progress, StreamReaders};
@@ -62,7 +59,7 @@ impl StreamReaders for LabReaders {
     }
 
     fn feed(&mut self, id: u64, chunk: &[u8]) -> Result<Progress, String> {
-        let chunk = CoreValue::Str(URL_SAFE_NO_PAD.encode(chunk));
+        let chunk = CoreValue::Str(base64_url(chunk));
         let v = self.op("feed", id, vec![("chunk", chunk)])?;
         let mut flags = v.split(' ').map(|f| f == "1");
         Ok(Progress {
@@ -84,5 +81,37 @@ impl StreamReaders for LabReaders {
 
     fn close(&mut self, id: u64) {
         let _ = self.op("close", id, Vec::new());
+    }
+}
+
+/// `bytes` as URL-safe base64 without padding (RFC 4648 §5), as the lab module's readers
+/// decode it (the `base64` crate's engine is not linked into the app shell for this).
+pub(crate) fn base64_url(bytes: &[u8]) -> String {
+    const ABC: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for i in 0..=group.len() {
+            out.push(char::from(ABC[(n >> (18 - 6 * i) & 63) as usize]));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn base64_url_is_the_url_safe_alphabet_without_padding() {
+        use base64::Engine as _;
+        for len in 0..40usize {
+            let bytes: Vec<u8> = (0..len).map(|i| (i * 37 + 250) as u8).collect();
+            assert_eq!(
+                super::base64_url(&bytes),
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes)
+            );
+        }
     }
 }

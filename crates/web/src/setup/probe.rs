@@ -6,8 +6,6 @@
 
 mod update;
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use serde_json::Value;
 
 use wildtool_core::json::{dumps, Escape, Map, Value as CoreValue};
@@ -66,7 +64,10 @@ fn answer_of(streamed: Option<(u16, Vec<u8>)>, reply: Option<HttpReply>) -> Core
     let mut pairs = Vec::new();
     if let Some((status, bytes)) = streamed {
         pairs.push(("status", CoreValue::int(i64::from(status))));
-        pairs.push(("stream", CoreValue::Str(URL_SAFE_NO_PAD.encode(bytes))));
+        pairs.push((
+            "stream",
+            CoreValue::Str(crate::run::readers::base64_url(&bytes)),
+        ));
     }
     let failed = |m: String| ("failed", CoreValue::Str(m));
     match reply {
