@@ -7,7 +7,7 @@ use super::deps::check_dependencies;
 use super::model::{Field, Lang, Node, NodeKind, Session, Task};
 use super::parse::parse_json_deferring;
 use super::problem::{Problem, Severity, Sink};
-use super::tools::{check_tools, float_to_number, tool_names};
+use super::tools::{check_tools, float_to_number, float_to_number_owned, tool_names};
 
 /// Most tasks a session may have: `layer_info` has the keys "0".."3" (C13).
 pub const MAX_TASKS: usize = 4;
@@ -133,14 +133,27 @@ pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) ->
     }
 }
 
-/// The fields of the other language that a load in `lang` never reads as a tree. The
-/// Chinese `answer_list` is read in both, but an English load needs only its node
-/// counts (the progress denominators, P16): it is kept as text too and parsed one
-/// session at a time when counted ([`progress_counts`]), so its tree is never held.
+/// The fields a load in `lang` keeps as text in [`Session::raw`]: the other language's,
+/// which it never reads as a tree, and its own tool list and node lists, which it parses
+/// once into the session's processed forms. The Chinese `answer_list` is read in both,
+/// but an English load needs only its node counts (the progress denominators, P16),
+/// which are counted from the text ([`progress_counts`]).
 fn unread_fields(lang: Lang) -> &'static [&'static str] {
     match lang {
-        Lang::En => &["tools", "tasks", "answer_list"],
-        Lang::Zh => &["english_tools", "english_tasks", "english_answer_list"],
+        Lang::En => &[
+            "tools",
+            "tasks",
+            "answer_list",
+            "english_tools",
+            "english_answer_list",
+        ],
+        Lang::Zh => &[
+            "english_tools",
+            "english_tasks",
+            "english_answer_list",
+            "tools",
+            "answer_list",
+        ],
     }
 }
 
@@ -167,11 +180,23 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .unwrap_or_default()
         .to_owned();
 
+    // The language's tool list and node lists are kept as text in `raw` (see
+    // `unread_fields`) and parsed here once: the session holds their processed forms
+    // (the converted tools, the nodes), not a second tree of each.
     let tools_field = lang.field(Field::Tools);
     let no_tools = Value::Array(Vec::new());
-    let tools_raw = required(obj, tools_field, &mut sink).unwrap_or(&no_tools);
-    check_tools(tools_raw, tools_field, &mut sink);
-    let tools = float_to_number(tools_raw);
+    let (tools, tools_original) = match required(obj, tools_field, &mut sink) {
+        Some(Value::Raw(raw)) => {
+            let tree = raw.value();
+            check_tools(&tree, tools_field, &mut sink);
+            float_to_number_owned(tree)
+        }
+        other => {
+            let tree = other.unwrap_or(&no_tools);
+            check_tools(tree, tools_field, &mut sink);
+            (float_to_number(tree), None)
+        }
+    };
 
     let tasks_field = lang.field(Field::Tasks);
     let messages = required(obj, tasks_field, &mut sink)
@@ -179,7 +204,15 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     let answers_field = lang.field(Field::AnswerList);
-    let answers = required(obj, answers_field, &mut sink)
+    let answers_parsed;
+    let answers = match required(obj, answers_field, &mut sink) {
+        Some(Value::Raw(raw)) => {
+            answers_parsed = raw.value();
+            Some(&answers_parsed)
+        }
+        other => other,
+    };
+    let answers = answers
         .and_then(|v| expect_array(v, answers_field, &mut sink))
         .map(Vec::as_slice)
         .unwrap_or(&[]);
@@ -291,6 +324,7 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             id: id.unwrap_or_default(),
             env_info,
             tools,
+            tools_original,
             tasks,
             domain,
             problems: problems.clone(),
@@ -417,7 +451,13 @@ fn progress_counts(
         );
         return Vec::new();
     };
-    // Kept as text by an English load (see `unread_fields`): its tree only for counting.
+    // Kept as text by an English load (see `unread_fields`): its node lists are counted
+    // from the text; its tree is built only to report what is wrong with it.
+    if let Value::Raw(raw) = zh {
+        if let Some(lens) = raw.item_lens() {
+            return checked_counts(lang, answers, count, &lens, sink);
+        }
+    }
     let parsed;
     let zh = match zh {
         Value::Raw(raw) => {
@@ -460,6 +500,44 @@ fn progress_counts(
         }
     }
     counts
+}
+
+/// The progress denominators of an English load from the Chinese lists' node counts
+/// (`zh`: one per list, every entry a list), checked against the English lists.
+fn checked_counts(
+    lang: Lang,
+    answers: &[Value],
+    count: usize,
+    zh: &[usize],
+    sink: &mut Sink,
+) -> Vec<Option<usize>> {
+    let field = "answer_list";
+    for i in 0..count {
+        let own = answers.get(i).and_then(Value::as_array).map(Vec::len);
+        match zh.get(i) {
+            None => sink.error(
+                field,
+                format!(
+                    "has {} entries; task {i} has no Chinese node list",
+                    zh.len()
+                ),
+            ),
+            Some(&n) => {
+                if let Some(own) = own {
+                    if own != n {
+                        sink.error(
+                            format!("{field}[{i}]"),
+                            format!(
+                                "has {n} nodes but {}[{i}] has {own}; progress denominators would be wrong",
+                                lang.field(Field::AnswerList)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    zh.iter().take(count).map(|&n| Some(n)).collect()
 }
 
 /// Reads and checks one task's node list at `list_path`.

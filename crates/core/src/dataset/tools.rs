@@ -18,6 +18,28 @@ pub fn float_to_number(tools: &Value) -> Value {
     out
 }
 
+/// [`float_to_number`] of a tree the caller owns: the converted tree, and the tree as it
+/// was when the conversion changed it (`None`: the same tree).
+pub(crate) fn float_to_number_owned(mut tools: Value) -> (Value, Option<Value>) {
+    if !has_float_type(&tools) {
+        return (tools, None);
+    }
+    let original = tools.clone();
+    convert_in_place(&mut tools);
+    (tools, Some(original))
+}
+
+/// True when [`convert_in_place`] would change something.
+fn has_float_type(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(key, member)| {
+            (key == "type" && member.as_str() == Some("float")) || has_float_type(member)
+        }),
+        Value::Array(items) => items.iter().any(has_float_type),
+        _ => false,
+    }
+}
+
 fn convert_in_place(value: &mut Value) {
     match value {
         Value::Object(map) => {

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{LoadedDataset, Session};
-use crate::json::{dump_indent4, dumps, loads_deferring, Escape, Map, PathStep, Value};
+use crate::json::{dump_indent4, dumps_into, loads_deferring, Escape, Map, PathStep, Value};
 use crate::outcome::{transition_count, TaskOutcome, TaskType};
 use crate::protocol::{StepKind, DEFAULT_CANDIDATE_CAP};
 use crate::report::taxonomy;
@@ -503,10 +503,14 @@ impl LineScorer<'_> {
         let mut score = Map::new();
         score.insert("id", Value::Str(id.clone()));
         score.insert("results", results);
+        // The score line is about the result line's length (labels added, steps after a
+        // failed check dropped): sized once instead of grown by doubling, a copy each time.
+        let mut score_line = String::with_capacity(text.len() + text.len() / 16 + 256);
+        dumps_into(&mut score_line, &Value::Object(score), Escape::Ascii);
         Ok(ScoredLine {
             index,
             id,
-            score_line: dumps(&Value::Object(score), Escape::Ascii),
+            score_line,
             outcomes,
         })
     }
