@@ -6,7 +6,7 @@ use crate::outcome::{TaskType, TurnSubtype};
 use super::deps::check_dependencies;
 use super::model::{Field, Lang, Node, NodeKind, Session, Task};
 use super::parse::parse_json_deferring;
-use super::problem::{Problem, Severity, Sink};
+use super::problem::{JsonPath, Problem, Severity, Sink};
 use super::tools::{check_tools, float_to_number, float_to_number_owned, tool_names};
 
 /// Most tasks a session may have: `layer_info` has the keys "0".."3" (C13).
@@ -274,7 +274,8 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             }
             None => String::new(),
         };
-        let list_path = format!("{answers_field}[{position}]");
+        let field_path = JsonPath::Root(answers_field);
+        let list_path = JsonPath::Index(&field_path, position);
         let nodes = answers
             .get(position)
             .map(|list| read_nodes(list, &list_path, &names, &mut sink))
@@ -414,11 +415,12 @@ fn read_labels<T: Copy>(
     list.iter()
         .enumerate()
         .map(|(i, v)| {
-            let path = format!("{field}[{i}]");
-            let s = expect_str(v, &path, sink)?;
+            let root = JsonPath::Root(field);
+            let path = JsonPath::Index(&root, i);
+            let s = expect_str(v, path, sink)?;
             let parsed = parse(s);
             if parsed.is_none() {
-                sink.error(path, format!("unknown {what} `{s}`"));
+                sink.error(path.to_string(), format!("unknown {what} `{s}`"));
             }
             parsed
         })
@@ -541,18 +543,26 @@ fn checked_counts(
 }
 
 /// Reads and checks one task's node list at `list_path`.
-fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sink) -> Vec<Node> {
+fn read_nodes(
+    list: &Value,
+    list_path: &JsonPath<'_>,
+    tool_names: &[&str],
+    sink: &mut Sink,
+) -> Vec<Node> {
     let Some(items) = expect_array(list, list_path, sink) else {
         return Vec::new();
     };
     if items.is_empty() {
-        sink.error(list_path, "empty node list: no complete path exists (C9)");
+        sink.error(
+            list_path.to_string(),
+            "empty node list: no complete path exists (C9)",
+        );
         return Vec::new();
     }
     let nodes: Vec<Node> = items
         .iter()
         .enumerate()
-        .map(|(j, item)| read_node(item, &format!("{list_path}[{j}]"), tool_names, sink))
+        .map(|(j, item)| read_node(item, &JsonPath::Index(list_path, j), tool_names, sink))
         .collect();
     if let Some(last) = nodes.last() {
         if last.kind != NodeKind::Prepare {
@@ -565,11 +575,11 @@ fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sin
             );
         }
     }
-    check_dependencies(&nodes, list_path, sink);
+    check_dependencies(&nodes, &list_path.to_string(), sink);
     nodes
 }
 
-fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> Node {
+fn read_node(item: &Value, path: &JsonPath<'_>, tool_names: &[&str], sink: &mut Sink) -> Node {
     let mut node = Node {
         name: String::new(),
         kind: NodeKind::Tool,
@@ -580,24 +590,24 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
     };
     let Some(obj) = item.as_object() else {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected a node object, found {}", item.py_type_name()),
         );
         return node;
     };
-    let action_path = format!("{path}.action");
+    let action_path = JsonPath::Member(path, "action");
     if let Some(action) =
-        required_at(obj, "action", path, sink).and_then(|v| expect_object(v, &action_path, sink))
+        required_at(obj, "action", path, sink).and_then(|v| expect_object(v, action_path, sink))
     {
-        let name_path = format!("{action_path}.name");
+        let name_path = JsonPath::Member(&action_path, "name");
         if let Some(name) = required_at(action, "name", &action_path, sink)
-            .and_then(|v| expect_str(v, &name_path, sink))
+            .and_then(|v| expect_str(v, name_path, sink))
         {
             node.name = name.to_owned();
             node.kind = NodeKind::from_name(name);
             if node.kind == NodeKind::Tool && !tool_names.contains(&name) {
                 sink.error(
-                    name_path,
+                    name_path.to_string(),
                     format!("gold tool `{name}` is not defined in the session's tools (C4)"),
                 );
             }
@@ -624,23 +634,25 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
     if let Some(obs) = required_at(obj, "observation", path, sink) {
         node.observation = obs.clone();
     }
-    let deps_path = format!("{path}.dependency_list");
+    let deps_path = JsonPath::Member(path, "dependency_list");
     if let Some(deps) = required_at(obj, "dependency_list", path, sink)
-        .and_then(|v| expect_array(v, &deps_path, sink))
+        .and_then(|v| expect_array(v, deps_path, sink))
     {
         for (k, dep) in deps.iter().enumerate() {
-            let dep_path = format!("{deps_path}[{k}]");
+            let dep_path = || JsonPath::Index(&deps_path, k).to_string();
             match dep {
                 Value::Int(PyInt::Small(i)) if *i >= 0 => match usize::try_from(*i) {
                     Ok(i) => node.dependencies.push(i),
-                    Err(_) => sink.error(dep_path, format!("dependency index {i} is out of range")),
+                    Err(_) => {
+                        sink.error(dep_path(), format!("dependency index {i} is out of range"))
+                    }
                 },
                 Value::Int(i) => sink.error(
-                    dep_path,
+                    dep_path(),
                     format!("dependency index {} is out of range", py_int_text(i)),
                 ),
                 other => sink.error(
-                    dep_path,
+                    dep_path(),
                     format!(
                         "expected an integer node index, found {}",
                         other.py_type_name()
@@ -680,7 +692,12 @@ fn required<'a>(obj: &'a Map, key: &str, sink: &mut Sink) -> Option<&'a Value> {
     v
 }
 
-fn required_at<'a>(obj: &'a Map, key: &str, parent: &str, sink: &mut Sink) -> Option<&'a Value> {
+fn required_at<'a>(
+    obj: &'a Map,
+    key: &str,
+    parent: &JsonPath<'_>,
+    sink: &mut Sink,
+) -> Option<&'a Value> {
     let v = obj.get(key);
     if v.is_none() {
         sink.error(format!("{parent}.{key}"), "missing field");
@@ -688,30 +705,41 @@ fn required_at<'a>(obj: &'a Map, key: &str, parent: &str, sink: &mut Sink) -> Op
     v
 }
 
-fn expect_str<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a str> {
+fn expect_str<'a>(v: &'a Value, path: impl std::fmt::Display, sink: &mut Sink) -> Option<&'a str> {
     let s = v.as_str();
     if s.is_none() {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected a string, found {}", v.py_type_name()),
         );
     }
     s
 }
 
-fn expect_array<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Vec<Value>> {
+fn expect_array<'a>(
+    v: &'a Value,
+    path: impl std::fmt::Display,
+    sink: &mut Sink,
+) -> Option<&'a Vec<Value>> {
     let a = v.as_array();
     if a.is_none() {
-        sink.error(path, format!("expected a list, found {}", v.py_type_name()));
+        sink.error(
+            path.to_string(),
+            format!("expected a list, found {}", v.py_type_name()),
+        );
     }
     a
 }
 
-fn expect_object<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Map> {
+fn expect_object<'a>(
+    v: &'a Value,
+    path: impl std::fmt::Display,
+    sink: &mut Sink,
+) -> Option<&'a Map> {
     let o = v.as_object();
     if o.is_none() {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected an object, found {}", v.py_type_name()),
         );
     }

@@ -205,7 +205,7 @@ pub struct LineScorer<'d> {
     dataset: &'d LoadedDataset,
     checker: &'d dyn ArgChecker,
     options: ScoreOptions,
-    tools_cache: ToolsCache,
+    tools_cache: ToolsCache<'d>,
 }
 
 /// One line scored by a [`LineScorer`], not counted yet ([`Scorer::count`] counts it).
@@ -396,7 +396,7 @@ impl<'d> Scorer<'d> {
     }
 }
 
-impl LineScorer<'_> {
+impl<'d> LineScorer<'d> {
     fn work_inner(
         &mut self,
         work: &mut LineWork,
@@ -518,7 +518,7 @@ impl LineScorer<'_> {
     fn score_task(
         &mut self,
         work: &mut LineWork,
-        session: &Session,
+        session: &'d Session,
         position: usize,
         transitions: u8,
         task: &mut Map,
@@ -568,6 +568,7 @@ impl LineScorer<'_> {
         let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
             checker.check(tools, name, pred, gold)
         };
+        self.tools_cache.know(&session.tools);
         let params = params_checker_cached(task, &mut check, &mut self.tools_cache);
         if params.missing_answer {
             *work
