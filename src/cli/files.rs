@@ -89,7 +89,8 @@ pub fn for_each_line(
 ) -> Result<(), FileError> {
     let mut file = File::open(path).map_err(at(path))?;
     let mut splitter = LineSplitter::new();
-    let mut chunk = vec![0u8; 1 << 20];
+    // 256 KiB: a few result lines a read; a larger buffer is only more fresh memory.
+    let mut chunk = vec![0u8; 256 << 10];
     let mut on_line = |span: LineSpan, bytes: Result<&[u8], LineError>| match bytes
         .and_then(|b| lines::decode(&span, b))
     {
@@ -127,7 +128,8 @@ impl LineReader {
 
     /// Reads the line at `span` (found by [`for_each_line`]); the file changing in
     /// between is an error, not a different line.
-    pub fn read(&mut self, span: LineSpan) -> Result<Result<String, LineError>, FileError> {
+    /// The text is borrowed from the reader's buffer (reused from line to line).
+    pub fn read(&mut self, span: LineSpan) -> Result<Result<&str, LineError>, FileError> {
         let len = usize::try_from(span.len)
             .map_err(|_| invalid(&self.path, format!("line {} is too long", span.number)))?;
         self.buf.resize(len, 0);
@@ -144,7 +146,7 @@ impl LineReader {
                 .read_exact(&mut self.buf)
                 .map_err(at(&self.path))?;
         }
-        Ok(lines::decode(&span, &self.buf).map(|t| t.unwrap_or_default().to_owned()))
+        Ok(lines::decode(&span, &self.buf).map(Option::unwrap_or_default))
     }
 }
 

@@ -282,8 +282,8 @@ enum Command {
         /// Score results that do not match the dataset anyway (report.json records it).
         #[arg(long)]
         force: bool,
-        /// Threads scoring result lines at once (1 to 256; default: the cores that are
-        /// idle, i.e. the cores available less the 1-minute load average, at least 1).
+        /// Threads scoring result lines at once (1 to 256; default 1: on two cores a second
+        /// thread costs more CPU than the wall time it saves, docs/speed.md).
         ///
         /// The files are the same bytes whatever the number: lines are scored in any
         /// order and counted and written in the score file's order.
@@ -849,6 +849,7 @@ fn dispatch(command: Command) -> Result<ExitCode, CliError> {
                         None
                     },
                     ci,
+                    exits_after: true,
                     ..score_cmd::ScoreExtras::default()
                 },
             )?

@@ -6,8 +6,8 @@ use crate::outcome::{TaskType, TurnSubtype};
 use super::deps::check_dependencies;
 use super::model::{Field, Lang, Node, NodeKind, Session, Task};
 use super::parse::parse_json_deferring;
-use super::problem::{Problem, Severity, Sink};
-use super::tools::{check_tools, float_to_number, tool_names};
+use super::problem::{JsonPath, Problem, Severity, Sink};
+use super::tools::{check_tools, float_to_number, float_to_number_owned, tool_names};
 
 /// Most tasks a session may have: `layer_info` has the keys "0".."3" (C13).
 pub const MAX_TASKS: usize = 4;
@@ -133,14 +133,27 @@ pub fn parse_session_at(index: usize, line_no: usize, line: &str, lang: Lang) ->
     }
 }
 
-/// The fields of the other language that a load in `lang` never reads as a tree. The
-/// Chinese `answer_list` is read in both, but an English load needs only its node
-/// counts (the progress denominators, P16): it is kept as text too and parsed one
-/// session at a time when counted ([`progress_counts`]), so its tree is never held.
+/// The fields a load in `lang` keeps as text in [`Session::raw`]: the other language's,
+/// which it never reads as a tree, and its own tool list and node lists, which it parses
+/// once into the session's processed forms. The Chinese `answer_list` is read in both,
+/// but an English load needs only its node counts (the progress denominators, P16),
+/// which are counted from the text ([`progress_counts`]).
 fn unread_fields(lang: Lang) -> &'static [&'static str] {
     match lang {
-        Lang::En => &["tools", "tasks", "answer_list"],
-        Lang::Zh => &["english_tools", "english_tasks", "english_answer_list"],
+        Lang::En => &[
+            "tools",
+            "tasks",
+            "answer_list",
+            "english_tools",
+            "english_answer_list",
+        ],
+        Lang::Zh => &[
+            "english_tools",
+            "english_tasks",
+            "english_answer_list",
+            "tools",
+            "answer_list",
+        ],
     }
 }
 
@@ -167,11 +180,23 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .unwrap_or_default()
         .to_owned();
 
+    // The language's tool list and node lists are kept as text in `raw` (see
+    // `unread_fields`) and parsed here once: the session holds their processed forms
+    // (the converted tools, the nodes), not a second tree of each.
     let tools_field = lang.field(Field::Tools);
     let no_tools = Value::Array(Vec::new());
-    let tools_raw = required(obj, tools_field, &mut sink).unwrap_or(&no_tools);
-    check_tools(tools_raw, tools_field, &mut sink);
-    let tools = float_to_number(tools_raw);
+    let (tools, tools_original) = match required(obj, tools_field, &mut sink) {
+        Some(Value::Raw(raw)) => {
+            let tree = raw.value();
+            check_tools(&tree, tools_field, &mut sink);
+            float_to_number_owned(tree)
+        }
+        other => {
+            let tree = other.unwrap_or(&no_tools);
+            check_tools(tree, tools_field, &mut sink);
+            (float_to_number(tree), None)
+        }
+    };
 
     let tasks_field = lang.field(Field::Tasks);
     let messages = required(obj, tasks_field, &mut sink)
@@ -179,7 +204,15 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
         .map(Vec::as_slice)
         .unwrap_or(&[]);
     let answers_field = lang.field(Field::AnswerList);
-    let answers = required(obj, answers_field, &mut sink)
+    let answers_parsed;
+    let answers = match required(obj, answers_field, &mut sink) {
+        Some(Value::Raw(raw)) => {
+            answers_parsed = raw.value();
+            Some(&answers_parsed)
+        }
+        other => other,
+    };
+    let answers = answers
         .and_then(|v| expect_array(v, answers_field, &mut sink))
         .map(Vec::as_slice)
         .unwrap_or(&[]);
@@ -241,7 +274,8 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             }
             None => String::new(),
         };
-        let list_path = format!("{answers_field}[{position}]");
+        let field_path = JsonPath::Root(answers_field);
+        let list_path = JsonPath::Index(&field_path, position);
         let nodes = answers
             .get(position)
             .map(|list| read_nodes(list, &list_path, &names, &mut sink))
@@ -291,6 +325,7 @@ pub fn session_from_value(index: usize, line_no: usize, value: Value, lang: Lang
             id: id.unwrap_or_default(),
             env_info,
             tools,
+            tools_original,
             tasks,
             domain,
             problems: problems.clone(),
@@ -380,11 +415,12 @@ fn read_labels<T: Copy>(
     list.iter()
         .enumerate()
         .map(|(i, v)| {
-            let path = format!("{field}[{i}]");
-            let s = expect_str(v, &path, sink)?;
+            let root = JsonPath::Root(field);
+            let path = JsonPath::Index(&root, i);
+            let s = expect_str(v, path, sink)?;
             let parsed = parse(s);
             if parsed.is_none() {
-                sink.error(path, format!("unknown {what} `{s}`"));
+                sink.error(path.to_string(), format!("unknown {what} `{s}`"));
             }
             parsed
         })
@@ -417,7 +453,13 @@ fn progress_counts(
         );
         return Vec::new();
     };
-    // Kept as text by an English load (see `unread_fields`): its tree only for counting.
+    // Kept as text by an English load (see `unread_fields`): its node lists are counted
+    // from the text; its tree is built only to report what is wrong with it.
+    if let Value::Raw(raw) = zh {
+        if let Some(lens) = raw.item_lens() {
+            return checked_counts(lang, answers, count, &lens, sink);
+        }
+    }
     let parsed;
     let zh = match zh {
         Value::Raw(raw) => {
@@ -462,19 +504,65 @@ fn progress_counts(
     counts
 }
 
+/// The progress denominators of an English load from the Chinese lists' node counts
+/// (`zh`: one per list, every entry a list), checked against the English lists.
+fn checked_counts(
+    lang: Lang,
+    answers: &[Value],
+    count: usize,
+    zh: &[usize],
+    sink: &mut Sink,
+) -> Vec<Option<usize>> {
+    let field = "answer_list";
+    for i in 0..count {
+        let own = answers.get(i).and_then(Value::as_array).map(Vec::len);
+        match zh.get(i) {
+            None => sink.error(
+                field,
+                format!(
+                    "has {} entries; task {i} has no Chinese node list",
+                    zh.len()
+                ),
+            ),
+            Some(&n) => {
+                if let Some(own) = own {
+                    if own != n {
+                        sink.error(
+                            format!("{field}[{i}]"),
+                            format!(
+                                "has {n} nodes but {}[{i}] has {own}; progress denominators would be wrong",
+                                lang.field(Field::AnswerList)
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    zh.iter().take(count).map(|&n| Some(n)).collect()
+}
+
 /// Reads and checks one task's node list at `list_path`.
-fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sink) -> Vec<Node> {
+fn read_nodes(
+    list: &Value,
+    list_path: &JsonPath<'_>,
+    tool_names: &[&str],
+    sink: &mut Sink,
+) -> Vec<Node> {
     let Some(items) = expect_array(list, list_path, sink) else {
         return Vec::new();
     };
     if items.is_empty() {
-        sink.error(list_path, "empty node list: no complete path exists (C9)");
+        sink.error(
+            list_path.to_string(),
+            "empty node list: no complete path exists (C9)",
+        );
         return Vec::new();
     }
     let nodes: Vec<Node> = items
         .iter()
         .enumerate()
-        .map(|(j, item)| read_node(item, &format!("{list_path}[{j}]"), tool_names, sink))
+        .map(|(j, item)| read_node(item, &JsonPath::Index(list_path, j), tool_names, sink))
         .collect();
     if let Some(last) = nodes.last() {
         if last.kind != NodeKind::Prepare {
@@ -487,11 +575,11 @@ fn read_nodes(list: &Value, list_path: &str, tool_names: &[&str], sink: &mut Sin
             );
         }
     }
-    check_dependencies(&nodes, list_path, sink);
+    check_dependencies(&nodes, &list_path.to_string(), sink);
     nodes
 }
 
-fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> Node {
+fn read_node(item: &Value, path: &JsonPath<'_>, tool_names: &[&str], sink: &mut Sink) -> Node {
     let mut node = Node {
         name: String::new(),
         kind: NodeKind::Tool,
@@ -502,24 +590,24 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
     };
     let Some(obj) = item.as_object() else {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected a node object, found {}", item.py_type_name()),
         );
         return node;
     };
-    let action_path = format!("{path}.action");
+    let action_path = JsonPath::Member(path, "action");
     if let Some(action) =
-        required_at(obj, "action", path, sink).and_then(|v| expect_object(v, &action_path, sink))
+        required_at(obj, "action", path, sink).and_then(|v| expect_object(v, action_path, sink))
     {
-        let name_path = format!("{action_path}.name");
+        let name_path = JsonPath::Member(&action_path, "name");
         if let Some(name) = required_at(action, "name", &action_path, sink)
-            .and_then(|v| expect_str(v, &name_path, sink))
+            .and_then(|v| expect_str(v, name_path, sink))
         {
             node.name = name.to_owned();
             node.kind = NodeKind::from_name(name);
             if node.kind == NodeKind::Tool && !tool_names.contains(&name) {
                 sink.error(
-                    name_path,
+                    name_path.to_string(),
                     format!("gold tool `{name}` is not defined in the session's tools (C4)"),
                 );
             }
@@ -546,23 +634,25 @@ fn read_node(item: &Value, path: &str, tool_names: &[&str], sink: &mut Sink) -> 
     if let Some(obs) = required_at(obj, "observation", path, sink) {
         node.observation = obs.clone();
     }
-    let deps_path = format!("{path}.dependency_list");
+    let deps_path = JsonPath::Member(path, "dependency_list");
     if let Some(deps) = required_at(obj, "dependency_list", path, sink)
-        .and_then(|v| expect_array(v, &deps_path, sink))
+        .and_then(|v| expect_array(v, deps_path, sink))
     {
         for (k, dep) in deps.iter().enumerate() {
-            let dep_path = format!("{deps_path}[{k}]");
+            let dep_path = || JsonPath::Index(&deps_path, k).to_string();
             match dep {
                 Value::Int(PyInt::Small(i)) if *i >= 0 => match usize::try_from(*i) {
                     Ok(i) => node.dependencies.push(i),
-                    Err(_) => sink.error(dep_path, format!("dependency index {i} is out of range")),
+                    Err(_) => {
+                        sink.error(dep_path(), format!("dependency index {i} is out of range"))
+                    }
                 },
                 Value::Int(i) => sink.error(
-                    dep_path,
+                    dep_path(),
                     format!("dependency index {} is out of range", py_int_text(i)),
                 ),
                 other => sink.error(
-                    dep_path,
+                    dep_path(),
                     format!(
                         "expected an integer node index, found {}",
                         other.py_type_name()
@@ -602,7 +692,12 @@ fn required<'a>(obj: &'a Map, key: &str, sink: &mut Sink) -> Option<&'a Value> {
     v
 }
 
-fn required_at<'a>(obj: &'a Map, key: &str, parent: &str, sink: &mut Sink) -> Option<&'a Value> {
+fn required_at<'a>(
+    obj: &'a Map,
+    key: &str,
+    parent: &JsonPath<'_>,
+    sink: &mut Sink,
+) -> Option<&'a Value> {
     let v = obj.get(key);
     if v.is_none() {
         sink.error(format!("{parent}.{key}"), "missing field");
@@ -610,30 +705,41 @@ fn required_at<'a>(obj: &'a Map, key: &str, parent: &str, sink: &mut Sink) -> Op
     v
 }
 
-fn expect_str<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a str> {
+fn expect_str<'a>(v: &'a Value, path: impl std::fmt::Display, sink: &mut Sink) -> Option<&'a str> {
     let s = v.as_str();
     if s.is_none() {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected a string, found {}", v.py_type_name()),
         );
     }
     s
 }
 
-fn expect_array<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Vec<Value>> {
+fn expect_array<'a>(
+    v: &'a Value,
+    path: impl std::fmt::Display,
+    sink: &mut Sink,
+) -> Option<&'a Vec<Value>> {
     let a = v.as_array();
     if a.is_none() {
-        sink.error(path, format!("expected a list, found {}", v.py_type_name()));
+        sink.error(
+            path.to_string(),
+            format!("expected a list, found {}", v.py_type_name()),
+        );
     }
     a
 }
 
-fn expect_object<'a>(v: &'a Value, path: &str, sink: &mut Sink) -> Option<&'a Map> {
+fn expect_object<'a>(
+    v: &'a Value,
+    path: impl std::fmt::Display,
+    sink: &mut Sink,
+) -> Option<&'a Map> {
     let o = v.as_object();
     if o.is_none() {
         sink.error(
-            path,
+            path.to_string(),
             format!("expected an object, found {}", v.py_type_name()),
         );
     }

@@ -144,6 +144,9 @@ pub struct Session {
     /// The tools sent to the model and used by the checker: [`Session::tools_raw`] with every object
     /// member `"type": "float"` replaced by `"type": "number"` (PROTOCOL §2.1).
     pub tools: Value,
+    /// The dataset's tool list when [`Session::raw`] keeps it as text and the conversion
+    /// changed it (see [`Session::tools_raw`]).
+    pub(crate) tools_original: Option<Value>,
     /// The processed tasks: the first `min(len(tasks), len(answer_list))` (PROTOCOL §1.2).
     pub tasks: Vec<Task>,
     /// The optional extra `domain` field (ignored by the official code).
@@ -158,13 +161,16 @@ pub struct Session {
 static NO_TOOLS: Value = Value::Array(Vec::new());
 
 impl Session {
-    /// The tools exactly as in the dataset (`english_tools` / `tools`), read from
-    /// [`Session::raw`] (an empty list when the field is missing). Not kept as a copy: a
-    /// dataset's tool lists are a large part of its memory.
+    /// The tools exactly as in the dataset (`english_tools` / `tools`); an empty list when
+    /// the field is missing. The loader keeps the field as text in [`Session::raw`] and
+    /// its tree once: as [`Session::tools`] when the conversion changed nothing (a
+    /// dataset's tool lists are a large part of its memory).
     pub fn tools_raw(&self) -> &Value {
-        self.raw
-            .get(self.lang.field(Field::Tools))
-            .unwrap_or(&NO_TOOLS)
+        match self.raw.get(self.lang.field(Field::Tools)) {
+            None => &NO_TOOLS,
+            Some(Value::Raw(_)) => self.tools_original.as_ref().unwrap_or(&self.tools),
+            Some(tree) => tree,
+        }
     }
 
     /// True when no problem of this session is an error (warnings are allowed).

@@ -94,3 +94,25 @@ impl Sink {
         });
     }
 }
+
+/// A JSON path written out only when a problem names it (the loader walks every node of
+/// a dataset, and building each path as text cost more than the checks).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum JsonPath<'a> {
+    /// A top-level field (or any path already written).
+    Root(&'a str),
+    /// `parent[index]`.
+    Index(&'a JsonPath<'a>, usize),
+    /// `parent.key`.
+    Member(&'a JsonPath<'a>, &'a str),
+}
+
+impl std::fmt::Display for JsonPath<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JsonPath::Root(s) => f.write_str(s),
+            JsonPath::Index(parent, i) => write!(f, "{parent}[{i}]"),
+            JsonPath::Member(parent, key) => write!(f, "{parent}.{key}"),
+        }
+    }
+}

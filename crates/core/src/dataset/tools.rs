@@ -3,7 +3,7 @@
 
 use crate::json::Value;
 
-use super::problem::Sink;
+use super::problem::{JsonPath, Sink};
 
 /// `tools` with every object member `"type": "float"` replaced by `"type": "number"`, at
 /// any depth (PROTOCOL §2.1).
@@ -16,6 +16,28 @@ pub fn float_to_number(tools: &Value) -> Value {
     let mut out = tools.clone();
     convert_in_place(&mut out);
     out
+}
+
+/// [`float_to_number`] of a tree the caller owns: the converted tree, and the tree as it
+/// was when the conversion changed it (`None`: the same tree).
+pub(crate) fn float_to_number_owned(mut tools: Value) -> (Value, Option<Value>) {
+    if !has_float_type(&tools) {
+        return (tools, None);
+    }
+    let original = tools.clone();
+    convert_in_place(&mut tools);
+    (tools, Some(original))
+}
+
+/// True when [`convert_in_place`] would change something.
+fn has_float_type(value: &Value) -> bool {
+    match value {
+        Value::Object(map) => map.iter().any(|(key, member)| {
+            (key == "type" && member.as_str() == Some("float")) || has_float_type(member)
+        }),
+        Value::Array(items) => items.iter().any(has_float_type),
+        _ => false,
+    }
 }
 
 fn convert_in_place(value: &mut Value) {
@@ -72,11 +94,12 @@ pub(crate) fn check_tools(tools: &Value, field: &str, sink: &mut Sink) {
         return;
     };
     let mut seen: Vec<&str> = Vec::new();
+    let root = JsonPath::Root(field);
     for (i, tool) in list.iter().enumerate() {
-        let path = format!("{field}[{i}]");
+        let path = JsonPath::Index(&root, i);
         let Some(function) = tool.get("function") else {
             sink.warning(
-                path,
+                path.to_string(),
                 "tool entry has no `function` object; the checker skips it",
             );
             continue;
@@ -98,7 +121,8 @@ pub(crate) fn check_tools(tools: &Value, field: &str, sink: &mut Sink) {
         match function.get("parameters") {
             None => {}
             Some(params @ Value::Object(_)) => {
-                check_schema(params, &format!("{path}.function.parameters"), sink);
+                let function = JsonPath::Member(&path, "function");
+                check_schema(params, &JsonPath::Member(&function, "parameters"), sink);
             }
             Some(other) => sink.error(
                 format!("{path}.function.parameters"),
@@ -111,7 +135,7 @@ pub(crate) fn check_tools(tools: &Value, field: &str, sink: &mut Sink) {
 /// Walks a JSON schema the way the checker does (`properties`, `items`, `anyOf`) and
 /// reports list-valued `type` members (C3: the official checker raises TypeError;
 /// wildtool allows the union of the listed types).
-fn check_schema(schema: &Value, path: &str, sink: &mut Sink) {
+fn check_schema(schema: &Value, path: &JsonPath<'_>, sink: &mut Sink) {
     let Some(map) = schema.as_object() else {
         return;
     };
@@ -123,16 +147,18 @@ fn check_schema(schema: &Value, path: &str, sink: &mut Sink) {
         );
     }
     if let Some(Value::Object(props)) = map.get("properties") {
+        let properties = JsonPath::Member(path, "properties");
         for (key, sub) in props.iter() {
-            check_schema(sub, &format!("{path}.properties.{key}"), sink);
+            check_schema(sub, &JsonPath::Member(&properties, key), sink);
         }
     }
     if let Some(items) = map.get("items") {
-        check_schema(items, &format!("{path}.items"), sink);
+        check_schema(items, &JsonPath::Member(path, "items"), sink);
     }
     if let Some(Value::Array(branches)) = map.get("anyOf") {
+        let any_of = JsonPath::Member(path, "anyOf");
         for (i, branch) in branches.iter().enumerate() {
-            check_schema(branch, &format!("{path}.anyOf[{i}]"), sink);
+            check_schema(branch, &JsonPath::Index(&any_of, i), sink);
         }
     }
 }

@@ -54,6 +54,24 @@ fn shortest_sci(x: f64) -> String {
 }
 
 fn finite_repr(x: f64) -> String {
+    // An integral float below 2^53 is its integer and ".0" (every such integer is a float
+    // of its own, so no shorter digits round-trip): latencies of 0.0, whole amounts.
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    if x.fract() == 0.0 && x.abs() < EXACT {
+        let mut out = String::with_capacity(24);
+        if x.is_sign_negative() && x == 0.0 {
+            out.push_str("-0.0");
+        } else {
+            use std::fmt::Write as _;
+            let _ = write!(out, "{}.0", x as i64);
+        }
+        return out;
+    }
+    general_repr(x)
+}
+
+/// [`finite_repr`] for any finite `x`, from the shortest digits.
+fn general_repr(x: f64) -> String {
     // Shortest round-trip digits: "-1.2345e-7", "5e-324", "0e0".
     let sci = shortest_sci(x);
     let (mantissa, exp) = sci.split_once('e').unwrap_or((sci.as_str(), "0"));
@@ -162,5 +180,28 @@ mod tests {
         assert_eq!(py_float_repr_plain(f64::NAN), "nan");
         assert_eq!(py_float_repr_plain(f64::NEG_INFINITY), "-inf");
         assert_eq!(py_float_repr_plain(2.0), "2.0");
+    }
+
+    #[test]
+    fn integral_fast_path_is_the_general_layout() {
+        let mut xs: Vec<f64> = vec![0.0, -0.0, 1.0, -1.0, 10.0, 123.0, 1e15, -1e15, 1e16 - 2.0];
+        xs.extend([
+            (1u64 << 52) as f64,
+            ((1u64 << 53) - 1) as f64,
+            -(((1u64 << 53) - 1) as f64),
+        ]);
+        let mut v: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..2000 {
+            v ^= v << 13;
+            v ^= v >> 7;
+            v ^= v << 17;
+            xs.push((v % (1u64 << 53)) as f64);
+            xs.push((v % 100_000) as f64 * 10f64.powi((v % 12) as i32));
+        }
+        for x in xs {
+            if x.abs() < 9_007_199_254_740_992.0 {
+                assert_eq!(finite_repr(x), general_repr(x), "{x:?}");
+            }
+        }
     }
 }

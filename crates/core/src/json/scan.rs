@@ -302,6 +302,92 @@ impl Scanner<'_> {
     }
 }
 
+impl super::RawJson {
+    /// The number of items of each item of this array, when it is an array of arrays
+    /// (what `[len(x) for x in value]` gives); `None` for an object or an array with an
+    /// item that is not an array. Read from the validated text without building the tree.
+    pub fn item_lens(&self) -> Option<Vec<usize>> {
+        let bytes = self.text().as_bytes();
+        if bytes.first() != Some(&b'[') {
+            return None;
+        }
+        let mut lens = Vec::new();
+        // Depth 1: inside the outer array; 2: inside one of its items.
+        let mut depth = 0usize;
+        // At depth 2: whether the item has a value yet (so `[]` counts 0).
+        let mut item_open_empty = false;
+        let mut pos = 0;
+        while let Some(&b) = bytes.get(pos) {
+            match b {
+                b'"' => {
+                    if depth == 1 {
+                        return None;
+                    }
+                    if depth == 2 && item_open_empty {
+                        item_open_empty = false;
+                        if let Some(n) = lens.last_mut() {
+                            *n += 1;
+                        }
+                    }
+                    // Skip the string: it is valid, so escapes are `\` + one byte
+                    // (`\uXXXX` carries no quote or backslash in its digits).
+                    pos += 1;
+                    loop {
+                        pos = skip_plain_string_bytes(bytes, pos);
+                        match bytes.get(pos) {
+                            Some(b'\\') => pos += 2,
+                            Some(b'"') => break,
+                            Some(_) => pos += 1,
+                            None => return None,
+                        }
+                    }
+                }
+                b'[' | b'{' => {
+                    if depth == 1 {
+                        if b == b'{' {
+                            return None;
+                        }
+                        lens.push(0);
+                        item_open_empty = true;
+                    } else if depth == 2 && item_open_empty {
+                        item_open_empty = false;
+                        if let Some(n) = lens.last_mut() {
+                            *n += 1;
+                        }
+                    }
+                    depth += 1;
+                }
+                b']' | b'}' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 1 {
+                        item_open_empty = false;
+                    }
+                }
+                b',' if depth == 2 => {
+                    if let Some(n) = lens.last_mut() {
+                        *n += 1;
+                    }
+                }
+                b' ' | b'\t' | b'\n' | b'\r' | b',' | b':' => {}
+                _ => {
+                    if depth == 1 {
+                        // A scalar item of the outer array.
+                        return None;
+                    }
+                    if depth == 2 && item_open_empty {
+                        item_open_empty = false;
+                        if let Some(n) = lens.last_mut() {
+                            *n += 1;
+                        }
+                    }
+                }
+            }
+            pos += 1;
+        }
+        Some(lens)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{dumps, loads, loads_deferring, Escape, PathStep, RawJson, Value};
@@ -421,5 +507,30 @@ mod tests {
         let raw = deferred(r#"{"x": [1, "y"]}"#).expect("deferred");
         assert!(raw.is_object());
         assert_eq!(Some(raw.value()), loads(r#"{"x": [1, "y"]}"#).ok());
+    }
+
+    #[test]
+    fn item_lens_count_without_the_tree() {
+        for text in [
+            "[]",
+            "[[]]",
+            "[[], [1], [1, 2, 3]]",
+            r#"[[{"a": [1, 2], "b": "x,y]"}, "q\"z", [3, [4, 5]]], [null, true]]"#,
+            "[ [ 1 , 2 ] ,[ ] ]",
+            r#"[["[", "]", "\\\\"]]"#,
+        ] {
+            let raw = deferred(text).expect(text);
+            let tree = loads(text).expect(text);
+            let want: Vec<usize> = tree
+                .as_array()
+                .expect(text)
+                .iter()
+                .map(|v| v.as_array().expect(text).len())
+                .collect();
+            assert_eq!(raw.item_lens(), Some(want), "{text}");
+        }
+        for text in ["{}", "[1]", "[[1], {}]", r#"[[], "x"]"#, r#"{"a": []}"#] {
+            assert_eq!(deferred(text).expect(text).item_lens(), None, "{text}");
+        }
     }
 }

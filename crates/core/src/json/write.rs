@@ -136,20 +136,52 @@ fn push_u_escape(out: &mut String, unit: u32) {
 
 /// Appends `s` as a quoted JSON string in Python's escaping.
 pub(crate) fn push_json_string(out: &mut String, s: &str, escape: Escape) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let has_zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS != 0;
+    let ascii = escape == Escape::Ascii;
     out.reserve(s.len() + 2);
     out.push('"');
-    let mut plain_start = 0;
-    for (i, c) in s.char_indices() {
-        let needs_escape = match c {
-            '"' | '\\' | '\u{0}'..='\u{1f}' => true,
-            '\u{7f}'.. => escape == Escape::Ascii,
+    let bytes = s.as_bytes();
+    let mut plain = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes at a time while none needs an escape: no `"`, `\\`, control
+        // character or (for ASCII output) byte from 0x7F up.
+        if let Some(word) = bytes.get(i..i + 8) {
+            let mut buf = [0u8; 8];
+            buf.copy_from_slice(word);
+            let w = u64::from_le_bytes(buf);
+            let below_space = w.wrapping_sub(ONES * 0x20) & !w & HIGHS != 0;
+            let high = ascii && (w | w.wrapping_add(ONES)) & HIGHS != 0;
+            if !(below_space
+                || high
+                || has_zero_byte(w ^ (ONES * u64::from(b'"')))
+                || has_zero_byte(w ^ (ONES * u64::from(b'\\'))))
+            {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes.get(i).copied().unwrap_or(0);
+        let needs_escape = match b {
+            b'"' | b'\\' | 0..=0x1f => true,
+            0x7f.. => ascii,
             _ => false,
         };
         if !needs_escape {
+            i += 1;
             continue;
         }
-        out.push_str(s.get(plain_start..i).unwrap_or(""));
-        plain_start = i + c.len_utf8();
+        // `i` is on a character boundary: an ASCII byte, or (ASCII output only) the
+        // first byte of a character, since the bytes of every escaped character are
+        // stepped over together.
+        out.push_str(s.get(plain..i).unwrap_or(""));
+        let Some(c) = s.get(i..).and_then(|rest| rest.chars().next()) else {
+            break;
+        };
+        i += c.len_utf8();
+        plain = i;
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
@@ -166,7 +198,7 @@ pub(crate) fn push_json_string(out: &mut String, s: &str, escape: Escape) {
             }
         }
     }
-    out.push_str(s.get(plain_start..).unwrap_or(""));
+    out.push_str(s.get(plain..).unwrap_or(""));
     out.push('"');
 }
 

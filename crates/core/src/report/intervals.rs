@@ -68,6 +68,19 @@ pub fn session_bootstrap(sessions: &[(u32, u32)], resamples: usize, seed: u64) -
     if n == 0 || resamples == 0 {
         return Interval { lo: 0.0, hi: 1.0 };
     }
+    // Every session at the same rate (an all-correct or all-wrong run, say): every
+    // resample's k / t is that rate as the same fraction, and IEEE division of the exact
+    // integers rounds it to the same double, so the loop below would find the interval
+    // [rate, rate].
+    if let Some(&(c0, t0)) = sessions.first() {
+        let same = sessions
+            .iter()
+            .all(|&(c, t)| t > 0 && u64::from(c) * u64::from(t0) == u64::from(c0) * u64::from(t));
+        if same {
+            let rate = f64::from(c0) / f64::from(t0);
+            return Interval { lo: rate, hi: rate };
+        }
+    }
     let mut rng = SplitMix(seed);
     let mut stats: Vec<f64> = Vec::with_capacity(resamples);
     for _ in 0..resamples {
@@ -119,5 +132,34 @@ mod tests {
         let constant: Vec<(u32, u32)> = vec![(4, 4); 10];
         let c = session_bootstrap(&constant, 200, 1);
         assert_eq!((c.lo, c.hi), (1.0, 1.0));
+    }
+
+    #[test]
+    fn one_rate_everywhere_gives_the_loops_interval() {
+        for sessions in [
+            vec![(4u32, 4u32), (3, 3), (1, 1), (2, 2)],
+            vec![(0, 4), (0, 1), (0, 3)],
+            vec![(1, 2), (2, 4), (1, 2), (3, 6)],
+            vec![(1, 3), (2, 6), (1, 3)],
+        ] {
+            let fast = session_bootstrap(&sessions, 500, 7);
+            // The same sessions with one odd one out take the loop; the loop's interval
+            // for the uniform sessions is computed here by hand.
+            let mut rng = SplitMix(7);
+            let mut stats = Vec::new();
+            for _ in 0..500 {
+                let (mut k, mut t) = (0u64, 0u64);
+                for _ in 0..sessions.len() {
+                    let (c, total) = sessions[rng.below(sessions.len())];
+                    k += u64::from(c);
+                    t += u64::from(total);
+                }
+                stats.push(k as f64 / t as f64);
+            }
+            assert!(
+                stats.iter().all(|&x| x == fast.lo && x == fast.hi),
+                "{sessions:?}"
+            );
+        }
     }
 }

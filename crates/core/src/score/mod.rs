@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::dataset::{LoadedDataset, Session};
-use crate::json::{dump_indent4, dumps, loads_deferring, Escape, Map, PathStep, Value};
+use crate::json::{dump_indent4, dumps_into, loads_deferring, Escape, Map, PathStep, Value};
 use crate::outcome::{transition_count, TaskOutcome, TaskType};
 use crate::protocol::{StepKind, DEFAULT_CANDIDATE_CAP};
 use crate::report::taxonomy;
@@ -205,7 +205,7 @@ pub struct LineScorer<'d> {
     dataset: &'d LoadedDataset,
     checker: &'d dyn ArgChecker,
     options: ScoreOptions,
-    tools_cache: ToolsCache,
+    tools_cache: ToolsCache<'d>,
 }
 
 /// One line scored by a [`LineScorer`], not counted yet ([`Scorer::count`] counts it).
@@ -396,7 +396,7 @@ impl<'d> Scorer<'d> {
     }
 }
 
-impl LineScorer<'_> {
+impl<'d> LineScorer<'d> {
     fn work_inner(
         &mut self,
         work: &mut LineWork,
@@ -503,10 +503,14 @@ impl LineScorer<'_> {
         let mut score = Map::new();
         score.insert("id", Value::Str(id.clone()));
         score.insert("results", results);
+        // The score line is about the result line's length (labels added, steps after a
+        // failed check dropped): sized once instead of grown by doubling, a copy each time.
+        let mut score_line = String::with_capacity(text.len() + text.len() / 16 + 256);
+        dumps_into(&mut score_line, &Value::Object(score), Escape::Ascii);
         Ok(ScoredLine {
             index,
             id,
-            score_line: dumps(&Value::Object(score), Escape::Ascii),
+            score_line,
             outcomes,
         })
     }
@@ -514,7 +518,7 @@ impl LineScorer<'_> {
     fn score_task(
         &mut self,
         work: &mut LineWork,
-        session: &Session,
+        session: &'d Session,
         position: usize,
         transitions: u8,
         task: &mut Map,
@@ -564,6 +568,7 @@ impl LineScorer<'_> {
         let mut check = |tools: &Value, name: &str, pred: &Value, gold: &str| {
             checker.check(tools, name, pred, gold)
         };
+        self.tools_cache.know(&session.tools);
         let params = params_checker_cached(task, &mut check, &mut self.tools_cache);
         if params.missing_answer {
             *work

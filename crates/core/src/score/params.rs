@@ -64,20 +64,42 @@ fn sort_by_key_stable(list: &mut [Value], key: fn(&Value) -> (String, String)) {
 }
 
 /// The last tool list read from deferred text ([`Value::Raw`]) and its tree: the steps of a
-/// session usually log the same list, so it is parsed once, not once per step.
+/// session usually log the same list, so it is parsed once, not once per step. A list
+/// whose text is the session's own tool list as the harness sends it (`dumps` of
+/// [`Session::tools`](crate::dataset::Session::tools)) is not parsed at all: its tree is
+/// the session's ([`ToolsCache::know`]).
 #[derive(Debug, Default)]
-pub struct ToolsCache {
+pub struct ToolsCache<'d> {
     last: Option<(RawJson, Value)>,
+    known: Option<(&'d Value, String)>,
 }
 
-impl ToolsCache {
+impl<'d> ToolsCache<'d> {
     /// An empty cache.
     pub fn new() -> Self {
-        Self::default()
+        Self {
+            last: None,
+            known: None,
+        }
+    }
+
+    /// Makes `tools` (a session's tool list, which outlives the cache) the tree of any
+    /// deferred list with the same text.
+    pub fn know(&mut self, tools: &'d Value) {
+        if !matches!(self.known, Some((t, _)) if std::ptr::eq(t, tools)) {
+            self.known = Some((tools, crate::json::dumps(tools, crate::json::Escape::Utf8)));
+        }
     }
 
     /// The tree of `raw`.
     fn get(&mut self, raw: &RawJson) -> &Value {
+        // The same text parses to the same tree: `dumps` writes a parsed tree so that
+        // `loads` gives it back.
+        if let Some((tools, text)) = &self.known {
+            if text.as_str() == raw.text() {
+                return tools;
+            }
+        }
         let hit = matches!(&self.last, Some((text, _)) if text.text() == raw.text());
         if !hit {
             self.last = Some((raw.clone(), raw.value()));
@@ -105,7 +127,7 @@ pub fn params_checker(task: &mut Map, check: &mut CheckFn<'_>) -> ParamsOutcome 
 pub fn params_checker_cached(
     task: &mut Map,
     check: &mut CheckFn<'_>,
-    tools_cache: &mut ToolsCache,
+    tools_cache: &mut ToolsCache<'_>,
 ) -> ParamsOutcome {
     let mut outcome = ParamsOutcome::default();
     let mut name_label_error = false;
@@ -176,7 +198,7 @@ fn check_step(
     step: &mut Map,
     check: &mut CheckFn<'_>,
     outcome: &mut ParamsOutcome,
-    tools_cache: &mut ToolsCache,
+    tools_cache: &mut ToolsCache<'_>,
 ) -> bool {
     // Gold actions of candidate 0.
     let mut gold: Vec<Value> = match step
