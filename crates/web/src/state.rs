@@ -384,6 +384,17 @@ impl AppState {
         self.now_ms = now.unix_ms;
         match msg {
             Msg::Navigate(view) => {
+                // A note or a success speaks of the view it was said on: once the user
+                // goes elsewhere it steps aside (warnings and errors stay until the next
+                // status replaces them).
+                if view != self.route.view
+                    && self
+                        .status
+                        .as_ref()
+                        .is_some_and(|s| matches!(s.tone, Tone::Info | Tone::Ok))
+                {
+                    self.status = None;
+                }
                 let fx = self.go_view(view);
                 self.focus = Some(format!("{}-title", view.slug()));
                 fx
