@@ -26,8 +26,6 @@ mod invariants;
 mod ledger_behaviours;
 mod ledger_cli;
 mod ledger_oracle;
-mod ledger_reader_diff;
-mod ledger_suite;
 mod own_history;
 mod probe_stream_cli;
 mod provenance_cli;

@@ -238,3 +238,33 @@ pub struct VerifyInput<'a> {
     /// `en` or `zh`.
     pub lang: Cow<'a, str>,
 }
+
+/// One column of traces side by side ([`PairInput`]): a run and what the page knows of
+/// its trace of the task.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairColumn<'a> {
+    /// The run's label.
+    pub label: Cow<'a, str>,
+    /// The run's verdict on the task: `correct`, `failed` or `unscored` (empty when its
+    /// outcomes are not read).
+    pub verdict: Cow<'a, str>,
+    /// The error class of a failed task (the taxonomy chart's column title).
+    #[serde(default)]
+    pub class: Cow<'a, str>,
+    /// The session's score line, when the run's records are read.
+    #[serde(default)]
+    pub line: Option<Cow<'a, str>>,
+    /// What to say when there is no line.
+    #[serde(default)]
+    pub note: Cow<'a, str>,
+}
+
+/// Traces side by side ([`crate::Call::TracePair`]): the task (0-based position in its
+/// session) and the columns, run A's first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairInput<'a> {
+    /// Task position in its session, 0-based.
+    pub position: usize,
+    /// Run A, then run B.
+    pub columns: Vec<PairColumn<'a>>,
+}

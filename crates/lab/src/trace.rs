@@ -15,6 +15,8 @@ use wildtool_core::trace::{
 };
 use wildtool_ui::{el, el_text, Element, Node};
 
+use wildtool_contract::inputs::{PairColumn, PairInput};
+
 use crate::{read, LabError};
 
 /// What the page sends: one logged step as JSON text (`trace::step_text`).
@@ -31,41 +33,11 @@ pub fn step_view(input: &str) -> Result<String, LabError> {
     Ok(render(&step).to_json())
 }
 
-/// One column of traces side by side: a run and what the page knows of its trace of the
-/// task.
-#[derive(Debug, Deserialize)]
-pub struct PairColumn {
-    /// The run's label.
-    pub label: String,
-    /// The run's verdict on the task: `correct`, `failed` or `unscored` (empty when its
-    /// outcomes are not read).
-    pub verdict: String,
-    /// The error class of a failed task (the taxonomy chart's column title).
-    #[serde(default)]
-    pub class: String,
-    /// The session's score line, when the run's records are read.
-    #[serde(default)]
-    pub line: Option<String>,
-    /// What to say when there is no line.
-    #[serde(default)]
-    pub note: String,
-}
-
-/// What the page sends for traces side by side: the task (0-based) and the columns, run
-/// A's first.
-#[derive(Debug, Deserialize)]
-pub struct PairInput {
-    /// Task position in its session, 0-based.
-    pub position: usize,
-    /// Run A, then run B.
-    pub columns: Vec<PairColumn>,
-}
-
 /// One task's traces of two runs side by side (wire JSON of a `div`): per run its label,
 /// its verdict (correct, the error class, or incomplete) and every step as an opened step
 /// shows it ([`render`]).
 pub fn pair_view(input: &str) -> Result<String, LabError> {
-    let input: PairInput = read(input)?;
+    let input: PairInput<'static> = read(input)?;
     let mut out = el("div").class("pair-cols");
     for (c, which) in input.columns.iter().zip(["a", "b"]) {
         out = out.child(pair_column(c, which, input.position));
@@ -73,9 +45,9 @@ pub fn pair_view(input: &str) -> Result<String, LabError> {
     Ok(out.to_json())
 }
 
-fn pair_column(c: &PairColumn, which: &str, position: usize) -> Element {
+fn pair_column(c: &PairColumn<'_>, which: &str, position: usize) -> Element {
     let id = format!("pair-{which}");
-    let (verdict, text) = match c.verdict.as_str() {
+    let (verdict, text) = match &*c.verdict {
         "correct" => ("correct", "correct".to_owned()),
         "failed" if c.class.is_empty() => ("failed", "failed".to_owned()),
         "failed" => ("failed", format!("failed · {}", c.class)),
@@ -101,7 +73,7 @@ fn pair_column(c: &PairColumn, which: &str, position: usize) -> Element {
         );
     }
     let Some(line) = &c.line else {
-        return col.child(el_text("p", c.note.clone()).class("muted pair-note"));
+        return col.child(el_text("p", c.note.to_string()).class("muted pair-note"));
     };
     match task_trace(line, position) {
         TaskTrace::SessionError(e) => col.child(

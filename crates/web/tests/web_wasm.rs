@@ -70,7 +70,7 @@ async fn nothing_listening_is_unreachable() {
 
 /// The ledger environment computes the same bytes in WebAssembly as natively: the
 /// canonical text of every state and every gold observation of the bundled suite's ledger
-/// sessions hash to the digests the native test (`tests/it/ledger_suite.rs`) checks.
+/// sessions hash to the digests the native test (`crates/core/tests/it/ledger_suite.rs`) checks.
 #[wasm_bindgen_test]
 fn ledger_canonical_bytes_equal_the_native_ones() {
     let suite = include_str!("../../../data/suite.jsonl");

@@ -1,11 +1,13 @@
 //! The "Extension: ledger environment" section of an HTML report, from an
 //! `env-report.json` document: the badge, every metric with its count and 95% interval,
 //! the correction outcomes, success by challenge, and path label × env success. Every
-//! string is escaped; nothing from the report is markup.
+//! string is escaped; nothing from the report is markup. The tables are written by the
+//! shared table writer of the HTML pages (`chart::page::table_html`).
 
 use std::fmt::Write as _;
 
-use crate::chart::{escape_xml, format_percent};
+use crate::chart::page::table_html;
+use crate::chart::{escape_xml, format_percent, ChartTable};
 use crate::json::Value;
 
 use super::metrics::EXTENSION_LABEL;
@@ -56,42 +58,44 @@ pub fn env_section(doc: &Value) -> String {
         doc.get("sessions_without_env").and_then(Value::as_i64).unwrap_or(0),
     );
     let m = doc.get("ledger_env");
-    out.push_str("<table><caption>Ledger environment metrics</caption><thead><tr><th scope=\"col\">metric</th><th scope=\"col\">value</th><th scope=\"col\">count</th><th scope=\"col\">95% interval</th></tr></thead><tbody>");
+    let mut metrics_table = ChartTable {
+        caption: "Ledger environment metrics".to_owned(),
+        headers: ["metric", "value", "count", "95% interval"]
+            .map(str::to_owned)
+            .to_vec(),
+        rows: Vec::new(),
+    };
     if let Some(Value::Object(metrics)) = m {
         for (name, v) in metrics.iter() {
             if v.get("numerator").is_none() {
                 continue;
             }
             let (value, count, ci) = cell_rate(v);
-            let _ = write!(
-                out,
-                "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape_xml(name),
-                escape_xml(&value),
-                escape_xml(&count),
-                escape_xml(&ci)
-            );
+            metrics_table
+                .rows
+                .push(vec![name.clone(), value, count, ci]);
         }
         if let Some(ex) = metrics.get("mean_excess_writes") {
             let value = match ex.get("value") {
                 Some(Value::Float(f)) => format!("{f:.3}"),
                 _ => "–".to_owned(),
             };
-            let _ = write!(
-                out,
-                "<tr><th scope=\"row\">mean_excess_writes</th><td>{}</td><td>{} tasks</td><td>–</td></tr>",
-                escape_xml(&value),
-                ex.get("denominator").and_then(Value::as_i64).unwrap_or(0)
-            );
+            let n = ex.get("denominator").and_then(Value::as_i64).unwrap_or(0);
+            metrics_table.rows.push(vec![
+                "mean_excess_writes".to_owned(),
+                value,
+                format!("{n} tasks"),
+                "–".to_owned(),
+            ]);
         }
     }
-    out.push_str("</tbody></table>");
-    let small_table = |out: &mut String, caption: &str, v: Option<&Value>| {
-        let _ = write!(
-            out,
-            "<table><caption>{}</caption><tbody>",
-            escape_xml(caption)
-        );
+    table_html(&mut out, &metrics_table);
+    let small_table = |out: &mut String, caption: &str, key: &str, v: Option<&Value>| {
+        let mut t = ChartTable {
+            caption: caption.to_owned(),
+            headers: vec![key.to_owned(), "value".to_owned()],
+            rows: Vec::new(),
+        };
         if let Some(Value::Object(o)) = v {
             for (k, x) in o.iter() {
                 let text = match x {
@@ -101,29 +105,27 @@ pub fn env_section(doc: &Value) -> String {
                     }
                     other => other.as_i64().map(|n| n.to_string()).unwrap_or_default(),
                 };
-                let _ = write!(
-                    out,
-                    "<tr><th scope=\"row\">{}</th><td>{}</td></tr>",
-                    escape_xml(k),
-                    escape_xml(&text)
-                );
+                t.rows.push(vec![k.clone(), text]);
             }
         }
-        out.push_str("</tbody></table>");
+        table_html(out, &t);
     };
     small_table(
         &mut out,
         "Correction outcomes",
+        "outcome",
         m.and_then(|m| m.get("correction_outcomes")),
     );
     small_table(
         &mut out,
         "Env success by challenge",
+        "challenge",
         m.and_then(|m| m.get("env_success_by_challenge")),
     );
     small_table(
         &mut out,
         "Path label (official decision on the env replies, diagnostic) × env success",
+        "path label × env success",
         m.and_then(|m| m.get("agreement")),
     );
     out.push_str("</section>");

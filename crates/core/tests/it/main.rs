@@ -26,6 +26,8 @@ mod graph_fixtures;
 mod graph_parity;
 mod json_parity;
 mod json_props;
+mod ledger_reader_diff;
+mod ledger_suite;
 mod order_props;
 mod provider_models;
 mod provider_preflight;

@@ -7,6 +7,9 @@
 
 mod update;
 
+use std::borrow::Cow;
+
+use wildtool_contract::inputs::{PairColumn, PairInput};
 use wildtool_core::outcome::TaskOutcome;
 
 use crate::scoring::{ScoreJob, Scored};
@@ -36,23 +39,6 @@ pub struct VsRun {
     pub reading: bool,
 }
 
-/// One column of the lab module's `PairInput`.
-#[derive(serde::Serialize)]
-struct Column<'a> {
-    label: &'a str,
-    verdict: &'static str,
-    class: &'static str,
-    line: Option<&'a str>,
-    note: String,
-}
-
-/// The lab module's `PairInput`.
-#[derive(serde::Serialize)]
-struct PairCall<'a> {
-    position: usize,
-    columns: [Column<'a>; 2],
-}
-
 fn column<'a>(
     id: &'a str,
     label: &'a str,
@@ -60,7 +46,7 @@ fn column<'a>(
     scored: Option<&'a Scored>,
     reading: bool,
     (s, t): (usize, usize),
-) -> Column<'a> {
+) -> PairColumn<'a> {
     let o = outcomes.and_then(|os| {
         os.iter()
             .find(|o| o.session as usize == s && usize::from(o.position) == t)
@@ -71,11 +57,11 @@ fn column<'a>(
     } else {
         format!("No trace recorded in this browser for run {id}.")
     };
-    Column {
-        label: if label.is_empty() { id } else { label },
-        verdict: o.map_or("", verdict),
-        class: o.and_then(error_class).map_or("", |c| c.as_str()),
-        line,
-        note,
+    PairColumn {
+        label: Cow::Borrowed(if label.is_empty() { id } else { label }),
+        verdict: Cow::Borrowed(o.map_or("", verdict)),
+        class: Cow::Borrowed(o.and_then(error_class).map_or("", |c| c.as_str())),
+        line: line.map(Cow::Borrowed),
+        note: Cow::Owned(note),
     }
 }

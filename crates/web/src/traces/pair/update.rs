@@ -90,11 +90,11 @@ impl AppState {
             (s, t),
         );
         if let Some(note) = &v.note {
-            column_b.note = note.clone();
+            column_b.note = note.clone().into();
         }
-        let input = serde_json::to_string(&PairCall {
+        let input = serde_json::to_string(&PairInput {
             position: t,
-            columns: [
+            columns: vec![
                 column(
                     &run,
                     &a_label,

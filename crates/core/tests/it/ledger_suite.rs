@@ -11,7 +11,10 @@ use wildtool_core::ledger::scenario::has_scenario;
 use wildtool_core::ledger::tools::is_implemented;
 
 fn root(path: &str) -> String {
-    format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
+    crate::support::root()
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
@@ -101,7 +104,7 @@ fn ledger_suite_strict_replay_holds() {
     assert_eq!(
         std::fs::read_to_string(&fixture).expect("digests"),
         digests,
-        "tests/fixtures/ledger-canonical.txt is stale (WILDTOOL_BLESS=1 cargo test --test it ledger_suite)"
+        "tests/fixtures/ledger-canonical.txt is stale (WILDTOOL_BLESS=1 cargo test -p wildtool-core --test it ledger_suite)"
     );
     if bless && changed > 0 {
         std::fs::write(&src_path, dump_indent(&src, 1)).expect("write source");
@@ -109,7 +112,7 @@ fn ledger_suite_strict_replay_holds() {
     }
     assert!(
         problems.is_empty(),
-        "strict replay fails (WILDTOOL_BLESS=1 cargo test --test it ledger_suite regenerates the observations):\n{}",
+        "strict replay fails (WILDTOOL_BLESS=1 cargo test -p wildtool-core --test it ledger_suite regenerates the observations):\n{}",
         problems.join("\n")
     );
 }

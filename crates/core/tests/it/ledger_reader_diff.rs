@@ -199,8 +199,8 @@ fn compare(name: &str, text: &str) {
 
 #[test]
 fn the_reader_agrees_with_beancount_parser() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/data/suite.jsonl"))
-        .expect("suite");
+    let text =
+        std::fs::read_to_string(crate::support::root().join("data/suite.jsonl")).expect("suite");
     let loaded = load_dataset(&text, Lang::En);
     let mut n = 0;
     for s in loaded.sessions.iter().filter(|s| has_scenario(s)) {
