@@ -2070,3 +2070,29 @@ fn a_built_in_agent_run_is_named_after_the_agent_not_the_hidden_model_field() {
         "{cost}"
     );
 }
+
+#[test]
+fn the_status_banner_steps_aside_on_another_view_but_errors_stay() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    assert!(
+        b.text("status").starts_with("Run finished"),
+        "{}",
+        b.text("status")
+    );
+    b.act("nav", "history", "");
+    assert_eq!(
+        b.text("status"),
+        "",
+        "the run's note is not the History view's"
+    );
+    // An error is kept until something replaces it.
+    let mut e = open("http://page/?provider=gold");
+    e.act("set", "m-conc", "many");
+    e.act("start", "", "");
+    let said = e.text("status");
+    assert!(said.starts_with("Cannot start"), "{said}");
+    e.act("nav", "history", "");
+    assert_eq!(e.text("status"), said);
+}
