@@ -17,7 +17,13 @@
 //! - `{"op": "outcomes", "job"}` → the outcomes so far as a JSON list;
 //! - `{"op": "finish", "job", "model"?}` → a summary line (JSON: `model`, `metric`,
 //!   `outcomes`, `stats`) then a newline and `score.jsonl`; the job is dropped;
-//! - `{"op": "close", "job"}` → `ok` (the job is dropped).
+//! - `{"op": "close", "job"}` → `ok` (the job is dropped);
+//! - `{"op": "whole", "key", "kind"}` + a checkpoint (`kind` `checkpoint`) or a run export
+//!   (`run`) read whole: its results against dataset `key` → JSON `model`, `label`,
+//!   `records` (checkpoint lines, header first), `text` (the official `result.jsonl`) and
+//!   `missing` (tasks not in it), `dataset` when this module does not hold `key`, or the
+//!   file's problem as the call's error (offline scoring; these readers are not in the
+//!   app shell).
 //!
 //! The segmenter is installed once the page has loaded jieba ([`install_cut`]; in the
 //! browser the `score_segmenter` export, handed jieba's `cut` function).
@@ -97,6 +103,8 @@ struct Op {
     line: usize,
     #[serde(default)]
     model: Option<String>,
+    #[serde(default)]
+    kind: String,
 }
 
 /// One operation (see the module docs).
@@ -163,10 +171,72 @@ pub fn score(input: &str) -> Result<String, LabError> {
             JOBS.with(|j| j.borrow_mut().remove(&o.job));
             Ok("ok".to_owned())
         }
+        "whole" => {
+            let found = DATA.with(|d| d.borrow().get(&o.key).copied());
+            let Some(data) = found else {
+                return Ok("dataset".to_owned());
+            };
+            let fingerprint = o.key.split(':').next().unwrap_or_default();
+            whole(&data.dataset, fingerprint, &o.kind, body.as_bytes()).map_err(LabError::Message)
+        }
         other => Err(LabError::Input(format!(
             "unknown scoring operation {other:?}"
         ))),
     }
+}
+
+/// A checkpoint or run export read whole against `dataset` (see the module docs).
+fn whole(
+    dataset: &LoadedDataset,
+    fingerprint: &str,
+    kind: &str,
+    bytes: &[u8],
+) -> Result<String, String> {
+    use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
+    use wildtool_core::formats::RunExport;
+    use wildtool_core::runner::checkpoint::{assemble, recover, CheckpointFile, CheckpointHeader};
+    let (model, label, records, text, missing) = if kind == "checkpoint" {
+        let file = CheckpointFile::parse(bytes).map_err(|e| e.to_string())?;
+        let assembled =
+            checkpoint_results(&file, dataset, fingerprint).map_err(|e| e.to_string())?;
+        let mut lines = vec![file.header.to_line()];
+        lines.extend(file.records.iter().cloned());
+        (
+            file.header.model_name.clone(),
+            None,
+            Some(lines),
+            assembled.text,
+            assembled.missing.len(),
+        )
+    } else {
+        let doc = RunExport::parse(bytes).map_err(|e| e.to_string())?;
+        let text = run_export_results(&doc, dataset, fingerprint).map_err(|e| e.to_string())?;
+        let label = Some(doc.meta.label.clone()).filter(|l| !l.is_empty());
+        let (records, missing) = match &doc.records {
+            Some(r) => {
+                let mut lines = vec![CheckpointHeader::new(&doc.meta.model, fingerprint).to_line()];
+                lines.extend(r.iter().cloned());
+                let missing = recover(&lines, &doc.meta.model, fingerprint)
+                    .map(|done| {
+                        assemble(&doc.meta.model, &session_slots(dataset), &done)
+                            .missing
+                            .len()
+                    })
+                    .unwrap_or(0);
+                (Some(lines), missing)
+            }
+            None => (None, 0),
+        };
+        (doc.meta.model.clone(), label, records, text, missing)
+    };
+    Ok(serde_json::json!({
+        "model": model,
+        "label": label,
+        "records": records,
+        "text": text,
+        "missing": missing,
+    })
+    .to_string())
 }
 
 fn no_job(job: u64) -> LabError {
@@ -204,6 +274,23 @@ mod tests {
     fn fixture(p: &str) -> String {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/");
         std::fs::read_to_string(format!("{dir}{p}")).unwrap()
+    }
+
+    #[test]
+    fn a_file_read_whole_asks_for_its_dataset_and_names_its_problem() {
+        let data = fixture("mini.jsonl");
+        let fp = wildtool_core::dataset::fingerprint_hex(&data);
+        let key = format!("{fp}:en");
+        let whole = format!(
+            "{{\"op\": \"whole\", \"key\": \"{key}\", \"kind\": \"checkpoint\"}}\nnot json"
+        );
+        assert_eq!(score(&whole).unwrap(), "dataset");
+        let send = format!("{{\"op\": \"dataset\", \"key\": \"{key}\", \"lang\": \"en\"}}\n{data}");
+        assert_eq!(score(&send).unwrap(), "ok");
+        let e = score(&whole).unwrap_err().to_string();
+        assert!(e.contains("line 1"), "{e}");
+        let run = whole.replace("checkpoint", "run");
+        assert!(score(&run).is_err());
     }
 
     #[test]

@@ -92,6 +92,63 @@ fn op(name: &str, job: u64, extra: Vec<(&str, CoreValue)>) -> String {
     dumps(&CoreValue::Object(m), Escape::Utf8)
 }
 
+/// A checkpoint or run export read whole by the lab module: (model, label, checkpoint
+/// lines, `result.jsonl` text, tasks missing).
+pub type WholeFile = (String, Option<String>, Option<Vec<String>>, String, usize);
+
+/// Reads a checkpoint (`kind` `checkpoint`) or run export (`run`) whole against `dataset`
+/// in the lab module (its `score` call's `whole` operation: these readers are not in the
+/// app shell); `None` while the module is not loaded.
+pub fn read_whole(dataset: Dataset, kind: &str, bytes: &[u8]) -> Option<Result<WholeFile, String>> {
+    let call = lab()?;
+    let text = match std::str::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = bytes[..e.valid_up_to()]
+                .iter()
+                .filter(|b| **b == b'\n')
+                .count()
+                + 1;
+            return Some(Err(format!("line {line}: not UTF-8 text")));
+        }
+    };
+    let key = CoreValue::str(format!(
+        "{}:{}",
+        dataset.fingerprint,
+        lang_name(dataset.lang)
+    ));
+    let head = op(
+        "whole",
+        0,
+        vec![("key", key.clone()), ("kind", CoreValue::str(kind))],
+    );
+    let ask = format!("{head}\n{text}");
+    let mut answer = call(&ask);
+    if answer.as_deref() == Ok("dataset") {
+        let lang = CoreValue::str(lang_name(dataset.lang));
+        let send = op("dataset", 0, vec![("key", key), ("lang", lang)]);
+        answer = call(&format!("{send}\n{}", dataset.text)).and_then(|_| call(&ask));
+    }
+    Some(answer.and_then(|a| {
+        let v: serde_json::Value = serde_json::from_str(&a)
+            .map_err(|e| format!("the lab module's answer could not be read: {e}"))?;
+        let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+        let records = v.get("records").and_then(|r| r.as_array()).map(|r| {
+            r.iter()
+                .filter_map(|l| l.as_str().map(str::to_owned))
+                .collect()
+        });
+        let missing = v.get("missing").and_then(|m| m.as_u64()).unwrap_or(0) as usize;
+        Ok((
+            s("model").unwrap_or_default(),
+            s("label"),
+            records,
+            s("text").unwrap_or_default(),
+            missing,
+        ))
+    }))
+}
+
 impl ScoreJob {
     /// A job over `dataset`.
     pub fn new(dataset: Dataset) -> ScoreJob {

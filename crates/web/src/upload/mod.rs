@@ -12,10 +12,10 @@ use crate::data::Dataset;
 use crate::msg::FileRef;
 use crate::scoring::ScoreJob;
 use crate::vocab::Tone;
-use wildtool_core::formats::upload::{checkpoint_results, run_export_results, session_slots};
-use wildtool_core::formats::{FileKind, RunExport};
+use wildtool_core::formats::upload::session_slots;
+use wildtool_core::formats::FileKind;
 use wildtool_core::input::LineSplitter;
-use wildtool_core::runner::checkpoint::{assemble, recover, CheckpointFile};
+use wildtool_core::runner::checkpoint::{assemble, recover};
 
 /// Bytes read per slice of a streamed file.
 pub const SLICE: u64 = 1 << 20;
@@ -79,54 +79,14 @@ pub struct Upload {
     splitter: LineSplitter,
     keep: Option<String>,
     whole: Vec<u8>,
+    /// A checkpoint or run export read whole, waiting for the lab module to read it.
+    waiting_whole: Option<Vec<u8>>,
     reading: bool,
     eof: bool,
     model: Option<String>,
     label: Option<String>,
     records: Option<Vec<String>>,
     resumable: bool,
-}
-
-/// What a checkpoint or run export holds: model, label, checkpoint lines (header
-/// first), the result text to score and how many tasks are still missing.
-type Parsed = (String, Option<String>, Option<Vec<String>>, String, usize);
-
-fn parse_checkpoint(bytes: &[u8], dataset: Dataset) -> Result<Parsed, String> {
-    let file = CheckpointFile::parse(bytes).map_err(|e| e.to_string())?;
-    let assembled = checkpoint_results(&file, &dataset.dataset, &dataset.fingerprint)
-        .map_err(|e| e.to_string())?;
-    let mut lines = vec![file.header.to_line()];
-    lines.extend(file.records.iter().cloned());
-    Ok((
-        file.header.model_name.clone(),
-        None,
-        Some(lines),
-        assembled.text,
-        assembled.missing.len(),
-    ))
-}
-
-fn parse_run_export(bytes: &[u8], dataset: Dataset) -> Result<Parsed, String> {
-    let doc = RunExport::parse(bytes).map_err(|e| e.to_string())?;
-    let text = run_export_results(&doc, &dataset.dataset, &dataset.fingerprint)
-        .map_err(|e| e.to_string())?;
-    let label = Some(doc.meta.label.clone()).filter(|l| !l.is_empty());
-    let (records, missing) = match &doc.records {
-        Some(r) => {
-            let mut lines = vec![wildtool_core::runner::checkpoint::CheckpointHeader::new(
-                &doc.meta.model,
-                &dataset.fingerprint,
-            )
-            .to_line()];
-            lines.extend(r.iter().cloned());
-            let missing = assembled(dataset, &doc.meta.model, &lines)
-                .map(|(_, m)| m)
-                .unwrap_or(0);
-            (Some(lines), missing)
-        }
-        None => (None, 0),
-    };
-    Ok((doc.meta.model.clone(), label, records, text, missing))
 }
 
 /// Assembles checkpoint lines into result text; returns the text and the number of

@@ -166,9 +166,14 @@ impl AppState {
         let Some(dataset) = self.dataset else {
             return self.upload_fail("No dataset is loaded.");
         };
-        let parsed = match self.upload.kind {
-            Some(FileKind::Checkpoint) => parse_checkpoint(bytes, dataset),
-            _ => parse_run_export(bytes, dataset),
+        let kind = match self.upload.kind {
+            Some(FileKind::Checkpoint) => "checkpoint",
+            _ => "run",
+        };
+        // The readers are the lab module's: load it first.
+        let Some(parsed) = crate::scoring::read_whole(dataset, kind, bytes) else {
+            self.upload.waiting_whole = Some(bytes.to_vec());
+            return self.load_scorer();
         };
         let (model, label, records, result_text, missing) = match parsed {
             Ok(p) => p,
@@ -227,9 +232,14 @@ impl AppState {
 
     /// Scores the next slice of queued lines; finishes when everything is read and
     /// scored.
-    pub fn upload_continue(&mut self, _now: Now) -> Vec<Effect> {
+    pub fn upload_continue(&mut self, now: Now) -> Vec<Effect> {
         if self.upload.state != UploadState::Scoring || self.upload.reading {
             return Vec::new();
+        }
+        if crate::scoring::ready() {
+            if let Some(bytes) = self.upload.waiting_whole.take() {
+                return self.whole_file(&bytes, now);
+            }
         }
         let Some(job) = &mut self.upload.job else {
             return Vec::new();
