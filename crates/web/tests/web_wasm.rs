@@ -52,7 +52,7 @@ async fn nothing_listening_is_unreachable() {
             id: RequestId(1),
             request: HttpRequest {
                 method: "POST",
-                url: "http://127.0.0.1:9/v1/chat/completions".into(),
+                url: "http://127.0.0.1:45551/v1/chat/completions".into(),
                 headers: vec![("content-type".into(), "application/json".into())],
                 body: "{}".into(),
             },
