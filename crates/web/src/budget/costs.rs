@@ -65,11 +65,7 @@ impl AppState {
             };
             let scored = s.scored.as_ref();
             let records = scored.and_then(|x| x.records.clone());
-            let builtin = me
-                .history
-                .get(&s.id)
-                .and_then(|e| e.provider.as_deref())
-                .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_some());
+            let builtin = me.history.get(&s.id).is_some_and(|e| e.is_builtin());
             vec![CostRun {
                 builtin,
                 label: s.label.clone(),
@@ -139,10 +135,7 @@ impl AppState {
                         None => (None, None),
                     };
                     Some(CostRun {
-                        builtin: e
-                            .provider
-                            .as_deref()
-                            .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_some()),
+                        builtin: e.is_builtin(),
                         label: run.label,
                         model: e.model.clone(),
                         trials: run.trials,

@@ -101,6 +101,13 @@ pub struct HistoryEntry {
 }
 
 impl HistoryEntry {
+    /// True when a built-in agent made this run (no model was asked).
+    pub fn is_builtin(&self) -> bool {
+        self.provider
+            .as_deref()
+            .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_some())
+    }
+
     /// Reads a stored entry (JSON written by this page); `None` when it is not one. Fields
     /// that are absent or of another type take their empty value.
     pub fn parse(text: &str) -> Option<HistoryEntry> {

@@ -92,6 +92,31 @@ fn op(name: &str, job: u64, extra: Vec<(&str, CoreValue)>) -> String {
     dumps(&CoreValue::Object(m), Escape::Utf8)
 }
 
+/// The key the lab module keeps `dataset` under (its fingerprint and language).
+fn dataset_key(dataset: Dataset) -> CoreValue {
+    CoreValue::str(format!(
+        "{}:{}",
+        dataset.fingerprint,
+        lang_name(dataset.lang)
+    ))
+}
+
+/// Calls the lab module's `score` with `ask`; when it answers `dataset` (it does not hold
+/// `dataset` yet), sends the dataset and asks again.
+fn ask_with_dataset(call: &ScoreCall, dataset: Dataset, ask: &str) -> Result<String, String> {
+    let answer = call(ask)?;
+    if answer != "dataset" {
+        return Ok(answer);
+    }
+    let lang = CoreValue::str(lang_name(dataset.lang));
+    let send = op(
+        "dataset",
+        0,
+        vec![("key", dataset_key(dataset)), ("lang", lang)],
+    );
+    call(&format!("{send}\n{}", dataset.text)).and_then(|_| call(ask))
+}
+
 /// A checkpoint or run export read whole by the lab module: (model, label, checkpoint
 /// lines, `result.jsonl` text, tasks missing).
 pub type WholeFile = (String, Option<String>, Option<Vec<String>>, String, usize);
@@ -112,23 +137,15 @@ pub fn read_whole(dataset: Dataset, kind: &str, bytes: &[u8]) -> Option<Result<W
             return Some(Err(format!("line {line}: not UTF-8 text")));
         }
     };
-    let key = CoreValue::str(format!(
-        "{}:{}",
-        dataset.fingerprint,
-        lang_name(dataset.lang)
-    ));
     let head = op(
         "whole",
         0,
-        vec![("key", key.clone()), ("kind", CoreValue::str(kind))],
+        vec![
+            ("key", dataset_key(dataset)),
+            ("kind", CoreValue::str(kind)),
+        ],
     );
-    let ask = format!("{head}\n{text}");
-    let mut answer = call(&ask);
-    if answer.as_deref() == Ok("dataset") {
-        let lang = CoreValue::str(lang_name(dataset.lang));
-        let send = op("dataset", 0, vec![("key", key), ("lang", lang)]);
-        answer = call(&format!("{send}\n{}", dataset.text)).and_then(|_| call(&ask));
-    }
+    let answer = ask_with_dataset(&call, dataset, &format!("{head}\n{text}"));
     Some(answer.and_then(|a| {
         let v: serde_json::Value = serde_json::from_str(&a)
             .map_err(|e| format!("the lab module's answer could not be read: {e}"))?;
@@ -200,19 +217,8 @@ impl ScoreJob {
             return true;
         }
         let Some(call) = lab() else { return false };
-        let key = CoreValue::str(format!(
-            "{}:{}",
-            self.dataset.fingerprint,
-            lang_name(self.dataset.lang)
-        ));
-        let open = op("open", self.id, vec![("key", key.clone())]);
-        let mut answer = call(&open);
-        if answer.as_deref() == Ok("dataset") {
-            let lang = CoreValue::str(lang_name(self.dataset.lang));
-            let head = op("dataset", 0, vec![("key", key), ("lang", lang)]);
-            answer = call(&format!("{head}\n{}", self.dataset.text)).and_then(|_| call(&open));
-        }
-        match answer.as_deref() {
+        let open = op("open", self.id, vec![("key", dataset_key(self.dataset))]);
+        match ask_with_dataset(&call, self.dataset, &open).as_deref() {
             Ok("ok") => self.opened = true,
             Ok(other) => self.fail(format!("unexpected answer {other:?}")),
             Err(e) => self.fail(e.to_owned()),

@@ -137,10 +137,7 @@ fn resume_offer(state: &AppState) -> Option<Element> {
         return None;
     }
     let e = state.resume_candidate()?;
-    let remote = e
-        .provider
-        .as_deref()
-        .is_some_and(|p| wildtool_core::runner::registry::agent(p).is_none());
+    let remote = e.provider.is_some() && !e.is_builtin();
     Some(
         el("section")
             .id("resume-offer")
