@@ -517,6 +517,9 @@ pub fn score_into(
     drop(writer);
 
     let stats = scorer.final_stats();
+    if let Some(w) = stats.duplicate_warning() {
+        eprintln!("warning: {}: {w}", args.results.display());
+    }
     let forced = match check_belongs(&stats) {
         Ok(()) => None,
         Err(mismatch) if extras.force => {

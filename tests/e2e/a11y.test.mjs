@@ -109,6 +109,8 @@ test('every view passes axe at 390 and 1,400 px, light and dark; screenshots', a
 test('the dashboard\'s first screen shows the headline and charts; exports and sharing come below', async () => {
   const { page } = await openPage(browser.context, `${server.url}?provider=gold&autorun=1`);
   await page.waitForFunction(() => document.body.dataset.runState === 'done', null, { timeout: 60_000 });
+  // The charts are drawn by the lazily loaded lab module.
+  await page.waitForSelector('#charts', { timeout: 60_000 });
   for (const width of [390, 1400]) {
     await page.setViewportSize({ width, height: 900 });
     const top = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);

@@ -146,13 +146,13 @@ describe('cost and the planner', () => {
     const unlabelled = (l) => l.replace(/^pilot: [^;]*;/, 'pilot:;');
     assert.deepEqual(lines.map(unlabelled), cliLines.map(unlabelled));
     // Both runs' costs below the comparison: the mock run's as on its dashboard, the
-    // baseline agent's "not priced" (no price for it).
+    // baseline agent's "no cost" (a built-in agent asks no model, so there is nothing to price).
     await page.waitForSelector('#compare-cost table', { timeout: 30_000 });
     const both = await costRows(page, 'compare-cost');
     assert.equal(both.length, 2, JSON.stringify(both));
     const priced = both.find((r) => r[0] === 'mock');
     assert.deepEqual(priced?.slice(1, 4), want, JSON.stringify(both));
-    assert.ok(both.some((r) => /^not priced: no price for "baseline"/.test(r[1])), JSON.stringify(both));
+    assert.ok(both.some((r) => /^no cost: a built-in agent answers without asking a model$/.test(r[1])), JSON.stringify(both));
     await checkLooks(page, 'budget-compare');
     assert.equal(await hook(page, 'view'), 'compare');
     assert.deepEqual(problems, []);

@@ -172,3 +172,35 @@ fn score_jobs_out_of_range_is_a_usage_error() {
         );
     }
 }
+
+/// P19: result lines that repeat a session are all counted by metric.json (as the official
+/// scorer counts them) and the CLI says so on stderr; the summary counts each task once.
+#[test]
+fn repeated_sessions_are_counted_by_the_metric_and_warned_about() {
+    let dir = tmp("repeats");
+    let text = std::fs::read_to_string(fixture("official-runs/mock-seed-0/mini_result.jsonl"))
+        .expect("fixture");
+    let twice = dir.join("twice.jsonl");
+    std::fs::write(&twice, format!("{text}{text}")).expect("write");
+    let out = dir.join("out");
+    let o = bin()
+        .args(["score", "--dataset"])
+        .arg(fixture("mini.jsonl"))
+        .arg("--results")
+        .arg(&twice)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("warning: ") && stderr.contains("8 result line(s) repeat a session"),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("32 of 32 tasks scored"));
+    let metric: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("metric.json")).expect("metric"))
+            .expect("json");
+    assert_eq!(metric["total_info"]["task"]["total_count"], 64);
+}

@@ -182,6 +182,21 @@ pub struct ScoreStats {
     pub name_labels_differing: u64,
 }
 
+impl ScoreStats {
+    /// P19's warning, the same words in the CLI and the page: result lines that repeat a
+    /// session already in the file are all counted by `metric.json`, as the official
+    /// scorer counts them, while the summary, the report and the charts count each task
+    /// once. `None` when no id repeats.
+    pub fn duplicate_warning(&self) -> Option<String> {
+        (self.duplicate_ids > 0).then(|| {
+            format!(
+                "{} result line(s) repeat a session already in the file: metric.json counts every line, as the official scorer does (P19); the summary, report and charts count each task once",
+                self.duplicate_ids
+            )
+        })
+    }
+}
+
 /// Options of a scoring run.
 #[derive(Debug, Clone)]
 pub struct ScoreOptions {

@@ -328,7 +328,6 @@ impl AppState {
         let first_errors = scored.errors.iter().take(3).cloned().collect::<Vec<_>>();
         let id = self.history.new_id("upload");
         let outcomes = scored.outcomes.clone();
-        let task_results = outcomes.len();
         let shown = ShownRun::new(
             crate::dashboard::RunIdent {
                 id: id.clone(),
@@ -354,8 +353,14 @@ impl AppState {
                 }
             ));
         }
+        let repeats = shown
+            .scored
+            .as_ref()
+            .and_then(|x| x.stats.duplicate_warning())
+            .map(|w| format!(" {w}."))
+            .unwrap_or_default();
         let note = format!(
-            "{}: {task_results} tasks scored ({}).{}",
+            "{}: {}.{repeats}{}",
             self.upload.name,
             shown.headline.scored,
             if errors > 0 {
