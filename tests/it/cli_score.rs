@@ -54,15 +54,7 @@ fn score_survives_a_shuffled_file_with_garbage() {
     body.push_str("\n{broken\n\n");
     let results = out.join("r.jsonl");
     std::fs::write(&results, body).expect("write");
-    let o = bin()
-        .args(["score", "--dataset"])
-        .arg(fixture("mini.jsonl"))
-        .arg("--results")
-        .arg(&results)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .expect("runs");
+    let o = score_on_mini(&results, &out);
     assert!(o.status.success());
     assert!(
         String::from_utf8_lossy(&o.stderr).contains("result line 9"),
@@ -183,15 +175,7 @@ fn repeated_sessions_are_counted_by_the_metric_and_warned_about() {
     let twice = dir.join("twice.jsonl");
     std::fs::write(&twice, format!("{text}{text}")).expect("write");
     let out = dir.join("out");
-    let o = bin()
-        .args(["score", "--dataset"])
-        .arg(fixture("mini.jsonl"))
-        .arg("--results")
-        .arg(&twice)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .expect("runs");
+    let o = score_on_mini(&twice, &out);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(
@@ -203,4 +187,17 @@ fn repeated_sessions_are_counted_by_the_metric_and_warned_about() {
         serde_json::from_slice(&std::fs::read(out.join("metric.json")).expect("metric"))
             .expect("json");
     assert_eq!(metric["total_info"]["task"]["total_count"], 64);
+}
+
+/// `wildtool score` of `results` on the mini fixture into `out`.
+fn score_on_mini(results: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    bin()
+        .args(["score", "--dataset"])
+        .arg(fixture("mini.jsonl"))
+        .arg("--results")
+        .arg(results)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("runs")
 }

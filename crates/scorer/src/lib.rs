@@ -248,6 +248,7 @@ impl UploadScoring {
                 "input_tokens": stats.input_tokens,
                 "output_tokens": stats.output_tokens,
                 "requests": stats.requests,
+                "duplicate_ids": stats.duplicate_ids,
             },
             "mismatch": mismatch,
         });
@@ -438,6 +439,8 @@ mod tests {
         let done = s.finish(None);
         let summary: serde_json::Value = serde_json::from_str(&done.summary).unwrap();
         assert_eq!(summary["outcomes"].as_array().unwrap().len(), 32);
+        // P19: the page says how many lines repeat a session (metric.json counts them).
+        assert_eq!(summary["stats"]["duplicate_ids"], 8);
         let errors = summary["errors"].as_array().unwrap();
         assert_eq!(errors.len(), 1);
         let e = errors[0].as_str().unwrap();

@@ -342,7 +342,7 @@ impl ScoreJob {
     }
 }
 
-/// The counters the page reads (tokens, requests, the belongs-to-dataset check).
+/// The counters the page reads (tokens, requests, repeated sessions, the belongs-to-dataset check).
 fn read_stats(v: &serde_json::Value) -> ScoreStats {
     let n = |k: &str| v.get(k).and_then(|x| x.as_u64()).unwrap_or(0);
     let first_turn_difference = v.get("first_turn_difference").and_then(|d| {
@@ -360,6 +360,7 @@ fn read_stats(v: &serde_json::Value) -> ScoreStats {
         input_tokens: n("input_tokens"),
         output_tokens: n("output_tokens"),
         requests: n("requests"),
+        duplicate_ids: n("duplicate_ids"),
         unknown_ids: n("unknown_ids"),
         user_turns_checked: n("user_turns_checked"),
         user_turns_differing: n("user_turns_differing"),
