@@ -103,6 +103,7 @@ fn read_summary(
         input_tokens: count("input_tokens")?,
         output_tokens: count("output_tokens")?,
         requests: count("requests")?,
+        duplicate_ids: count("duplicate_ids").unwrap_or(0),
         ..Default::default()
     };
     let (lines, kept) = match score_jsonl {
@@ -119,4 +120,23 @@ fn read_summary(
     );
     scored.score_kept = kept;
     Some((scored, text("mismatch")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_summary;
+
+    #[test]
+    fn the_worker_summary_keeps_the_repeated_session_count() {
+        let summary = r#"{"model":"m","metric":"{}","outcomes":[],"errors":[],
+            "stats":{"lines":16,"input_tokens":0,"output_tokens":0,"requests":0,"duplicate_ids":8}}"#;
+        let (scored, mismatch) = read_summary(summary, Ok(String::new())).expect("readable");
+        assert_eq!(scored.stats.duplicate_ids, 8);
+        assert!(scored
+            .stats
+            .duplicate_warning()
+            .unwrap()
+            .starts_with("8 result line(s)"));
+        assert_eq!(mismatch, None);
+    }
 }
