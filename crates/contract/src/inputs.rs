@@ -137,6 +137,10 @@ pub struct HistoryRow {
     /// Trials per task (1 without repeated trials).
     #[serde(default)]
     pub trials: u32,
+    /// A built-in agent answered (no model was asked, so there are no requests or tokens
+    /// to report).
+    #[serde(default)]
+    pub builtin: bool,
 }
 
 /// The Compare view's planner, as typed (the lab module reads the numbers and names a

@@ -51,14 +51,8 @@ fn row(input: &HistoryInput, e: &HistoryRow) -> Element {
     if e.trials > 1 {
         facts.push(format!("{} trials", e.trials));
     }
-    if e.requests > 0 {
-        facts.push(format!(
-            "{} requests · {} + {} tokens · {}",
-            e.requests,
-            e.input_tokens,
-            e.output_tokens,
-            duration(e.duration_s)
-        ));
+    if let Some(usage) = usage(e) {
+        facts.push(usage);
     }
     if let Some(r) = &e.reason {
         facts.push(format!("reason: {r}"));
@@ -141,4 +135,76 @@ pub fn view(input: &HistoryInput) -> Element {
         .id("history-list")
         .class("history-list")
         .children(input.entries.iter().map(|e| row(input, e)))
+}
+
+/// What a run cost in requests and tokens, said so that a built-in agent (which asks no
+/// model) and an endpoint that reported no usage are not shown as "0 + 0 tokens".
+fn usage(e: &HistoryRow) -> Option<String> {
+    let took = duration(e.duration_s);
+    if e.builtin {
+        return Some(format!(
+            "built-in agent: no model asked, no tokens · {took}"
+        ));
+    }
+    if e.requests == 0 {
+        return None;
+    }
+    if e.input_tokens + e.output_tokens == 0 {
+        return Some(format!(
+            "{} requests · the endpoint reported no token usage · {took}",
+            e.requests
+        ));
+    }
+    Some(format!(
+        "{} requests · {} + {} tokens · {took}",
+        e.requests, e.input_tokens, e.output_tokens
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(builtin: bool, requests: u64, tokens: (u64, u64)) -> HistoryRow {
+        HistoryRow {
+            id: "h1".into(),
+            label: "run".into(),
+            renaming: None,
+            compared: false,
+            status: "done".into(),
+            task_accuracy: None,
+            tasks_scored: 4,
+            tasks_total: 4,
+            dataset_name: "mini".into(),
+            dataset_fingerprint: "f".into(),
+            kind: "live".into(),
+            provider: None,
+            model: "m".into(),
+            started_ms: 0.0,
+            endpoint_host: None,
+            requests,
+            input_tokens: tokens.0,
+            output_tokens: tokens.1,
+            duration_s: Some(2.0),
+            reason: None,
+            has_checkpoint: false,
+            resumable: false,
+            trials: 1,
+            builtin,
+        }
+    }
+
+    #[test]
+    fn usage_is_said_for_what_answered() {
+        let builtin = usage(&row(true, 322, (0, 0))).unwrap();
+        assert!(
+            builtin.starts_with("built-in agent: no model asked"),
+            "{builtin}"
+        );
+        let silent = usage(&row(false, 5, (0, 0))).unwrap();
+        assert!(silent.contains("reported no token usage"), "{silent}");
+        let model = usage(&row(false, 5, (10, 3))).unwrap();
+        assert!(model.starts_with("5 requests · 10 + 3 tokens"), "{model}");
+        assert_eq!(usage(&row(false, 0, (0, 0))), None);
+    }
 }

@@ -52,6 +52,7 @@ fn row_input(state: &AppState, e: &HistoryEntry) -> HistoryRow {
         has_checkpoint: e.has_checkpoint,
         resumable: e.resumable,
         trials: e.trials(),
+        builtin: e.is_builtin(),
     }
 }
 
