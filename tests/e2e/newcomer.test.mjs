@@ -124,7 +124,9 @@ test('the "Ready … start a run" banner is shown on Setup only', async () => {
     assert.equal(await page.isVisible('#status'), false, `${view}: the Setup banner steps aside`);
   }
   await page.click('nav [data-view="setup"]');
-  assert.match(await page.textContent('#status'), /^Ready: /);
+  await page.waitForFunction(() => document.body.dataset.view === 'setup');
+  await page.waitForFunction(() => /^Ready: /.test(document.getElementById('status')?.textContent ?? ''), null, { timeout: 10_000 });
+  assert.equal(await page.isVisible('#status'), true, 'the banner is back on Setup');
   await page.close();
 });
 
