@@ -386,12 +386,12 @@ impl AppState {
             Msg::Navigate(view) => {
                 // A note or a success speaks of the view it was said on: once the user
                 // goes elsewhere it steps aside (warnings and errors stay until the next
-                // status replaces them).
+                // status replaces them). The readiness line is only hidden away from
+                // Setup, so it is there again on return.
                 if view != self.route.view
-                    && self
-                        .status
-                        .as_ref()
-                        .is_some_and(|s| matches!(s.tone, Tone::Info | Tone::Ok))
+                    && self.status.as_ref().is_some_and(|s| {
+                        matches!(s.tone, Tone::Info | Tone::Ok) && !s.is_readiness()
+                    })
                 {
                     self.status = None;
                 }

@@ -35,6 +35,14 @@ pub struct Status {
     pub tone: Tone,
 }
 
+impl Status {
+    /// Whether this is the "Ready: … start a run" line a loaded dataset says. It speaks
+    /// of Setup: it is hidden elsewhere and shown again on return, not dropped.
+    pub fn is_readiness(&self) -> bool {
+        self.text.starts_with("Ready: ")
+    }
+}
+
 /// The time as the glue passes it in.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Now {

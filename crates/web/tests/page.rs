@@ -593,6 +593,19 @@ fn the_page_opens_on_the_bundled_suite() {
 }
 
 #[test]
+fn the_readiness_line_steps_aside_off_setup_and_is_there_again_on_return() {
+    let mut b = open("http://page/");
+    let ready = b.text("status");
+    assert!(ready.starts_with("Ready: "), "{ready}");
+    for view in ["traces", "history", "compare", "offline"] {
+        b.act("nav", view, "");
+        assert_eq!(b.text("status"), "", "{view}: the Setup line steps aside");
+    }
+    b.act("nav", "setup", "");
+    assert_eq!(b.text("status"), ready);
+}
+
+#[test]
 fn a_gold_run_scores_100_percent_and_is_kept() {
     let mut b = open("http://page/?provider=gold");
     b.act("start", "", "");

@@ -319,7 +319,7 @@ pub fn frame(state: &AppState) -> Frame {
     // "Ready: … start a run" speaks of Setup: elsewhere, or beside an unfinished run's
     // offer, it steps aside.
     let setup_note = |s: &crate::state::Status| {
-        s.text.starts_with("Ready: ")
+        s.is_readiness()
             && (state.route.view != View::Setup || state.flags.resume == Some("offered"))
     };
     let status = match state.status.as_ref().filter(|s| !setup_note(s)) {
