@@ -5,7 +5,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-step() { printf '\n==> %s\n' "$*"; }
+# Each step says how long the one before it took, so a slow step is seen in the log.
+last=$SECONDS
+step() {
+  if [ -n "${current:-}" ]; then printf '<== %s: %ss\n' "$current" $((SECONDS - last)); fi
+  current="$*"; last=$SECONDS
+  printf '\n==> %s\n' "$*"
+}
 
 step "prerequisites"
 bash scripts/setup.sh --browser
@@ -40,4 +46,5 @@ step "app shell size"
 bash scripts/size.sh
 
 step "end-to-end tests (node --test)"
+printf '(%ss since the start)\n' "$SECONDS"
 node --test tests/e2e/
