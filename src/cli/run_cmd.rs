@@ -308,12 +308,11 @@ impl Display {
                 bar.set_length(p.total);
                 bar.set_position(p.settled());
                 bar.set_message(format!(
-                    "| names ok {} | incomplete {} | retries {} | tokens {}+{} | in flight {}/{}{}",
+                    "| names ok {} | incomplete {} | retries {} | {} | in flight {}/{}{}",
                     p.names_correct,
                     p.incomplete,
                     p.retries,
-                    p.input_tokens,
-                    p.output_tokens,
+                    p.tokens_said(),
                     p.in_flight,
                     p.concurrency_limit,
                     p.detail()
@@ -619,8 +618,8 @@ pub(crate) fn execute(args: &RunArgs) -> Result<RunStatus, RunCmdError> {
         });
     }
     eprintln!(
-        "run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
-        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
+        "run: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), {}, {:.1}s",
+        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.tokens_said(), p.elapsed
     );
     if spec.stream() {
         match &p.first_token {
@@ -829,8 +828,8 @@ pub(crate) fn report_end(what: &str, end: &RunEnd) -> Result<(), RunCmdError> {
     }
     let p = &end.progress;
     eprintln!(
-        "{what}: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), tokens {}+{}, {:.1}s",
-        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.input_tokens, p.output_tokens, p.elapsed
+        "{what}: {} task(s) finished now, {} resumed from the checkpoint, {} incomplete; {} request(s), {} retr(y/ies), {}, {:.1}s",
+        p.done, p.resumed, p.incomplete, p.requests, p.retries, p.tokens_said(), p.elapsed
     );
     for t in &end.incomplete {
         eprintln!(

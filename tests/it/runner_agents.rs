@@ -118,6 +118,11 @@ fn resume_after_a_kill_loses_nothing_and_gives_the_same_result() {
     let o = run_agent(&mini, "gold", &out, &[]);
     let log = String::from_utf8_lossy(&o.stderr);
     assert!(log.contains("22 task(s) finished now, 10 resumed"), "{log}");
+    // A built-in agent asks no model: its tokens are said as such, not as "0+0".
+    assert!(
+        log.contains("retr(y/ies), built-in agent: no model asked, no tokens,"),
+        "{log}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("result.jsonl")).unwrap_or_default(),
         full

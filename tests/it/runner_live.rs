@@ -495,6 +495,11 @@ fn a_real_kill_mid_run_loses_only_in_flight_tasks() {
     assert!(o.status.success(), "{}", stderr(&o));
     let expected = format!("{} task(s) finished now, {saved} resumed", 32 - saved);
     assert!(stderr(&o).contains(&expected), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(", tokens "),
+        "the endpoint's usage is counted: {}",
+        stderr(&o)
+    );
     assert_eq!(task_accuracy(&out), 1.0);
     assert_offline_score_matches(&out);
     let _ = std::fs::remove_dir_all(&out);

@@ -94,19 +94,14 @@ pub fn accuracy_by_subtype(label: &str, report: &RunReport) -> ChartSpec {
     )
 }
 
-/// Accuracy over all tasks of sessions with 0–3 instruction transitions.
+/// Accuracy over all tasks of sessions with 0–3 instruction transitions. The title names
+/// the factor once and the ticks are its bare values, so a phone-width label is never
+/// a word broken in two.
 pub fn accuracy_by_transitions(label: &str, report: &RunReport) -> ChartSpec {
-    let keys: Vec<(String, String)> = (0..4u8)
-        .map(|k| {
-            (
-                k.to_string(),
-                format!("{k} transition{}", if k == 1 { "" } else { "s" }),
-            )
-        })
-        .collect();
+    let keys: Vec<(String, String)> = (0..4u8).map(|k| (k.to_string(), k.to_string())).collect();
     accuracy_chart(
         "by-transitions",
-        "Accuracy by instruction transitions",
+        "Accuracy by instruction transitions in the session",
         label,
         &keys,
         &report.by_transitions,

@@ -102,7 +102,15 @@ pub fn pair_charts(pair: &PairResult, index: usize) -> Vec<DeltaChart> {
             )),
             categories: rows
                 .iter()
-                .map(|c| format!("{} (n = {})", c.label, c.tasks))
+                .map(|c| {
+                    // Transition counts are bare values under a title that names them.
+                    let tick = if group == CategoryGroup::Transitions {
+                        &c.key
+                    } else {
+                        &c.label
+                    };
+                    format!("{tick} (n = {})", c.tasks)
+                })
                 .collect(),
             series: vec![DeltaSeries {
                 name: String::new(),

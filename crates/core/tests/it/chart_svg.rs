@@ -4,7 +4,8 @@
 use quick_xml::events::Event;
 use quick_xml::{Reader, XmlVersion};
 use wildtool_core::chart::{
-    dashboard, describe, render_svg, table, ChartKind, ChartSpec, Orientation, Point, Series,
+    dashboard, describe, render_svg, render_svg_with, table, ChartKind, ChartSpec, Layout,
+    Orientation, Point, Series,
 };
 use wildtool_core::outcome::{RawErrorLabel, TaskOutcome, TaskType, TurnSubtype};
 use wildtool_core::report::RunReport;
@@ -362,6 +363,32 @@ fn dashboard_specs_aggregate_outcomes() {
     assert_eq!(shares[0], 1.0);
     for spec in dashboard::standard_charts("run", &report) {
         parse(&render_svg(&spec));
+    }
+}
+
+#[test]
+fn the_transitions_chart_names_its_factor_once_and_no_word_is_broken_at_phone_width() {
+    let outcomes: Vec<TaskOutcome> = (0..8)
+        .map(|s| TaskOutcome {
+            transitions: (s % 4) as u8,
+            ..outcome(s, 0, TaskType::SingleTool, s % 2 == 0)
+        })
+        .collect();
+    let report = RunReport::from_outcomes(&outcomes);
+    let spec = dashboard::accuracy_by_transitions("run", &report);
+    assert_eq!(spec.categories, ["0", "1", "2", "3"]);
+    assert!(
+        spec.title.contains("instruction transitions"),
+        "{}",
+        spec.title
+    );
+    for width in [280.0, 358.0, 640.0] {
+        let svg = render_svg_with(&spec, Layout::narrow(width));
+        let text = parse(&svg).text;
+        assert!(
+            !text.contains('\u{ad}') && !text.contains('…'),
+            "{width}: {text}"
+        );
     }
 }
 

@@ -645,6 +645,16 @@ fn categories_use_the_report_definitions() {
         .and_then(|c| c.rates)
         .expect("refusal");
     assert!(close(refusal.a, failed_a as f64 / 160.0));
+    // The transitions chart's ticks are the bare counts with their n, under a title that
+    // names the factor once.
+    let charts = wildtool_core::compare::html::pair_charts(&p, 0);
+    let tr = charts
+        .iter()
+        .find(|c| c.title.ends_with("Instruction transitions"))
+        .expect("transitions chart");
+    for (k, tick) in tr.categories.iter().enumerate() {
+        assert!(tick.starts_with(&format!("{k} (n = ")), "{tick}");
+    }
 }
 
 #[test]

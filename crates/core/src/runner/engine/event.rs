@@ -94,6 +94,8 @@ pub struct ProgressSnapshot {
     pub input_tokens: u64,
     /// Completion tokens reported by the endpoint.
     pub output_tokens: u64,
+    /// A built-in agent answers (no model is asked, so no tokens are used).
+    pub builtin_agent: bool,
     /// Seconds since the engine was created.
     pub elapsed: f64,
     /// Settled tasks per second.
@@ -127,6 +129,19 @@ impl ProgressSnapshot {
         self.done + self.incomplete
     }
 
+    /// What the tokens were, in words: `tokens 120+45`, or why there is no count — a
+    /// built-in agent asked no model, an endpoint reported no usage — rather than a
+    /// `0+0` that reads like a measurement.
+    pub fn tokens_said(&self) -> String {
+        if self.builtin_agent {
+            "built-in agent: no model asked, no tokens".to_owned()
+        } else if self.input_tokens == 0 && self.output_tokens == 0 {
+            "no token usage reported".to_owned()
+        } else {
+            format!("tokens {}+{}", self.input_tokens, self.output_tokens)
+        }
+    }
+
     /// One plain status line (for logs and terminals without a progress bar).
     pub fn line(&self) -> String {
         let eta = self
@@ -134,7 +149,7 @@ impl ProgressSnapshot {
             .map(|e| format!("{e:.0}s"))
             .unwrap_or_else(|| "?".to_owned());
         let mut s = format!(
-            "[{}/{}] {:.2} task/s eta {} | names ok {} | incomplete {} | requests {} | retries {} | tokens {}+{} | in flight {}/{}",
+            "[{}/{}] {:.2} task/s eta {} | names ok {} | incomplete {} | requests {} | retries {} | {} | in flight {}/{}",
             self.settled(),
             self.total,
             self.rate,
@@ -143,8 +158,7 @@ impl ProgressSnapshot {
             self.incomplete,
             self.requests,
             self.retries,
-            self.input_tokens,
-            self.output_tokens,
+            self.tokens_said(),
             self.in_flight,
             self.concurrency_limit
         );

@@ -979,6 +979,7 @@ impl<'d> Engine<'d> {
             retries: self.counters.retries,
             input_tokens: self.counters.input_tokens,
             output_tokens: self.counters.output_tokens,
+            builtin_agent: matches!(self.spec.backend(), Backend::Agent(_)),
             elapsed,
             rate,
             eta,
