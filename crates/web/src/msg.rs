@@ -100,6 +100,8 @@ pub enum GetPurpose {
     CostText(String),
     /// An env run's stored result file (history id), for the comparison view.
     EnvCompare(String),
+    /// A run's stored manifest (history id), when it is opened.
+    Manifest(String),
 }
 
 /// What the scoring worker answers for an upload: the summary JSON, `score.jsonl` (its

@@ -1052,6 +1052,7 @@ impl AppState {
             }
             GetPurpose::Outcomes(id) => self.outcomes_arrived(&id, value, now),
             GetPurpose::ResultText(id) => self.result_text_arrived(&id, value, now),
+            GetPurpose::Manifest(id) => self.manifest_arrived(&id, value),
             GetPurpose::LabOutcomes(id) => self.lab_outcomes_arrived(&id, value),
             GetPurpose::LabTrials(id) => self.lab_trials_arrived(&id, value),
             GetPurpose::VsOutcomes(id) => self.vs_outcomes_arrived(&id, value),

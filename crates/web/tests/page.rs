@@ -77,6 +77,8 @@ struct Browser {
     jieba_fails: bool,
     /// Lab calls carried out (by name).
     lab_calls: Vec<&'static str>,
+    /// Times the lab's stream readers were installed (once per page before its first run).
+    reader_loads: usize,
     /// The lab module cannot be loaded (the reason).
     lab_fails: Option<String>,
     /// Uploads are scored by the upload scorer, as the page's worker does (natively here);
@@ -137,6 +139,7 @@ impl Browser {
             jieba_loads: 0,
             jieba_fails: false,
             lab_calls: Vec::new(),
+            reader_loads: 0,
             lab_fails: None,
             worker: None,
             kept: HashMap::new(),
@@ -314,7 +317,9 @@ impl Browser {
                     purpose,
                 } => {
                     // The dashboard's own calls (its charts, share link, chart files, the
-                    // run's cost) are made for every run shown; the tests count the others.
+                    // run's cost) are made for every run shown, and every run installs the
+                    // lab's stream readers (its exchange log and manifest); the tests count
+                    // the others.
                     if !matches!(
                         call,
                         Call::DashboardCharts
@@ -325,6 +330,7 @@ impl Browser {
                             | Call::LinkHeader
                             | Call::HistoryList
                             | Call::Score
+                            | Call::StreamRead
                     ) {
                         self.lab_calls.push(call.name());
                     }
@@ -335,6 +341,7 @@ impl Browser {
                         }));
                     }
                     if purpose == wildtool_web::msg::LabPurpose::StreamReaders {
+                        self.reader_loads += 1;
                         let run: wildtool_web::run::readers::StreamCall =
                             std::rc::Rc::new(|input: &str| {
                                 wildtool_lab::call("stream_read", input).map_err(|e| e.to_string())

@@ -201,6 +201,26 @@ impl AppState {
             });
         }
         let mut fx = self.show(shown);
+        // Its manifest next (a run made in the page keeps one), so its export and
+        // Verify have it; then its score files.
+        fx.push(Effect::KvGet(
+            crate::store::manifest_key(id),
+            GetPurpose::Manifest(id.to_owned()),
+        ));
+        fx
+    }
+
+    /// A stored run's manifest arrived (`None`: it has none): kept with the run shown,
+    /// then its score files are read.
+    pub fn manifest_arrived(&mut self, id: &str, value: Option<String>) -> Vec<Effect> {
+        let Some(entry) = self.history.get(id).cloned() else {
+            return Vec::new();
+        };
+        match self.shown.as_mut() {
+            Some(shown) if shown.id == id => shown.manifest = value,
+            _ => return Vec::new(),
+        }
+        let mut fx = Vec::new();
         if entry.has_checkpoint {
             fx.push(Effect::KvList(
                 checkpoint_prefix(id),

@@ -35,12 +35,13 @@ impl AppState {
         }
         // A streamed run reads its streams in the lab module: load it first.
         let streams = self.setup.stream && !self.setup.is_builtin();
-        // A cassette is recorded or replayed in the lab module, and every run with an
-        // endpoint logs its exchanges there for its manifest: load it first (a run that
-        // only logs starts without it when it cannot be loaded).
+        // A cassette is recorded or replayed in the lab module, and every run logs its
+        // exchanges there for its manifest (a built-in agent's log is empty: no request
+        // leaves the page): load it first (a run that only logs starts without it when
+        // it cannot be loaded).
         let http = !self.setup.is_builtin();
         let needs = streams || (http && (self.cassette.record || self.cassette.replay.is_some()));
-        let taping = needs || (http && !self.cassette.no_lab);
+        let taping = needs || !self.cassette.no_lab;
         if taping && self.stream_call.is_none() {
             self.awaiting_readers = Some((resume, stored));
             return vec![Effect::Lab {
@@ -127,9 +128,13 @@ impl AppState {
         };
         let agents = matches!(backend, Backend::Agent(_));
         let tape = match &self.cassette_call {
-            Some(call) if taping && !agents => {
-                let replay = self.cassette.replay.as_ref().map(|(_, t)| t.as_str());
-                match crate::run::cassette::Tape::start(call, replay, self.cassette.record) {
+            Some(call) if taping => {
+                // Cassettes hold an endpoint's replies: a built-in agent only logs.
+                let replay = (!agents)
+                    .then(|| self.cassette.replay.as_ref().map(|(_, t)| t.as_str()))
+                    .flatten();
+                let record = self.cassette.record && !agents;
+                match crate::run::cassette::Tape::start(call, replay, record) {
                     Ok(t) => Some(t),
                     Err(e) => {
                         self.say(format!("Cannot start: {e}."), Tone::Error);

@@ -149,3 +149,54 @@ fn the_verify_drop_zone_checks_a_page_run_file_by_its_manifest() {
         "{shown:?}"
     );
 }
+
+#[test]
+fn a_built_in_agent_run_has_a_manifest_too_and_it_verifies() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    finish(&mut b);
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    let run = export(&mut b, "run");
+    let doc: serde_json::Value = serde_json::from_str(&run).expect("the export is JSON");
+    let m = Manifest::parse(&doc["manifest"].to_string()).expect("a manifest");
+    assert_eq!(m.provider, "gold");
+    assert_eq!(m.kind, "official");
+    assert!(m.preflight.is_empty() && m.exchanges.iter().all(|t| t.exchanges.is_empty()));
+    assert_eq!(m.tokens.input + m.tokens.output, 0);
+    assert_eq!(
+        m.outputs[0].files.get("metric.json"),
+        Some(&sha256_hex(export(&mut b, "metric").as_bytes()))
+    );
+    b.act("nav", "offline", "");
+    b.drop_file("verify-file", "gold.wildtool-run.json", run.as_bytes());
+    let shown = verify_claims(&b);
+    assert!(shown.len() >= 4, "{shown:?} {}", b.text("verify-result"));
+    assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
+}
+
+#[test]
+fn a_run_opened_from_the_history_after_a_reload_exports_its_stored_manifest() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    finish(&mut b);
+    let id = b.state.shown.as_ref().unwrap().id.clone();
+    let stored = b.kv.get(&format!("man/{id}")).cloned().expect("kept");
+    let mut r = Browser::open("http://page/", b.kv.clone());
+    r.act("nav", "history", "");
+    r.act("history-open", &id, "");
+    assert_eq!(r.hook("view").as_deref(), Some("dashboard"));
+    let run = export(&mut r, "run");
+    let doc: serde_json::Value = serde_json::from_str(&run).expect("the export is JSON");
+    assert_eq!(
+        Manifest::parse(&doc["manifest"].to_string()).ok(),
+        Manifest::parse(&stored).ok(),
+        "the export carries the manifest the run was made with"
+    );
+    r.act("nav", "offline", "");
+    r.drop_file("verify-file", "gold.wildtool-run.json", run.as_bytes());
+    let shown = verify_claims(&r);
+    assert!(
+        shown.len() >= 4 && shown.iter().all(|c| c.starts_with('✓')),
+        "{shown:?}"
+    );
+}

@@ -58,8 +58,7 @@ fn a_streamed_run_scores_as_the_same_run_without_streaming() {
     // Both load the lab module once before they start (every run with an endpoint logs
     // its exchanges there for its manifest); the streamed one reads its streams through
     // the readers installed then.
-    let loads = |b: &Browser| b.lab_calls.iter().filter(|c| **c == "stream_read").count();
-    assert_eq!((loads(&plain), loads(&streamed)), (1, 1));
+    assert_eq!((plain.reader_loads, streamed.reader_loads), (1, 1));
     assert!(streamed.state.stream_call.is_some());
     let outcomes = |b: &Browser| b.state.shown.as_ref().map(|s| s.outcomes.clone());
     assert!(outcomes(&plain).is_some());
