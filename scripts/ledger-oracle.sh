@@ -20,4 +20,4 @@ if ! "$VENV/bin/python" -c 'import beancount, sys; sys.exit(beancount.__version_
   "$VENV/bin/pip" install --quiet --disable-pip-version-check 'beancount==3.2.3'
 fi
 export WILDTOOL_LEDGER_PYTHON="$PWD/$VENV/bin/python"
-cargo test --release --test it ledger_oracle -- --ignored --nocapture
+cargo test --test it ledger_oracle -- --ignored --nocapture
