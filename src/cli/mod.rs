@@ -422,8 +422,9 @@ enum Command {
     /// fingerprint), recompute every claimed file, number and hash, and print each claim
     /// with ✓ or ✗ and the first difference (the first differing task where labels
     /// differ). BUNDLE is a run directory, or files: a manifest.json, a result file, the
-    /// claimed metric.json / report.json / score.jsonl, a cassette (an official harness's
-    /// result file with its metric.json verifies too). Exit codes: 0 every claim holds;
+    /// claimed metric.json / report.json / score.jsonl, a cassette, or a run file the page
+    /// exported (*.wildtool-run.json: its manifest and results, every trial's) — an
+    /// official harness's result file with its metric.json verifies too. Exit codes: 0 every claim holds;
     /// 1 a claim fails; 2 the bundle cannot be read.
     Verify {
         /// A run directory, or the bundle's files.

@@ -8,7 +8,9 @@ use std::time::Instant;
 use wildtool_core::dataset::Lang;
 use wildtool_core::provenance::cassette::HEADER;
 use wildtool_core::provenance::manifest::Manifest;
-use wildtool_core::provenance::verify::{verify, Bundle, BundleDir};
+use wildtool_core::provenance::verify::{
+    is_run_export, run_export_parts, verify, Bundle, BundleDir,
+};
 
 use super::files::read_text;
 use super::EXIT_USAGE;
@@ -96,13 +98,23 @@ pub(crate) fn gather(args: &VerifyArgs) -> Result<Bundle, String> {
         }
         paths => {
             let mut files = std::collections::BTreeMap::new();
+            let mut trial_dirs = Vec::new();
             for p in paths {
                 let text = read(p)?;
                 let name = p
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                if name == "manifest.json"
+                if is_run_export(&text) {
+                    // A run file exported by the page: its manifest and result file(s).
+                    let (manifest, dirs) =
+                        run_export_parts(&name, &text, &bundle.dataset, args.lang)?;
+                    bundle.manifest = Some(manifest);
+                    match dirs.as_slice() {
+                        [one] if one.dir == "." => files.extend(one.files.clone()),
+                        _ => trial_dirs.extend(dirs),
+                    }
+                } else if name == "manifest.json"
                     || text.contains("\"wildtool_manifest\"")
                         && name.ends_with(".json")
                         && Manifest::parse(&text).is_ok()
@@ -114,10 +126,13 @@ pub(crate) fn gather(args: &VerifyArgs) -> Result<Bundle, String> {
                     files.insert(name, text);
                 }
             }
-            bundle.dirs.push(BundleDir {
-                dir: ".".to_owned(),
-                files,
-            });
+            if !files.is_empty() || trial_dirs.is_empty() {
+                bundle.dirs.push(BundleDir {
+                    dir: ".".to_owned(),
+                    files,
+                });
+            }
+            bundle.dirs.extend(trial_dirs);
         }
     }
     if let Some(p) = cassette_path {

@@ -481,3 +481,56 @@ fn every_eval_ever_export_passes_its_validator_for_single_trials_and_env_runs() 
         .and_then(Value::as_str)
         .is_some_and(|i| i.starts_with("wildtoolbench-ledger-env/"))));
 }
+
+#[test]
+fn a_run_file_in_the_pages_format_verifies_on_the_command_line_trial_by_trial() {
+    use wildtool_core::formats::run_export::RunSettings;
+    use wildtool_core::formats::{RunExport, RunMeta};
+    use wildtool_core::provenance::manifest::Manifest;
+    let mini = fixture("mini.jsonl");
+    let dir = tmp("verify-run-file");
+    let o = wildtool(&[
+        "run",
+        "--dataset",
+        &mini.to_string_lossy(),
+        "--provider",
+        "baseline",
+        "--trials",
+        "2",
+        "--out",
+        &dir.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let manifest = std::fs::read_to_string(dir.join("manifest.json")).unwrap_or_default();
+    let m = Manifest::parse(&manifest).expect("the run's manifest");
+    let checkpoint = std::fs::read_to_string(dir.join("checkpoint.jsonl")).unwrap_or_default();
+    let fp = wildtool_core::dataset::fingerprint_hex(&std::fs::read_to_string(&mini).unwrap());
+    // The page's run file: its checkpoint records (no header) and its manifest.
+    let file = |m: &Manifest| {
+        let mut doc = RunExport::new(RunMeta::new("b", "baseline", &fp), RunSettings::default());
+        doc.records = Some(checkpoint.lines().skip(1).map(str::to_owned).collect());
+        doc.manifest = Some(m.to_json());
+        let path = dir.join("b.wildtool-run.json");
+        std::fs::write(&path, doc.to_json()).unwrap_or_default();
+        path
+    };
+    let (code, failed, out) = verify(&file(&m), &mini);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(failed.is_empty(), "{out}");
+    for t in ["trial-1", "trial-2"] {
+        assert!(out.contains(&format!("✓ {t}/labels")), "{out}");
+        assert!(out.contains(&format!("✓ {t}/headline")), "{out}");
+    }
+    // One claimed number of trial 2 changed: exit 1, that claim named.
+    let mut changed = m.clone();
+    let n = changed.outputs[1].claims["task.correct_count"]
+        .as_u64()
+        .unwrap_or(0);
+    changed.outputs[1]
+        .claims
+        .insert("task.correct_count".into(), serde_json::json!(n + 1));
+    let (code, failed, out) = verify(&file(&changed), &mini);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(failed.len(), 1, "{out}");
+    assert!(failed[0].starts_with("✗ trial-2/headline"), "{out}");
+}

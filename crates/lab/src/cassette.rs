@@ -19,7 +19,7 @@
 //! the request's `id` and task (`trial`, `line`, `task`; `trial` 0 for the preflight) and
 //! log the request and its reply (`failed: true` on `record`: sent, no reply);
 //! `{"op": "manifest", "entry", "result", "score", "metric", "resumed", "cassette_mode",
-//! "cassette_file"}` ends the log and writes the run's `manifest.json` (the history
+//! "cassette_file", "later"}` (`later`: trials 2.., each `[result, score, metric]`) ends the log and writes the run's `manifest.json` (the history
 //! entry's JSON gives versions, dataset, provider, model, settings, times and totals;
 //! the files' texts their hashes and the headline claims) with the core's
 //! [`Manifest::new`] and [`Manifest::with_log`], the functions `wildtool run` writes it
@@ -89,6 +89,10 @@ struct Op {
     cassette_mode: Option<String>,
     #[serde(default)]
     cassette_file: String,
+    /// Trials 2.. of a run with repeated trials: each one's result, score and metric
+    /// texts (trial 1's are `result`, `score`, `metric`).
+    #[serde(default)]
+    later: Vec<[Option<String>; 3]>,
 }
 
 impl Op {
@@ -189,12 +193,26 @@ fn manifest(o: Op) -> Result<String, LabError> {
         mode,
         file: o.cassette_file.clone(),
     });
-    let files = [
-        ("result.jsonl", o.result.as_deref().map(str::as_bytes)),
-        ("score.jsonl", o.score.as_deref().map(str::as_bytes)),
-        ("metric.json", o.metric.as_deref().map(str::as_bytes)),
-    ];
-    let outputs = vec![output_claims(".", &files, "metric.json")];
+    // One output per trial, in the directories `wildtool run --trials K` writes
+    // (`trial-1`, `trial-2`, …; the run directory itself for a single trial).
+    let first = [o.result.clone(), o.score.clone(), o.metric.clone()];
+    let trials: Vec<&[Option<String>; 3]> = std::iter::once(&first).chain(&o.later).collect();
+    let outputs = trials
+        .iter()
+        .enumerate()
+        .map(|(i, [result, score, metric])| {
+            let files = [
+                ("result.jsonl", result.as_deref().map(str::as_bytes)),
+                ("score.jsonl", score.as_deref().map(str::as_bytes)),
+                ("metric.json", metric.as_deref().map(str::as_bytes)),
+            ];
+            let dir = match trials.len() {
+                1 => ".".to_owned(),
+                _ => format!("trial-{}", i + 1),
+            };
+            output_claims(&dir, &files, "metric.json")
+        })
+        .collect();
     let log = LOG.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
     Ok(m.with_log(log, outputs).to_json())
 }

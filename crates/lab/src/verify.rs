@@ -8,7 +8,8 @@
 //! run's directory (`.`; the official harness's `*_result.jsonl` and `*_metric.json` are
 //! found by their suffix, as in the CLI). A run file exported by the page
 //! (`*.wildtool-run.json`) with its manifest is the manifest and the result file its
-//! records assemble to (the core's `run_export_results`, the page's own reading of it).
+//! records assemble to (the core's `run_export_parts`, which `wildtool verify` reads run
+//! files with too): one directory per trial (`trial-1`, …) for repeated trials.
 //! Chinese text is compared without jieba's
 //! segmentation here (the page's lab module does not carry it), so a run of a Chinese
 //! dataset is verified by the CLI.
@@ -16,9 +17,10 @@
 use wildtool_contract::inputs::VerifyInput;
 use wildtool_core::checker::NoSegmenter;
 use wildtool_core::dataset::Lang;
-use wildtool_core::formats::upload::run_export_results;
-use wildtool_core::formats::{sniff, FileKind, RunExport};
-use wildtool_core::provenance::verify::{verify, Bundle, BundleDir, Verification};
+use wildtool_core::formats::{sniff, FileKind};
+use wildtool_core::provenance::verify::{
+    is_run_export, run_export_parts, verify, Bundle, BundleDir, Verification,
+};
 use wildtool_ui::{el, el_text, Element};
 
 use crate::{read, LabError};
@@ -34,13 +36,8 @@ pub fn bundle(input: &VerifyInput<'_>) -> Result<Bundle, String> {
     let mut export = None;
     for (name, text) in input.files.iter() {
         let head = text.trim_start();
-        if head.starts_with("{\"wildtool_run\"") {
-            let doc = RunExport::parse(text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
-            let manifest = RunExport::manifest_of(text.as_bytes()).ok_or_else(|| {
-                format!("{name} has no manifest (a run file of a run made in the page has one)")
-            })?;
-            bundle.manifest = Some(manifest);
-            export = Some((name, doc));
+        if is_run_export(text) {
+            export = Some((name, text));
         } else if head.starts_with("{\"wildtool_manifest\"") || name == "manifest.json" {
             bundle.manifest = Some(text.clone());
         } else if head.starts_with("{\"wildtool_cassette\"") {
@@ -54,19 +51,22 @@ pub fn bundle(input: &VerifyInput<'_>) -> Result<Bundle, String> {
     bundle.dataset = dataset.ok_or_else(|| {
         "Load the run's dataset in Setup, or drop it here too, to verify against it.".to_owned()
     })?;
-    if let Some((name, doc)) = export {
+    if let Some((name, text)) = export {
         let lang = if input.lang == "zh" {
             Lang::Zh
         } else {
             Lang::En
         };
-        let loaded = wildtool_core::dataset::load_dataset(&bundle.dataset, lang);
-        let fingerprint = wildtool_core::dataset::fingerprint_hex(&bundle.dataset);
-        let text =
-            run_export_results(&doc, &loaded, &fingerprint).map_err(|e| format!("{name}: {e}"))?;
-        dir.files.insert("result.jsonl".to_owned(), text);
+        let (manifest, dirs) = run_export_parts(name, text, &bundle.dataset, lang)?;
+        bundle.manifest = Some(manifest);
+        match dirs.as_slice() {
+            [one] if one.dir == "." => dir.files.extend(one.files.clone()),
+            _ => bundle.dirs.extend(dirs),
+        }
     }
-    bundle.dirs.push(dir);
+    if !dir.files.is_empty() || bundle.dirs.is_empty() {
+        bundle.dirs.push(dir);
+    }
     Ok(bundle)
 }
 

@@ -6,7 +6,9 @@
 use super::run_export::RunExport;
 use crate::dataset::LoadedDataset;
 use crate::input::FormatError;
-use crate::runner::checkpoint::{assemble, recover, Assembled, CheckpointFile, SessionSlot};
+use crate::runner::checkpoint::{
+    assemble, recover, recover_trials, Assembled, CheckpointFile, SessionSlot,
+};
 
 /// One slot per loaded session (what the result assembly needs).
 pub fn session_slots(dataset: &LoadedDataset) -> Vec<SessionSlot> {
@@ -76,4 +78,31 @@ pub fn run_export_results(
                 .to_owned(),
         )),
     }
+}
+
+/// The result text of every trial of a run export made on the dataset with
+/// `fingerprint`, trial 1 first: its records assembled trial by trial (as `wildtool run`
+/// writes `trial-K/result.jsonl`), else its one stored result file.
+pub fn run_export_trial_results(
+    doc: &RunExport,
+    dataset: &LoadedDataset,
+    fingerprint: &str,
+) -> Result<Vec<String>, FormatError> {
+    let Some(records) = &doc.records else {
+        return run_export_results(doc, dataset, fingerprint).map(|t| vec![t]);
+    };
+    same_dataset("run export", &doc.meta.dataset.fingerprint, fingerprint)?;
+    let done = recover_trials(records, &doc.meta.model, fingerprint).unwrap_or_default();
+    let last = done.keys().map(|(t, _, _)| *t).max().unwrap_or(1).max(1);
+    let slots = session_slots(dataset);
+    Ok((1..=last)
+        .map(|trial| {
+            let of_trial = crate::order::map_from(
+                done.iter()
+                    .filter(|((t, _, _), _)| *t == trial)
+                    .map(|((_, line, task), rec)| ((*line, *task), rec.clone())),
+            );
+            assemble(&doc.meta.model, &slots, &of_trial).text
+        })
+        .collect())
 }

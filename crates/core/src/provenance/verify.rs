@@ -48,6 +48,47 @@ pub struct BundleDir {
     pub files: BTreeMap<String, String>,
 }
 
+/// A run file exported by the page (`*.wildtool-run.json`, named `name` in messages) read
+/// as a bundle's parts: its manifest and the result file its records assemble to on
+/// `dataset`, in `.`, or one directory per trial (`trial-1`, …) for repeated trials, as
+/// `wildtool run --trials K` writes them. The command line and the page's Verify drop
+/// zone both read run files with it.
+pub fn run_export_parts(
+    name: &str,
+    text: &str,
+    dataset: &str,
+    lang: Lang,
+) -> Result<(String, Vec<BundleDir>), String> {
+    use crate::formats::RunExport;
+    let doc = RunExport::parse(text.as_bytes()).map_err(|e| format!("{name}: {e}"))?;
+    let manifest = RunExport::manifest_of(text.as_bytes()).ok_or_else(|| {
+        format!("{name} has no manifest (a run file of a run made in the page has one)")
+    })?;
+    let loaded = crate::dataset::load_dataset(dataset, lang);
+    let texts =
+        crate::formats::upload::run_export_trial_results(&doc, &loaded, &fingerprint_hex(dataset))
+            .map_err(|e| format!("{name}: {e}"))?;
+    let many = texts.len() > 1;
+    let dirs = texts
+        .into_iter()
+        .enumerate()
+        .map(|(i, text)| BundleDir {
+            dir: if many {
+                format!("trial-{}", i + 1)
+            } else {
+                ".".to_owned()
+            },
+            files: BTreeMap::from([("result.jsonl".to_owned(), text)]),
+        })
+        .collect();
+    Ok((manifest, dirs))
+}
+
+/// Whether `text` is a run file exported by the page.
+pub fn is_run_export(text: &str) -> bool {
+    text.trim_start().starts_with("{\"wildtool_run\"")
+}
+
 /// What is verified.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Bundle {

@@ -216,10 +216,16 @@ impl Tape {
         call: &StreamCall,
         entry: &str,
         files: [Option<String>; 3],
+        later: Vec<[Option<String>; 3]>,
         resumed: u64,
         cassette_file: &str,
     ) -> Option<String> {
-        let [result, score, metric] = files.map(|f| f.map_or(Value::Null, |t| Value::str(&t)));
+        let text = |f: Option<String>| f.map_or(Value::Null, |t| Value::str(&t));
+        let [result, score, metric] = files.map(text);
+        let later = later
+            .into_iter()
+            .map(|t| Value::Array(t.into_iter().map(text).collect()))
+            .collect();
         let mut fields = vec![
             ("op", Value::str("manifest")),
             ("entry", Value::str(entry)),
@@ -228,6 +234,7 @@ impl Tape {
             ("metric", metric),
             ("resumed", Value::int(resumed as i64)),
             ("cassette_file", Value::str(cassette_file)),
+            ("later", Value::Array(later)),
         ];
         if let Some(m) = self.mode() {
             fields.push(("cassette_mode", Value::str(m)));

@@ -94,6 +94,8 @@ pub struct LiveRun {
     final_job: Option<ScoreJob>,
     /// Trials 2..k, scored after trial 1 (repeated trials).
     trial_jobs: Vec<ScoreJob>,
+    /// Trials 2..k's result texts (for their manifest entries).
+    trial_texts: Vec<String>,
     result_text: String,
     started_mono: f64,
     /// The run's cassette, recording or replaying.

@@ -245,6 +245,7 @@ impl AppState {
             sessions_job,
             final_job: None,
             trial_jobs: Vec::new(),
+            trial_texts: Vec::new(),
             result_text: String::new(),
             started_mono: now.mono,
             tape,
@@ -784,6 +785,7 @@ impl AppState {
             job.push(i + 1, l.to_owned());
         }
         run.final_job = Some(job);
+        run.trial_texts = end.trials.iter().skip(1).map(|t| t.text.clone()).collect();
         run.trial_jobs = end
             .trials
             .iter()
@@ -853,7 +855,15 @@ impl AppState {
         entry.first_token = run.progress.first_token;
         run.entry = entry.clone();
         let entry_json = serde_json::to_string(&entry).unwrap_or_default();
-        // The run's manifest, from the lab module's log of its exchanges.
+        // Repeated trials: every later trial's score files (trial 1 is the one shown).
+        let later: Vec<crate::scoring::Scored> = run
+            .trial_jobs
+            .drain(..)
+            .map(|j| j.finish(Some(&run.model)))
+            .collect();
+        let later_texts = std::mem::take(&mut run.trial_texts);
+        // The run's manifest, from the lab module's log of its exchanges: one output per
+        // trial.
         let manifest = match (&run.tape, &self.cassette_call) {
             (Some(tape), Some(call)) => {
                 let s = shown.scored.as_ref();
@@ -869,6 +879,17 @@ impl AppState {
                         s.map(|x| x.score_jsonl()),
                         s.map(|x| x.metric.clone()),
                     ],
+                    later
+                        .iter()
+                        .zip(later_texts.iter())
+                        .map(|(x, text)| {
+                            [
+                                Some(text.clone()),
+                                Some(x.score_jsonl()),
+                                Some(x.metric.clone()),
+                            ]
+                        })
+                        .collect(),
                     run.progress.resumed,
                     file,
                 )
@@ -889,7 +910,7 @@ impl AppState {
         }
         // Repeated trials: every trial's outcomes (trial 1 is the one shown).
         let later: Vec<Vec<wildtool_core::outcome::TaskOutcome>> =
-            run.trial_jobs.drain(..).map(|j| j.outcomes()).collect();
+            later.into_iter().map(|x| x.outcomes).collect();
         if !later.is_empty() {
             let mut trials = vec![outcomes.clone()];
             trials.extend(later);

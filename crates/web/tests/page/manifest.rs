@@ -200,3 +200,57 @@ fn a_run_opened_from_the_history_after_a_reload_exports_its_stored_manifest() {
         "{shown:?}"
     );
 }
+
+#[test]
+fn a_run_with_repeated_trials_claims_every_trial_and_each_one_verifies() {
+    let mut b = open("http://page/?provider=baseline&trials=3");
+    b.act("start", "", "");
+    finish(&mut b);
+    assert_eq!(b.hook("runOutcome").as_deref(), Some("done"));
+    let run = export(&mut b, "run");
+    let doc: serde_json::Value = serde_json::from_str(&run).expect("the export is JSON");
+    let m = Manifest::parse(&doc["manifest"].to_string()).expect("a manifest");
+    let dirs: Vec<&str> = m.outputs.iter().map(|o| o.dir.as_str()).collect();
+    assert_eq!(dirs, ["trial-1", "trial-2", "trial-3"]);
+    // Trial 1's files are the ones the page exports.
+    assert_eq!(
+        m.outputs[0].files.get("metric.json"),
+        Some(&sha256_hex(export(&mut b, "metric").as_bytes()))
+    );
+    assert!(m
+        .outputs
+        .iter()
+        .all(|o| o.files.len() == 3 && !o.claims.is_empty()));
+    b.act("nav", "offline", "");
+    b.drop_file("verify-file", "b.wildtool-run.json", run.as_bytes());
+    let shown = verify_claims(&b);
+    for t in 1..=3 {
+        assert!(
+            shown
+                .iter()
+                .any(|c| c.starts_with('✓') && c.contains(&format!("trial-{t}/headline"))),
+            "trial {t}: {shown:?}"
+        );
+    }
+    assert!(shown.iter().all(|c| c.starts_with('✓')), "{shown:?}");
+    // A changed claim of trial 2 fails there, and only there.
+    let two = &m.outputs[1].claims["task.correct_count"];
+    let mut changed = m.clone();
+    changed.outputs[1].claims.insert(
+        "task.correct_count".into(),
+        serde_json::json!(two.as_u64().unwrap() + 1),
+    );
+    let mut doc = doc;
+    doc["manifest"] = serde_json::from_str(&changed.to_json()).unwrap();
+    b.drop_file(
+        "verify-file",
+        "b.wildtool-run.json",
+        doc.to_string().as_bytes(),
+    );
+    let failed: Vec<String> = verify_claims(&b)
+        .into_iter()
+        .filter(|c| c.starts_with('✗'))
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(failed[0].contains("trial-2/headline"), "{failed:?}");
+}
