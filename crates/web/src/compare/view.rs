@@ -26,8 +26,18 @@ fn picker(state: &AppState) -> Element {
             ),
         };
         let trials = e.trials();
+        // Which history the model saw: official runs always see gold history; env runs
+        // (an extension) say which.
+        let mode = if e.kind == crate::env::ENV_KIND {
+            format!(
+                " · ledger environment, {} history (extension)",
+                e.setting("history").unwrap_or("gold")
+            )
+        } else {
+            String::new()
+        };
         let facts = format!(
-            " {} — {} · {} of {} tasks scored · {}{} · started {} · {origin}{}",
+            " {} — {} · {} of {} tasks scored · {}{} · started {} · {origin}{}{mode}",
             e.label,
             e.status,
             e.tasks_scored,

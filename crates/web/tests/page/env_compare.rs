@@ -34,6 +34,17 @@ fn env_runs_of_both_history_modes_are_compared_on_env_success_with_the_figure() 
     let official_id = official.state.shown.as_ref().unwrap().id.clone();
 
     let mut b = Browser::open("http://page/?view=compare", official.kv.clone());
+    // The picker's rows say which history each env run saw.
+    let rows = b.deep_text("compare-picker");
+    assert!(
+        rows.contains("ledger environment, gold history (extension)"),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("ledger environment, own history (extension)"),
+        "{rows}"
+    );
+    assert_eq!(rows.matches("history (extension)").count(), 2, "{rows}");
     b.act("compare-pick", &gold_id, "true");
     b.act("compare-pick", &own_id, "true");
     assert!(
