@@ -53,7 +53,9 @@ build_module() {
 # --rereloop -Oz (about 2.5 KB: the control flow rebuilt by binaryen's relooper and
 # optimised again; semantics-preserving, the end-to-end suite runs on the result).
 # WEB_FEATURES=… builds the app shell with extra features of wildtool-web (none today).
-build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused --flatten --rereloop -Oz
+# The producers and target-features sections are dropped (about 0.25 KB gzip): nothing
+# reads them at run time, and the features are fixed by the flags above.
+build_module wildtool-web www/pkg wildtool --converge --gufa --low-memory-unused --flatten --rereloop -Oz --strip-producers --strip-target-features
 # jieba, as a separate module loaded with the dictionary only when Chinese text must be
 # segmented (keeps jieba's HMM tables out of the app shell).
 build_module wildtool-jieba www/pkg/jieba wildtool_jieba

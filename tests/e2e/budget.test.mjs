@@ -137,7 +137,11 @@ describe('cost and the planner', () => {
     await picks[1].check();
     await picks[0].check();
     await page.waitForSelector('#plan-result .plan-line', { timeout: 60_000 });
+    // The comparison is drawn by the lab module: while it still owes an answer the
+    // planner's fields may be replaced, and a value typed into a replaced field is lost.
+    await page.waitForFunction(() => document.body.dataset.lab === 'idle', null, { timeout: 60_000 });
     await page.fill('#plan-sessions', '200');
+    await page.waitForFunction(() => document.body.dataset.lab === 'idle', null, { timeout: 60_000 });
     await page.fill('#plan-difference', '5');
     await page.waitForFunction(() => [...document.querySelectorAll('#plan-result .plan-line')].some((p) => p.textContent.includes('for a drop of 5.0 points')), null, { timeout: 30_000 });
     const lines = await page.$$eval('#plan-result .plan-line', (ps) => ps.map((p) => p.textContent));

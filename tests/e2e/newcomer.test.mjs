@@ -352,7 +352,8 @@ test('runs are told apart: when, where from, trials; uploads named after their f
     await page.setInputFiles('#result-file', { name: 'my-gold-answers.jsonl', mimeType: 'application/x-ndjson', buffer: body });
     await page.waitForFunction(() => document.body.dataset.offline === 'done', null, { timeout: 30_000 });
     await page.click('nav [data-view="history"]');
-    await page.waitForFunction(() => Number(document.body.dataset.history) === 3, null, { timeout: 20_000 });
+    // The list is drawn by the lab module: it is current once no answer is owed.
+    await page.waitForFunction(() => Number(document.body.dataset.history) === 3 && document.body.dataset.lab === 'idle', null, { timeout: 20_000 });
     const titlesH = await page.$$eval('.run-title', (h) => h.map((x) => x.textContent));
     assert.ok(titlesH.includes('my-gold-answers'), titlesH.join(' | '));
     await page.click('nav [data-view="compare"]');

@@ -613,6 +613,28 @@ fn the_readiness_line_steps_aside_off_setup_and_is_there_again_on_return() {
 }
 
 #[test]
+fn the_lab_hook_says_busy_while_an_answer_is_owed_and_idle_once_all_are_in() {
+    let mut b = open("http://page/?provider=gold");
+    b.act("start", "", "");
+    b.deliver(Msg::from_action("nav", "history", "").expect("nav"));
+    // Reading the history and drawing its list are asked; nothing answered yet.
+    let mut seen_busy = b.hook("lab").as_deref() == Some("busy");
+    for _ in 0..1_000 {
+        if b.queue.is_empty() {
+            break;
+        }
+        b.step(1);
+        seen_busy |= b.hook("lab").as_deref() == Some("busy");
+    }
+    assert!(
+        seen_busy,
+        "the history list is drawn by the lab module: an answer was owed"
+    );
+    assert_eq!(b.hook("lab").as_deref(), Some("idle"));
+    assert_eq!(b.hook("history").as_deref(), Some("1"));
+}
+
+#[test]
 fn a_gold_run_scores_100_percent_and_is_kept() {
     let mut b = open("http://page/?provider=gold");
     b.act("start", "", "");

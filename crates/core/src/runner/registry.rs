@@ -27,7 +27,7 @@ pub struct Provider {
 }
 
 /// The dialects, in the order front ends list them.
-pub const PROVIDERS: &[Provider] = &[
+pub static PROVIDERS: &[Provider] = &[
     Provider {
         kind: ProviderKind::OpenAi,
         label: "OpenAI-compatible (Chat Completions)",
@@ -104,7 +104,7 @@ pub struct Agent {
 }
 
 /// The built-in agents.
-pub const AGENTS: &[Agent] = &[
+pub static AGENTS: &[Agent] = &[
     Agent {
         kind: BuiltIn::Gold,
         name: "gold",
@@ -161,7 +161,7 @@ pub struct Preset {
 }
 
 /// The presets, hosted services first, then local servers.
-pub const PRESETS: &[Preset] = &[
+pub static PRESETS: &[Preset] = &[
     Preset {
         id: "openai",
         label: "OpenAI",

@@ -152,6 +152,12 @@ impl LabState {
         self.pending.iter().any(|(p, n)| *p == purpose && *n > 0)
     }
 
+    /// True while any call is unanswered (the page's `lab` hook: what is shown may still
+    /// change).
+    pub fn any_busy(&self) -> bool {
+        self.pending.iter().any(|(_, n)| *n > 0)
+    }
+
     /// The input of the latest call for `purpose`.
     pub fn asked_with(&self, purpose: LabPurpose) -> Option<&str> {
         self.asked_with

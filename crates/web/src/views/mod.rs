@@ -305,6 +305,13 @@ fn hooks(state: &AppState) -> Hooks {
             if busy { "analysing" } else { s.phase.hook() }.to_owned(),
         );
     }
+    // `busy` while the lab module owes an answer (a view it draws may still change),
+    // `idle` once every call was answered.
+    if state.lab.any_busy() {
+        h.insert("lab", "busy".to_owned());
+    } else if state.lab.loaded {
+        h.insert("lab", "idle".to_owned());
+    }
     if state.history.loaded {
         h.insert("history", state.history.entries.len().to_string());
     }
