@@ -304,7 +304,8 @@ test('runs are told apart: when, where from, trials; uploads named after their f
       await page.close();
     }
     const { page, problems } = await openPage(fresh.context, `${suite.server.url}?view=history`);
-    await page.waitForFunction(() => Number(document.body.dataset.history) === 2, null, { timeout: 20_000 });
+    // The list is drawn by the lab module (loaded on first use): current once no answer is owed.
+    await page.waitForFunction(() => Number(document.body.dataset.history) === 2 && document.body.dataset.lab === 'idle', null, { timeout: 60_000 });
     await page.waitForSelector('[data-action="compare-add"]');
     while (await page.$('[data-action="compare-add"]')) {
       await page.click('[data-action="compare-add"]');
