@@ -1,4 +1,5 @@
-//! Writes `DIR/manifest.json` at the end of every `wildtool run` (official and env runs):
+//! Writes `DIR/manifest.json` at the end of every `wildtool run` (official, env and
+//! own-history runs):
 //! the core's [`Manifest`] filled from the run's settings, its end, the driver's
 //! exchange log and the files the run wrote (hashed as they are on disk).
 
@@ -14,12 +15,14 @@ use super::run_cmd::{unix_now, RunArgs};
 
 /// What kind of run wrote the files, and which of them it claims.
 pub(crate) struct RunKind {
-    /// `official` or `env:ledger`.
+    /// `official`, `env:ledger`, `own` or `own:ledger`.
     pub name: &'static str,
     /// The files of each output directory, in the order they are listed.
     pub files: &'static [&'static str],
     /// The file whose headline numbers are the run's claims.
     pub claims_from: &'static str,
+    /// `gold` (the official protocol's history) or `own` (the model's own conversation).
+    pub history_mode: &'static str,
 }
 
 /// An official run's files.
@@ -27,6 +30,7 @@ pub(crate) const OFFICIAL: RunKind = RunKind {
     name: "official",
     files: &["result.jsonl", "score.jsonl", "metric.json", "report.json"],
     claims_from: "metric.json",
+    history_mode: "gold",
 };
 
 /// A ledger-environment run's files (an extension).
@@ -34,11 +38,27 @@ pub(crate) const ENV_LEDGER: RunKind = RunKind {
     name: "env:ledger",
     files: &["env-result.jsonl", "env-report.json"],
     claims_from: "env-report.json",
+    history_mode: "gold",
+};
+
+/// An own-history run's files (an extension): the canned environment only.
+pub(crate) const OWN: RunKind = RunKind {
+    name: "own",
+    files: &["own-result.jsonl", "own-report.json"],
+    claims_from: "own-report.json",
+    history_mode: "own",
+};
+
+/// An own-history run with the ledger environment (both extensions).
+pub(crate) const OWN_LEDGER: RunKind = RunKind {
+    name: "own:ledger",
+    ..OWN
 };
 
 fn settings(
     args: &RunArgs,
     spec: &RunSpec,
+    kind: &RunKind,
 ) -> std::collections::BTreeMap<String, serde_json::Value> {
     use serde_json::json;
     let temperature = match spec.backend() {
@@ -69,7 +89,7 @@ fn settings(
         ("lang", json!(format!("{:?}", args.lang).to_lowercase())),
         ("candidate_cap", json!(args.candidate_cap)),
         ("max_cost", json!(args.max_cost)),
-        ("history_mode", json!("gold")),
+        ("history_mode", json!(kind.history_mode)),
         ("env", json!(args.env_name)),
         (
             "replay_file",
@@ -135,7 +155,7 @@ pub(crate) fn write_manifest(
         &args.provider,
         spec.model(),
     );
-    m.settings = settings(args, spec);
+    m.settings = settings(args, spec, kind);
     m.started_at = rfc3339(started_unix);
     m.finished_at = rfc3339(unix_now());
     m.duration_seconds = end.progress.elapsed;

@@ -4,8 +4,9 @@
 //! `--env ledger` — by the ledger environment for sessions with `ledger_env`, whose
 //! ledger then carries from task to task. The same run engine as every other run.
 //! Writes `own-checkpoint.jsonl`, `own-result.jsonl`, `own-report.json` and
-//! `own-report.html` (per trial in `trial-K/` when there are several) — never
-//! `result.jsonl`, `score.jsonl` or `metric.json` — and prints the labelled summary.
+//! `own-report.html` (per trial in `trial-K/` when there are several), `own-trials.json`
+//! over several trials and `manifest.json` — never `result.jsonl`, `score.jsonl` or
+//! `metric.json` — all committed together, and prints the labelled summary.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -18,15 +19,13 @@ use wildtool_core::chart::dashboard;
 use wildtool_core::chart::html::{report_html, ReportMeta};
 use wildtool_core::checker;
 use wildtool_core::dataset::{load_dataset, Session};
-use wildtool_core::formats::report_doc::ReportDataset;
 use wildtool_core::ledger::answer::Answerer;
 use wildtool_core::ledger::metrics::EXTENSION_LABEL;
 use wildtool_core::ledger::run_file::SessionEnv;
 use wildtool_core::ledger::ENV_VERSION;
 use wildtool_core::own::figure::propagation;
-use wildtool_core::own::run_file::{
-    header_line, label_html, report_doc, report_json, score_text, session_line, OwnHead,
-};
+use wildtool_core::own::rescore::rescore;
+use wildtool_core::own::run_file::{header_line, label_html, session_line, OwnHead};
 use wildtool_core::own::{canned, ledger_own, OWN_LABEL, OWN_VERSION};
 use wildtool_core::report::summary::summary_table;
 use wildtool_core::runner::checkpoint::{line_traces, CheckpointStore};
@@ -35,6 +34,7 @@ use wildtool_core::runner::env_checkpoint::EnvMode;
 use wildtool_core::score::{OfficialChecker, ScoreOptions};
 
 use super::files::{at, OutputSet};
+use super::run_cmd::unix_now;
 use super::run_cmd::{install_interrupt_handler, Display, RunArgs, RunCmdError};
 use super::EXIT_INCOMPLETE;
 
@@ -98,7 +98,12 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             )));
         }
     }
-    let environment = if ledger { "ledger+canned" } else { "canned" };
+    let started_unix = unix_now();
+    let environment = if ledger {
+        wildtool_core::own::rescore::LEDGER_ENVIRONMENT
+    } else {
+        "canned"
+    };
     let version = if ledger {
         format!("{OWN_VERSION} {ENV_VERSION}")
     } else {
@@ -153,10 +158,22 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
     let tasks_total: u64 = selected.iter().map(|s| s.tasks.len() as u64).sum();
     let segmenter = checker::default_segmenter();
     let check = OfficialChecker::new(segmenter.as_ref());
+    let dataset_file = args
+        .dataset
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
     let mut trial_outcomes = Vec::new();
     let mut env_trial_outcomes = Vec::new();
-    for (t, (dir, assembled)) in trial_dirs.iter().zip(&end.trials).enumerate() {
-        fs::create_dir_all(dir).map_err(at(dir))?;
+    // The whole output set of the run: every trial's files, own-trials.json and
+    // manifest.json, committed together (outputs.md); the dataset is never one of them.
+    let mut set = OutputSet::begin(&args.out, &[args.dataset.as_path()])?;
+    let mut printed = Vec::new();
+    for (t, assembled) in end.trials.iter().enumerate() {
+        let prefix = if spec.trials() == 1 {
+            String::new()
+        } else {
+            format!("trial-{}/", t + 1)
+        };
         let head = OwnHead {
             model_name: spec.model().to_owned(),
             dataset_fingerprint: fp.clone(),
@@ -180,9 +197,10 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             text.push_str(&session_line(session, spec.model(), env, &traces));
             text.push('\n');
         }
-        let scored = score_text(
+        let re = rescore(
             &loaded,
             &fp,
+            dataset_file.clone(),
             &text,
             &check,
             ScoreOptions {
@@ -190,81 +208,34 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             },
         )
         .map_err(usage)?;
-        for (no, problem) in &scored.problems {
-            eprintln!("warning: own-result.jsonl line {no}: {problem}");
+        for (no, problem) in &re.scored.problems {
+            eprintln!("warning: {prefix}own-result.jsonl line {no}: {problem}");
         }
-        let doc = report_doc(
-            &scored,
-            ReportDataset {
-                file: args
-                    .dataset
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned()),
-                fingerprint: fp.clone(),
-                sessions: loaded.line_count as u64,
-                problems: loaded.problems.len() as u64,
-            },
-        );
-        trial_outcomes.push(scored.outcomes.clone());
+        trial_outcomes.push(re.scored.outcomes.clone());
         if ledger {
-            env_trial_outcomes.push(ledger_own::env_outcomes(&loaded, &envs, &scored.traces));
+            env_trial_outcomes.push(ledger_own::env_outcomes(
+                &loaded,
+                &re.envs,
+                &re.scored.traces,
+            ));
         }
-        let ledger_env = ledger_own::metrics_json(&loaded, &envs, &scored.traces);
         let model = spec.model().to_owned();
-        let summary = summary_table(&model, &doc.report);
+        let summary = summary_table(&model, &re.doc.report);
         let meta = ReportMeta {
             model: model.clone(),
             dataset: args.dataset.display().to_string(),
             fingerprint: fp.clone(),
-            scorer: doc.scorer.clone(),
+            scorer: re.doc.scorer.clone(),
             summary: format!("{OWN_LABEL}\n\n{summary}"),
         };
-        let charts = dashboard::standard_charts(&model, &doc.report);
-        let html = label_html(&report_html(&meta, &doc.report, &charts));
-        // One trial's files, committed together (outputs.md); the dataset is never one.
-        let mut outputs = OutputSet::begin(dir, &[args.dataset.as_path()])?;
-        outputs.write("own-result.jsonl", &text)?;
-        outputs.write(
-            "own-report.json",
-            report_json(&scored, &doc, ledger_env.clone()),
-        )?;
-        outputs.write("own-report.html", &html)?;
-        outputs.commit()?;
-        if !args.quiet {
-            if spec.trials() > 1 {
-                println!("trial {}:", t + 1);
-            }
-            println!("{OWN_LABEL}");
-            print!("{summary}");
-            let prop = propagation(&scored.outcomes);
-            match prop.share {
-                Some(s) => println!(
-                    "error propagation: {:.1}% of the failed tasks at positions 2-4 ({} of {}) follow an earlier failure in their session",
-                    100.0 * s,
-                    prop.following_failure,
-                    prop.failures_with_predecessor
-                ),
-                None => println!("error propagation: no failed task at positions 2-4"),
-            }
-            let tok = scored.tokens;
-            println!(
-                "tokens per session: {:.0} prompt + {:.0} completion as reported; about {:.0} prompt tokens by the size of the messages sent ({} sessions)",
-                tok.input_per_session, tok.output_per_session, tok.estimated_prompt_per_session, tok.sessions
-            );
-            if let Some(l) = &ledger_env {
-                println!(
-                    "ledger sessions (own history): {}",
-                    serde_json::to_string(l).unwrap_or_default()
-                );
-            }
-        }
-        eprintln!(
-            "wrote {}, {} and {}",
-            dir.join("own-result.jsonl").display(),
-            dir.join("own-report.json").display(),
-            dir.join("own-report.html").display()
-        );
+        let charts = dashboard::standard_charts(&model, &re.doc.report);
+        let html = label_html(&report_html(&meta, &re.doc.report, &charts));
+        set.write(&format!("{prefix}own-result.jsonl"), &text)?;
+        set.write(&format!("{prefix}own-report.json"), &re.report_json)?;
+        set.write(&format!("{prefix}own-report.html"), &html)?;
+        printed.push((t, summary, re));
     }
+    let mut env_trials_line = None;
     if spec.trials() > 1 {
         // pass^k over the trials' official-style labels, as trials.json has it for
         // official runs (the own-history label first).
@@ -283,11 +254,11 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
                     Some(r) => format!("{:.1}%", 100.0 * r),
                     None => "–".to_owned(),
                 };
-                println!(
+                env_trials_line = Some(format!(
                     "ledger sessions (own history), env_success over {k} trials: pass^{k} {}, pass@{k} {} ({EXTENSION_LABEL})",
                     rate("pass_hat_k"),
                     rate("pass_at_k")
-                );
+                ));
             }
             format!(
                 ", \"ledger_env\": {{\"extension\": {}, \"on\": \"env_success of the ledger sessions' tasks (own history)\", \"trials\": {}}}",
@@ -302,11 +273,60 @@ fn execute(args: &RunArgs, ledger: bool) -> Result<RunStatus, RunCmdError> {
             serde_json::to_string(OWN_LABEL).unwrap_or_default(),
             doc
         );
-        let mut outputs = OutputSet::begin(&args.out, &[args.dataset.as_path()])?;
-        outputs.write("own-trials.json", &text)?;
-        outputs.commit()?;
-        eprintln!("wrote {}", args.out.join("own-trials.json").display());
+        set.write("own-trials.json", &text)?;
     }
+    super::manifest_out::write_manifest(
+        args,
+        &spec,
+        &end,
+        driver.take_exchanges(),
+        started_unix,
+        super::manifest_out::RunFiles {
+            kind: if ledger {
+                &super::manifest_out::OWN_LEDGER
+            } else {
+                &super::manifest_out::OWN
+            },
+            dirs: &trial_dirs,
+        },
+        &mut set,
+    )?;
+    let written = set.commit()?;
+    for (t, summary, re) in printed {
+        if args.quiet {
+            continue;
+        }
+        if spec.trials() > 1 {
+            println!("trial {}:", t + 1);
+        }
+        println!("{OWN_LABEL}");
+        print!("{summary}");
+        let prop = propagation(&re.scored.outcomes);
+        match prop.share {
+            Some(s) => println!(
+                "error propagation: {:.1}% of the failed tasks at positions 2-4 ({} of {}) follow an earlier failure in their session",
+                100.0 * s,
+                prop.following_failure,
+                prop.failures_with_predecessor
+            ),
+            None => println!("error propagation: no failed task at positions 2-4"),
+        }
+        let tok = re.scored.tokens;
+        println!(
+            "tokens per session: {:.0} prompt + {:.0} completion as reported; about {:.0} prompt tokens by the size of the messages sent ({} sessions)",
+            tok.input_per_session, tok.output_per_session, tok.estimated_prompt_per_session, tok.sessions
+        );
+        if let Some(l) = &re.ledger_env {
+            println!(
+                "ledger sessions (own history): {}",
+                serde_json::to_string(l).unwrap_or_default()
+            );
+        }
+    }
+    if let Some(line) = env_trials_line {
+        println!("{line}");
+    }
+    eprintln!("wrote {}", super::commit::listed(&written));
     if end.status != RunStatus::Done {
         if let Some(reason) = &end.reason {
             eprintln!("own-history run {}: {reason}", end.status.as_str());

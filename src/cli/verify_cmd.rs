@@ -16,13 +16,15 @@ use super::files::read_text;
 use super::EXIT_USAGE;
 
 /// The files of an output directory a bundle reads.
-const DIR_FILES: [&str; 6] = [
+const DIR_FILES: [&str; 8] = [
     "result.jsonl",
     "score.jsonl",
     "metric.json",
     "report.json",
     "env-result.jsonl",
     "env-report.json",
+    "own-result.jsonl",
+    "own-report.json",
 ];
 
 /// Arguments of `wildtool verify`.

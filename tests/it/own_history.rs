@@ -546,3 +546,125 @@ fn own_history_ledger_trials_give_pass_hat_k_on_env_success() {
     // The official-style trials stay beside it, not mixed with it.
     assert!(t["trials"]["pass_hat_k"]["2"].is_number());
 }
+
+/// `wildtool verify` on a run directory: (exit code, the ✗ lines).
+fn verify_run(run: &Path) -> (Option<i32>, Vec<String>, String) {
+    let o = wt(&["verify", &s(run), "--dataset", &suite()]);
+    let out = String::from_utf8_lossy(&o.stdout).into_owned();
+    let failed = out
+        .lines()
+        .filter(|l| l.starts_with('✗'))
+        .map(str::to_owned)
+        .collect();
+    (o.status.code(), failed, out)
+}
+
+#[test]
+fn an_own_history_run_writes_a_manifest_that_verify_checks_claim_by_claim() {
+    let run = tmp("own-verify");
+    own_gold_run(&run, &["--env", "ledger", "--trials", "2"]);
+    let m = json(&run.join("manifest.json"));
+    assert_eq!(m["kind"], "own:ledger");
+    assert_eq!(m["settings"]["history_mode"], "own");
+    assert_eq!(m["settings"]["env"], "ledger");
+    let outputs = m["outputs"].as_array().expect("outputs");
+    assert_eq!(outputs.len(), 2);
+    for (k, o) in outputs.iter().enumerate() {
+        assert_eq!(o["dir"], format!("trial-{}", k + 1));
+        let dir = run.join(format!("trial-{}", k + 1));
+        for name in ["own-result.jsonl", "own-report.json"] {
+            let bytes = std::fs::read(dir.join(name)).expect("read");
+            assert_eq!(
+                o["files"][name],
+                wildtool_core::provenance::sha256_hex(&bytes),
+                "{name}"
+            );
+        }
+        // The claims are the report's own numbers.
+        let r = json(&dir.join("own-report.json"));
+        assert_eq!(
+            o["claims"]["task_accuracy.rate"],
+            r["report"]["report"]["task_accuracy"]["rate"]
+        );
+        assert_eq!(o["claims"]["ledger_env.session_verdict.rate"], 1.0);
+    }
+
+    // A genuine run: every claim holds.
+    let (code, failed, out) = verify_run(&run);
+    assert_eq!(code, Some(0), "{out}");
+    assert!(failed.is_empty(), "{out}");
+    assert!(out.contains("✓ trial-2/own-report.json"), "{out}");
+    assert!(out.contains("✓ trial-1/headline"), "{out}");
+
+    // One claimed number changed in one trial's report: exactly that file fails.
+    let copy = tmp("own-verify-claim");
+    copy_run(&run, &copy);
+    let report = copy.join("trial-2/own-report.json");
+    let text = std::fs::read_to_string(&report).expect("read");
+    let changed = text.replacen(
+        "\"final_ledger_correct\": 16",
+        "\"final_ledger_correct\": 15",
+        1,
+    );
+    assert_ne!(changed, text);
+    std::fs::write(&report, changed).expect("write");
+    let (code, failed, out) = verify_run(&copy);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(failed.len(), 1, "{out}");
+    assert!(failed[0].starts_with("✗ trial-2/own-report.json"), "{out}");
+    assert!(failed[0].contains("final_ledger_correct"), "{out}");
+
+    // One reply changed in the result file: its hash and the re-scored report fail.
+    let copy = tmp("own-verify-reply");
+    copy_run(&run, &copy);
+    let result = copy.join("trial-1/own-result.jsonl");
+    let text = std::fs::read_to_string(&result).expect("read");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut line: serde_json::Value = serde_json::from_str(&lines[1]).expect("session line");
+    let call = first_call_name(&mut line["tasks"]).expect("a task with a tool call");
+    *call = serde_json::Value::from(WRONG);
+    lines[1] = serde_json::to_string(&line).expect("json");
+    std::fs::write(&result, lines.join("\n") + "\n").expect("write");
+    let (code, failed, out) = verify_run(&copy);
+    assert_eq!(code, Some(1), "{out}");
+    let names: Vec<&str> = failed
+        .iter()
+        .map(|l| l.trim_start_matches("✗ ").split(':').next().unwrap_or(""))
+        .collect();
+    assert!(names.contains(&"trial-1/own-result.jsonl sha256"), "{out}");
+    assert!(names.contains(&"trial-1/own-report.json"), "{out}");
+    assert!(names.iter().all(|n| n.starts_with("trial-1/")), "{out}");
+}
+
+/// Copies a run directory (two levels).
+fn copy_run(from: &Path, to: &Path) {
+    for e in std::fs::read_dir(from).expect("dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            let sub = to.join(e.file_name());
+            std::fs::create_dir_all(&sub).expect("mkdir");
+            for f in std::fs::read_dir(&p).expect("dir").flatten() {
+                std::fs::copy(f.path(), sub.join(f.file_name())).expect("copy");
+            }
+        } else {
+            std::fs::copy(&p, to.join(e.file_name())).expect("copy");
+        }
+    }
+}
+
+/// The name of the first tool call in a session line's task traces.
+fn first_call_name(tasks: &mut serde_json::Value) -> Option<&mut serde_json::Value> {
+    fn find(v: &mut serde_json::Value) -> Option<&mut serde_json::Value> {
+        match v {
+            serde_json::Value::Object(map) => {
+                if map.get("name").is_some_and(|n| n.is_string()) && map.contains_key("arguments") {
+                    return map.get_mut("name");
+                }
+                map.values_mut().find_map(find)
+            }
+            serde_json::Value::Array(items) => items.iter_mut().find_map(find),
+            _ => None,
+        }
+    }
+    find(tasks)
+}

@@ -19,6 +19,7 @@
 pub mod canned;
 pub mod figure;
 pub mod ledger_own;
+pub mod rescore;
 pub mod run_file;
 
 /// The label every own-history output carries.

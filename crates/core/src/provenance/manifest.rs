@@ -387,7 +387,11 @@ impl Manifest {
 /// The claimed headline numbers of an output file: for `metric.json`, task and session
 /// accuracy with their counts (`task.accuracy`, `task.correct_count`, …); for an
 /// `env-report.json`, its numeric top-level members (`tasks_scored`, …) and those one
-/// level under `ledger_env` (`env_task_success.value`, …). Unknown files claim nothing.
+/// level under `ledger_env` (`env_task_success.value`, …); for an own-history run's
+/// `own-report.json`, the numbers of its task and session accuracy
+/// (`task_accuracy.rate`, …), of its error-propagation share (`propagation.share`, …) and
+/// of its ledger sessions' verdict (`ledger_env.session_verdict.rate`, …). Unknown files
+/// claim nothing.
 pub fn headline_claims(file_name: &str, text: &str) -> BTreeMap<String, serde_json::Value> {
     let mut out = BTreeMap::new();
     let Ok(v) = serde_json::from_str::<serde_json::Value>(text) else {
@@ -419,6 +423,22 @@ pub fn headline_claims(file_name: &str, text: &str) -> BTreeMap<String, serde_js
                     numbers(&format!("{name}."), Some(x), &mut out);
                 }
             }
+        }
+        "own-report.json" => {
+            let report = v.get("report").and_then(|d| d.get("report"));
+            for key in ["task_accuracy", "session_accuracy"] {
+                numbers(
+                    &format!("{key}."),
+                    report.and_then(|r| r.get(key)),
+                    &mut out,
+                );
+            }
+            numbers("propagation.", v.get("propagation"), &mut out);
+            numbers(
+                "ledger_env.session_verdict.",
+                v.get("ledger_env").and_then(|l| l.get("session_verdict")),
+                &mut out,
+            );
         }
         _ => {}
     }

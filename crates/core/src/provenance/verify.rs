@@ -20,7 +20,9 @@
 //!   and its body still has that hash (first differing task named).
 //!
 //! An environment run (`env:ledger`, an extension) is checked the same way on its
-//! `env-result.jsonl` and `env-report.json`.
+//! `env-result.jsonl` and `env-report.json`, and an own-history run (`own`,
+//! `own:ledger`, an extension) on its `own-result.jsonl` and `own-report.json`
+//! (re-made by the function the run writes it with, `own::rescore`).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -157,7 +159,7 @@ pub enum BundleError {
     #[error("cassette: {0}")]
     Cassette(String),
     /// Nothing to verify: no result file in any directory.
-    #[error("the bundle holds no result file (result.jsonl, *_result.jsonl or env-result.jsonl)")]
+    #[error("the bundle holds no result file (result.jsonl, *_result.jsonl, env-result.jsonl or own-result.jsonl)")]
     NoResults,
 }
 
@@ -191,10 +193,11 @@ pub fn verify(
         ),
         None => None,
     };
-    let has_results = bundle
-        .dirs
-        .iter()
-        .any(|d| file(d, "result.jsonl").is_some() || d.files.contains_key("env-result.jsonl"));
+    let has_results = bundle.dirs.iter().any(|d| {
+        file(d, "result.jsonl").is_some()
+            || d.files.contains_key("env-result.jsonl")
+            || d.files.contains_key("own-result.jsonl")
+    });
     if !has_results {
         return Err(BundleError::NoResults);
     }
@@ -263,6 +266,28 @@ pub fn verify(
                 }
                 Err(e) => v.add(
                     format!("{prefix}env-result.jsonl"),
+                    false,
+                    format!("cannot be re-scored: {e}"),
+                ),
+            }
+        } else if let Some(result) = dir.files.get("own-result.jsonl") {
+            result_name = "own-result.jsonl";
+            let dataset_file = manifest.as_ref().and_then(|m| m.dataset.name.clone());
+            let check = OfficialChecker::new(segmenter);
+            let options = ScoreOptions { candidate_cap };
+            match crate::own::rescore::rescore(
+                &loaded,
+                &fingerprint,
+                dataset_file,
+                result,
+                &check,
+                options,
+            ) {
+                Ok(re) => {
+                    recomputed.insert("own-report.json".to_owned(), re.report_json);
+                }
+                Err(e) => v.add(
+                    format!("{prefix}own-result.jsonl"),
                     false,
                     format!("cannot be re-scored: {e}"),
                 ),
@@ -342,10 +367,10 @@ pub fn verify(
                     }),
                 );
             }
-            let source = if result_name == "env-result.jsonl" {
-                "env-report.json"
-            } else {
-                "metric.json"
+            let source = match result_name {
+                "env-result.jsonl" => "env-report.json",
+                "own-result.jsonl" => "own-report.json",
+                _ => "metric.json",
             };
             if let Some(text) = recomputed.get(source) {
                 let got = headline_claims(source, text);
