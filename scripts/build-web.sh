@@ -9,6 +9,14 @@ log() { printf '[build-web] %s\n' "$*" >&2; }
 
 bash scripts/setup.sh
 
+# Dependencies' source paths (in panic locations) are named from the registry, not from
+# this machine's cargo home: the modules do not carry the builder's directories (and the
+# app shell is 34 B gzip smaller).
+REMAP=""
+for src in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/; do
+  [ -d "$src" ] && REMAP="$REMAP${REMAP:+,}'--remap-path-prefix=${src%/}=crates.io'"
+done
+
 # Compile, bind, optimise: one function for the three modules.
 # The wasm-release profile optimises for size (the native CLI's release profile for speed);
 # the modules are built at opt-level "z" (about 40 KB gzip smaller than "s" for the page,
@@ -24,7 +32,8 @@ build_module() {
   local feats=()
   if [ "$crate" = wildtool-web ] && [ -n "${WEB_FEATURES:-}" ]; then feats=(--features "$WEB_FEATURES"); fi
   cargo build -p "$crate" --target wasm32-unknown-unknown --profile wasm-release \
-    --config "profile.wasm-release.opt-level=$([ "$level" = z ] && echo '"z"' || echo "$level")" "${feats[@]}"
+    --config "profile.wasm-release.opt-level=$([ "$level" = z ] && echo '"z"' || echo "$level")" \
+    --config "target.wasm32-unknown-unknown.rustflags=[$REMAP]" "${feats[@]}"
   local input="target/wasm32-unknown-unknown/wasm-release/${crate//-/_}.wasm"
   # Binding and optimising take a minute: they are skipped when this exact module was
   # already bound and optimised with the same tools and flags (the stamp names all three).
