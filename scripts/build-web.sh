@@ -38,7 +38,7 @@ build_module() {
   # Binding and optimising take a minute: they are skipped when this exact module was
   # already bound and optimised with the same tools and flags (the stamp names all three).
   local stamp
-  stamp="$(sha256sum "$input" | cut -d' ' -f1) $(wasm-bindgen --version) $(node_modules/.bin/wasm-opt --version) -O$level $*"
+  stamp="$(sha256sum "$input" | cut -d' ' -f1) $(wasm-bindgen --version) $(node_modules/.bin/wasm-opt --version) -O$level $* glue-comments-dropped"
   if [ -f "$out_dir/.stamp" ] && [ "$(cat "$out_dir/.stamp")" = "$stamp" ] \
      && [ -f "$out_dir/${out_name}_bg.wasm" ] && [ -f "$out_dir/${out_name}.js" ]; then
     log "$crate unchanged since the last build: kept $out_dir"
@@ -46,6 +46,12 @@ build_module() {
   fi
   rm -rf "$out_dir/${out_name}_bg.wasm" "$out_dir/${out_name}.js" "$out_dir/.stamp"
   wasm-bindgen --target web --no-typescript --out-dir "$out_dir" --out-name "$out_name" "$input"
+  # The generated glue's comments (the exports' rustdoc as JSDoc blocks, and wasm-bindgen's
+  # own notes, each on lines of their own; the glue has no multi-line string) are dropped:
+  # nothing reads them at run time.
+  node -e 'const fs = require("fs"); const f = process.argv[1];
+    fs.writeFileSync(f, fs.readFileSync(f, "utf8").replace(/^[ \t]*(\/\*\*[\s\S]*?\*\/|\/\/[^\n]*)\n/gm, ""));' \
+    "$out_dir/${out_name}.js"
   node_modules/.bin/wasm-opt "-O$level" "$@" \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \

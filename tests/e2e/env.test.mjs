@@ -10,6 +10,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -47,6 +48,21 @@ async function download(page, selector) {
   const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
   const path = await dl.path();
   return { name: dl.suggestedFilename(), text: await readFile(path, 'utf8') };
+}
+
+/** The shown env run's manifest.json: its kind, and the hashes of the files downloaded beside it. */
+async function manifestHolds(page, kind, names) {
+  const m = await download(page, '#env-exp-manifest');
+  assert.equal(m.name, 'manifest.json');
+  const manifest = JSON.parse(m.text);
+  assert.equal(manifest.kind, kind);
+  assert.equal(manifest.settings.history_mode, kind.startsWith('own') ? 'own' : 'gold');
+  const ids = { 'env-result.jsonl': '#env-exp-result', 'own-result.jsonl': '#env-exp-result', 'env-report.json': '#env-exp-report' };
+  for (const name of names) {
+    const f = await download(page, ids[name]);
+    assert.equal(f.name, name);
+    assert.equal(manifest.outputs[0].files[name], createHash('sha256').update(f.text).digest('hex'), name);
+  }
 }
 
 describe('ledger environment in the page', () => {
@@ -107,6 +123,8 @@ describe('ledger environment in the page', () => {
 
     // Run again (the link view has no traces), open a task: its diff and downloads.
     await envRun(page, 'gold', 'gold');
+    // The run's manifest names its files by their SHA-256 (extension kinds, never official).
+    await manifestHolds(page, 'env:ledger', ['env-result.jsonl', 'env-report.json']);
     await page.click(`#env-tasks button[data-arg="${line}"]`);
     await page.waitForSelector('#env-task-title');
     await drawn(page);
@@ -143,6 +161,7 @@ describe('ledger environment in the page', () => {
     assert.equal(own.env_task_success, '100.0%');
     assert.equal(own.env_session_success, '100.0%');
     assert.match(await page.textContent('#env-meta'), /own history/);
+    await manifestHolds(page, 'own:ledger', ['own-result.jsonl']);
     await screenshot(page, 'env-dashboard-own-1400-light.png');
     const t1 = Date.now();
     const baseline = await envRun(page, 'baseline', 'gold');

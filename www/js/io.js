@@ -50,8 +50,7 @@ let segmenter = null;
 let lab = null;
 
 // Heavy work runs in Web Workers, driven by js/workers/client.js (imported on first use).
-// One import promise for every caller: calls reach the worker (which answers in the order
-// they arrive) in the order they were made; separate import() promises may settle out of order.
+// One import promise, so calls reach the (in-order) worker in the order they were made.
 const workerAvailable = typeof Worker === 'function' && location.protocol !== 'file:';
 let client = null;
 const workers = () => client || (client = import('./workers/client.js').catch((e) => { client = null; throw e; }));

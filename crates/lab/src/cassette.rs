@@ -19,7 +19,10 @@
 //! the request's `id` and task (`trial`, `line`, `task`; `trial` 0 for the preflight) and
 //! log the request and its reply (`failed: true` on `record`: sent, no reply);
 //! `{"op": "manifest", "entry", "result", "score", "metric", "resumed", "cassette_mode",
-//! "cassette_file", "later"}` (`later`: trials 2.., each `[result, score, metric]`) ends the log and writes the run's `manifest.json` (the history
+//! "cassette_file", "later"}` (`later`: trials 2.., each `[result, score, metric]`; an
+//! env run, told by its result's header, sends its `env-result.jsonl` and
+//! `env-report.json` as `result` and `score`, or its `own-result.jsonl` as `result`) ends
+//! the log and writes the run's `manifest.json` (the history
 //! entry's JSON gives versions, dataset, provider, model, settings, times and totals;
 //! the files' texts their hashes and the headline claims) with the core's
 //! [`Manifest::new`] and [`Manifest::with_log`], the functions `wildtool run` writes it
@@ -31,6 +34,8 @@ use serde::Deserialize;
 
 use wildtool_core::formats::meta::{rfc3339, DatasetMeta, Tokens};
 use wildtool_core::formats::RunMeta;
+use wildtool_core::ledger::run_file::ENV_RUN_FORMAT;
+use wildtool_core::own::run_file::OWN_RUN_FORMAT;
 use wildtool_core::provenance::cassette::{self, Answer, Cassette, Entry};
 use wildtool_core::provenance::manifest::{output_claims, CassetteUse, ExchangeLog, Manifest};
 use wildtool_core::runner::engine::TaskKey;
@@ -163,7 +168,28 @@ fn manifest(o: Op) -> Result<String, LabError> {
         "seeds".to_owned(),
         json!("per task and trial: runner::engine::trial_seed(trial, line, task)"),
     );
-    settings.insert("history_mode".to_owned(), json!("gold"));
+    // An env run is told by its result file's header: `result` is its `env-result.jsonl`
+    // (then `score` is its `env-report.json`) or its `own-result.jsonl`.
+    let head = o
+        .result
+        .as_deref()
+        .and_then(|r| r.lines().next())
+        .unwrap_or("");
+    let kind = if head.contains(OWN_RUN_FORMAT) {
+        "own:ledger"
+    } else if head.contains(ENV_RUN_FORMAT) {
+        "env:ledger"
+    } else {
+        "official"
+    };
+    let own = kind.starts_with("own");
+    settings.insert(
+        "history_mode".to_owned(),
+        json!(if own { "own" } else { "gold" }),
+    );
+    if kind != "official" {
+        settings.insert("env".to_owned(), json!("ledger"));
+    }
     settings.insert(
         "offline".to_owned(),
         json!(o.cassette_mode.as_deref() == Some("replay")),
@@ -173,7 +199,7 @@ fn manifest(o: Op) -> Result<String, LabError> {
         name: text("dataset_name"),
     };
     let mut m = Manifest::new(
-        "official",
+        kind,
         &text("wildtool_version").unwrap_or_default(),
         dataset,
         &text("provider").unwrap_or_default(),
@@ -195,9 +221,34 @@ fn manifest(o: Op) -> Result<String, LabError> {
     });
     // One output per trial, in the directories `wildtool run --trials K` writes
     // (`trial-1`, `trial-2`, …; the run directory itself for a single trial).
+    let outputs = match kind {
+        "env:ledger" => vec![output_claims(
+            ".",
+            &[
+                ("env-result.jsonl", o.result.as_deref().map(str::as_bytes)),
+                ("env-report.json", o.score.as_deref().map(str::as_bytes)),
+            ],
+            "env-report.json",
+        )],
+        // The page's own-history report is not the CLI's `own-report.json` (it covers
+        // the ledger sessions only): the result file is hashed, no number is claimed.
+        "own:ledger" => vec![output_claims(
+            ".",
+            &[("own-result.jsonl", o.result.as_deref().map(str::as_bytes))],
+            "",
+        )],
+        _ => official_outputs(&o),
+    };
+    let log = LOG.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
+    Ok(m.with_log(log, outputs).to_json())
+}
+
+/// An official run's outputs: one per trial, in the directories `wildtool run --trials K`
+/// writes (`trial-1`, `trial-2`, …; the run directory itself for a single trial).
+fn official_outputs(o: &Op) -> Vec<wildtool_core::provenance::manifest::OutputClaims> {
     let first = [o.result.clone(), o.score.clone(), o.metric.clone()];
     let trials: Vec<&[Option<String>; 3]> = std::iter::once(&first).chain(&o.later).collect();
-    let outputs = trials
+    trials
         .iter()
         .enumerate()
         .map(|(i, [result, score, metric])| {
@@ -212,9 +263,7 @@ fn manifest(o: Op) -> Result<String, LabError> {
             };
             output_claims(&dir, &files, "metric.json")
         })
-        .collect();
-    let log = LOG.with(|cell| std::mem::take(&mut *cell.borrow_mut()));
-    Ok(m.with_log(log, outputs).to_json())
+        .collect()
 }
 
 /// One operation (see the module docs).

@@ -61,6 +61,20 @@ pub struct EnvShown {
     pub link: String,
     /// `envHeadline`: the displayed strings of env task and session success (JSON).
     pub headline: String,
+    /// The run's `manifest.json`, for a run made in this page.
+    pub manifest: Option<String>,
+}
+
+impl EnvShown {
+    /// The result file's name: `own-result.jsonl` in own history (the CLI's name for that
+    /// format), `env-result.jsonl` otherwise.
+    pub fn result_name(&self) -> &'static str {
+        if self.history == "own" {
+            "own-result.jsonl"
+        } else {
+            "env-result.jsonl"
+        }
+    }
 }
 
 /// The page's env state.
@@ -201,6 +215,7 @@ fn shown_of(id: &str, label: &str, history: &str, v: &Json) -> EnvShown {
         link: text("link").unwrap_or_default(),
         headline: headline.to_string(),
         summary,
+        manifest: None,
     }
 }
 

@@ -202,13 +202,32 @@ impl AppState {
                     outcome.into()
                 };
                 entry.resumable = tasks < entry.tasks_total;
-                let puts = vec![
+                // The run's manifest, from the lab module's log of its exchanges (the
+                // lab module tells an env run by its result file's header).
+                let mut shown = shown;
+                if let (Some(tape), Some(call)) = (&run.tape, &self.cassette_call) {
+                    shown.manifest = tape.manifest(
+                        call,
+                        &serde_json::to_string(&entry).unwrap_or_default(),
+                        [shown.result.clone(), shown.report.clone(), None],
+                        Vec::new(),
+                        run.progress.resumed,
+                        match tape.mode() {
+                            Some("replay") => self.cassette.replay.as_ref().map_or("", |(n, _)| n),
+                            _ => "cassette.jsonl",
+                        },
+                    );
+                }
+                let mut puts = vec![
                     (result_key(&id), shown.result.clone().unwrap_or_default()),
                     (
                         crate::history::meta_key(&id),
                         serde_json::to_string(&entry).unwrap_or_default(),
                     ),
                 ];
+                if let Some(m) = &shown.manifest {
+                    puts.push((crate::history::manifest_key(&id), m.clone()));
+                }
                 run.entry = entry.clone();
                 self.history.put(entry);
                 let msg = format!(
@@ -567,19 +586,21 @@ impl AppState {
 }
 
 impl AppState {
-    /// Downloads the shown env run's `env-result.jsonl` or `env-report.json`.
+    /// Downloads the shown env run's `env-result.jsonl` (`own-result.jsonl` in own
+    /// history), `env-report.json` or `manifest.json`.
     pub fn env_file(&mut self, which: &str) -> Vec<Effect> {
         let Some(s) = &self.env.shown else {
             return Vec::new();
         };
         let (name, data) = match which {
             "report" => ("env-report.json", s.report.clone()),
-            _ => ("env-result.jsonl", s.result.clone()),
+            "manifest" => ("manifest.json", s.manifest.clone()),
+            _ => (s.result_name(), s.result.clone()),
         };
         match data {
             Some(data) => vec![Effect::Download {
                 name: name.to_owned(),
-                mime: if which == "report" {
+                mime: if which != "result" {
                     "application/json"
                 } else {
                     "application/x-ndjson"

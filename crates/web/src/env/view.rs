@@ -95,7 +95,7 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
                             .attr("type", "button")
                             .id("env-exp-result")
                             .action(Action::EnvFile.name(), "result")
-                            .text("env-result.jsonl")
+                            .text(s.result_name())
                     }))
                     .child_opt(s.report.as_ref().map(|_| {
                         el("button")
@@ -103,6 +103,13 @@ pub fn dashboard(state: &AppState) -> Option<Element> {
                             .id("env-exp-report")
                             .action(Action::EnvFile.name(), "report")
                             .text("env-report.json")
+                    }))
+                    .child_opt(s.manifest.as_ref().map(|_| {
+                        el("button")
+                            .attr("type", "button")
+                            .id("env-exp-manifest")
+                            .action(Action::EnvFile.name(), "manifest")
+                            .text("manifest.json")
                     })),
             ),
     )

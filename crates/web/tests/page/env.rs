@@ -188,7 +188,7 @@ fn own_history_env_runs_carry_the_models_ledger_and_score_100_percent_for_gold()
         b.text("env-meta")
     );
     b.act("env-file", "result", "");
-    let result = download(&b, "env-result.jsonl");
+    let result = download(&b, "own-result.jsonl");
     assert!(result
         .lines()
         .next()
@@ -251,4 +251,73 @@ fn a_failed_task_marks_its_diff_lines_by_text_and_shows_violations_at_their_step
         }
     }
     assert!(marked > 0, "some failed task has a ledger diff");
+}
+
+/// The shown env run's manifest (downloaded), checked against its downloaded files with
+/// the core's `verify` (what `wildtool verify` runs): every claim holds.
+fn env_manifest_verifies(b: &mut Browser, kind: &str, result_name: &str, report: bool) {
+    use wildtool_core::provenance::manifest::Manifest;
+    use wildtool_core::provenance::sha256_hex;
+    use wildtool_core::provenance::verify::{verify, Bundle, BundleDir};
+    b.act("env-file", "manifest", "");
+    b.act("env-file", "result", "");
+    b.act("env-file", "report", "");
+    let text = download(b, "manifest.json");
+    let m = Manifest::parse(&text).expect("a manifest");
+    assert_eq!(m.kind, kind);
+    let history = if kind.starts_with("own") {
+        "own"
+    } else {
+        "gold"
+    };
+    assert_eq!(m.settings["history_mode"], history);
+    assert_eq!(m.settings["env"], "ledger");
+    assert_eq!(
+        m.dataset.fingerprint,
+        wildtool_core::dataset::fingerprint_hex(SUITE)
+    );
+    let id = b.state.env.shown.as_ref().unwrap().id.clone();
+    assert_eq!(
+        b.kv.get(&format!("man/{id}")),
+        Some(&text),
+        "the history keeps it"
+    );
+    let result = download(b, result_name);
+    let [out] = m.outputs.as_slice() else {
+        panic!("one output: {:?}", m.outputs)
+    };
+    assert_eq!(out.files[result_name], sha256_hex(result.as_bytes()));
+    let mut files = std::collections::BTreeMap::from([(result_name.to_owned(), result)]);
+    if report {
+        let r = download(b, "env-report.json");
+        assert_eq!(out.files["env-report.json"], sha256_hex(r.as_bytes()));
+        assert!(
+            out.claims.contains_key("env_task_success.value"),
+            "{:?}",
+            out.claims
+        );
+        files.insert("env-report.json".to_owned(), r);
+    }
+    let bundle = Bundle {
+        dataset: SUITE.to_owned(),
+        manifest: Some(text),
+        dirs: vec![BundleDir {
+            dir: ".".to_owned(),
+            files,
+        }],
+        cassette: None,
+    };
+    let seg = wildtool_core::checker::default_segmenter();
+    let cap = wildtool_core::protocol::DEFAULT_CANDIDATE_CAP;
+    let v = verify(&bundle, wildtool_core::dataset::Lang::En, cap, seg.as_ref()).expect("verifies");
+    assert!(v.all_hold(), "{}", v.lines());
+    assert!(v.claims.len() >= 3, "{}", v.lines());
+}
+
+#[test]
+fn env_runs_of_both_history_modes_keep_a_manifest_that_verifies() {
+    let mut b = gold_env_run("gold");
+    env_manifest_verifies(&mut b, "env:ledger", "env-result.jsonl", true);
+    let mut b = gold_env_run("own");
+    env_manifest_verifies(&mut b, "own:ledger", "own-result.jsonl", false);
 }
