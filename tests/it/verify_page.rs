@@ -1,7 +1,8 @@
 //! The page's Verify drop zone gives the verdicts `wildtool verify` prints: the lab
 //! module's `verify_view` (what the page calls with the dropped files and the loaded
 //! dataset) on a genuine run's files and on the same files with one claimed number
-//! changed gives exactly the CLI's ✓/✗ lines.
+//! changed gives exactly the CLI's ✓/✗ lines; so does an own-history run's
+//! `own-result.jsonl` and `own-report.json`.
 
 use std::path::Path;
 
@@ -17,8 +18,12 @@ const FILES: [&str; 5] = [
 ];
 
 fn page_lines(dir: &Path, dataset: &str) -> String {
+    page_lines_of(dir, &FILES, dataset)
+}
+
+fn page_lines_of(dir: &Path, files: &[&str], dataset: &str) -> String {
     let input = VerifyInput {
-        files: FILES
+        files: files
             .iter()
             .map(|f| {
                 (
@@ -38,8 +43,12 @@ fn page_lines(dir: &Path, dataset: &str) -> String {
 }
 
 fn cli_lines(dir: &Path, dataset: &Path) -> (Option<i32>, String) {
+    cli_lines_of(dir, &FILES, dataset)
+}
+
+fn cli_lines_of(dir: &Path, files: &[&str], dataset: &Path) -> (Option<i32>, String) {
     let mut args = vec!["verify".to_owned()];
-    args.extend(FILES.iter().map(|f| dir.join(f).display().to_string()));
+    args.extend(files.iter().map(|f| dir.join(f).display().to_string()));
     args.push("--dataset".into());
     args.push(dataset.display().to_string());
     let argv: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -91,4 +100,41 @@ fn the_page_shows_the_verdicts_wildtool_verify_prints_for_the_same_files() {
     let (_, cli) = cli_lines(&run, &other_path);
     assert!(cli.starts_with("✗ dataset"), "{cli}");
     assert_eq!(page_lines(&run, &other), cli);
+}
+
+#[test]
+fn an_own_history_run_verifies_the_same_in_the_page_and_the_cli() {
+    const OWN: [&str; 3] = ["manifest.json", "own-result.jsonl", "own-report.json"];
+    let dir = tmp("verify-page-own");
+    let dataset = fixture("mini.jsonl");
+    let text = std::fs::read_to_string(&dataset).unwrap_or_default();
+    let run = dir.join("run");
+    let r = wildtool(&[
+        "run",
+        "--provider",
+        "baseline",
+        "--history",
+        "own",
+        "--dataset",
+        &dataset.display().to_string(),
+        "--out",
+        &run.display().to_string(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let (code, cli) = cli_lines_of(&run, &OWN, &dataset);
+    assert_eq!(code, Some(0), "{cli}");
+    assert!(
+        cli.contains("✓ own-report.json: equals the re-scored file"),
+        "{cli}"
+    );
+    assert_eq!(page_lines_of(&run, &OWN, &text), cli);
+    // One claimed share changed: the same ✗ in both.
+    let report = std::fs::read_to_string(run.join("own-report.json")).unwrap_or_default();
+    let changed = report.replacen("\"tasks_scored\": ", "\"tasks_scored\": 1", 1);
+    assert_ne!(changed, report);
+    std::fs::write(run.join("own-report.json"), changed).unwrap_or_default();
+    let (code, cli) = cli_lines_of(&run, &OWN, &dataset);
+    assert_eq!(code, Some(1), "{cli}");
+    assert!(cli.contains("✗ own-report.json"), "{cli}");
+    assert_eq!(page_lines_of(&run, &OWN, &text), cli);
 }
