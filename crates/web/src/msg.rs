@@ -96,6 +96,8 @@ pub enum GetPurpose {
     VsResultText(String),
     /// An env run's stored `env-result.jsonl` (history id), to open it.
     EnvResult(String),
+    /// A stored env run's manifest, once the run is shown (history id).
+    EnvManifest(String),
     /// A compared run's stored result text (history id), for its cost.
     CostText(String),
     /// An env run's stored result file (history id), for the comparison view.

@@ -1059,6 +1059,7 @@ impl AppState {
             GetPurpose::VsResultText(id) => self.vs_text_arrived(&id, value, None),
             GetPurpose::CostText(id) => self.cost_text_arrived(&id, value),
             GetPurpose::EnvResult(id) => self.env_result_arrived(&id, value),
+            GetPurpose::EnvManifest(id) => self.env_manifest_arrived(&id, value),
             GetPurpose::EnvCompare(id) => self.env_compare_arrived(&id, value),
         }
     }

@@ -503,7 +503,21 @@ impl AppState {
             }
         };
         let shown = shown_of(&id, &label, &history, &v);
-        self.env_show(shown)
+        let mut fx = self.env_show(shown);
+        // A run made in this page keeps its manifest in the history: shown once read.
+        fx.push(Effect::KvGet(
+            crate::history::manifest_key(&id),
+            crate::msg::GetPurpose::EnvManifest(id),
+        ));
+        fx
+    }
+
+    /// A stored env run's manifest arrived (`None`: it has none).
+    pub fn env_manifest_arrived(&mut self, id: &str, value: Option<String>) -> Vec<Effect> {
+        if let Some(shown) = self.env.shown.as_mut().filter(|s| s.id == id) {
+            shown.manifest = value;
+        }
+        Vec::new()
     }
 
     /// Opens stored env run `id` (its `env-result.jsonl` is read, then scored again).

@@ -149,6 +149,12 @@ fn an_env_run_is_kept_in_the_history_and_its_file_scores_offline_the_same() {
     assert_eq!(r.hook("envHeadline"), b.hook("envHeadline"));
     r.act("env-file", "report", "");
     assert_eq!(download(&r, "env-report.json"), report);
+    // Its manifest comes back with it.
+    r.act("env-file", "manifest", "");
+    assert_eq!(
+        Some(download(&r, "manifest.json")),
+        b.kv.get(&format!("man/{id}")).cloned()
+    );
     // Offline scoring of the uploaded env-result.jsonl gives the same report.
     let mut u = open("http://page/");
     u.act("nav", "offline", "");
